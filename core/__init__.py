@@ -1,0 +1,1 @@
+"""Shared kernel: settings, errors, scopes, clock and the composition root."""

@@ -1,0 +1,52 @@
+"""Time source: decay, validity windows and expiry read the clock, so tests can move it."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+
+class Clock(Protocol):
+    """Returns the current time as an aware UTC datetime."""
+
+    def now(self) -> datetime: ...
+
+
+class SystemClock:
+    """The wall clock."""
+
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+class ManualClock:
+    """A clock that only moves when told to (tests, benchmarks, replays)."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self._now = start or datetime(2026, 1, 1, tzinfo=UTC)
+        self._lock = threading.Lock()
+
+    def now(self) -> datetime:
+        with self._lock:
+            return self._now
+
+    def advance(self, delta: timedelta) -> None:
+        with self._lock:
+            self._now += delta
+
+    def set(self, when: datetime) -> None:
+        with self._lock:
+            self._now = when
+
+
+def to_epoch(when: datetime) -> float:
+    """Seconds since the epoch; naive datetimes are taken as UTC."""
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.timestamp()
+
+
+def from_epoch(seconds: float) -> datetime:
+    """Aware UTC datetime from epoch seconds."""
+    return datetime.fromtimestamp(seconds, UTC)

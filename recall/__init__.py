@@ -1,0 +1,1 @@
+"""Chunk memory: vectors in Qdrant, hybrid recall, ranking and memory management."""

@@ -1,0 +1,175 @@
+"""Pydantic models of chunk memory: the stored chunk, store-level points and filters, hits."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.clock import from_epoch, to_epoch
+from recall.tiers import ImportanceLabel, Kind, Source, Tier, Trust
+
+# Fixed namespace so chunk ids are stable across processes, versions and machines.
+CHUNK_NAMESPACE = uuid.UUID('5b0e3c1e-6f1d-4d57-9a57-6d6e656d6f73')
+
+Channel = Literal['dense', 'bm25']
+MEMORIES = 'memories'
+EPISODES = 'episodes'
+
+
+# ---- store level: what a VectorStore adapter speaks ---------------------------------------
+
+
+class SparseVector(BaseModel):
+    """Sparse term weights; indices are stable term ids."""
+
+    model_config = ConfigDict(frozen=True)
+
+    indices: list[int] = Field(default_factory=list)
+    values: list[float] = Field(default_factory=list)
+
+
+class VectorPoint(BaseModel):
+    """One point to upsert: id, both vectors and a JSON payload."""
+
+    id: str
+    dense: list[float]
+    sparse: SparseVector
+    payload: dict[str, Any]
+
+
+class StoredPoint(BaseModel):
+    """A point as read back: id and payload (vectors are recomputable, never read)."""
+
+    id: str
+    payload: dict[str, Any]
+
+
+class ScoredPoint(BaseModel):
+    """A point returned by a channel query, with that channel's raw score."""
+
+    id: str
+    score: float
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+
+class Range(BaseModel):
+    """Inclusive numeric range; timestamps are epoch seconds."""
+
+    gte: float | None = None
+    lte: float | None = None
+
+
+class PointFilter(BaseModel):
+    """Conjunction of conditions; `scopes=None` means every scope (admin paths only)."""
+
+    scopes: list[str] | None
+    any_of: dict[str, list[str | bool | int]] = Field(default_factory=dict)
+    none_of: dict[str, list[str | bool | int]] = Field(default_factory=dict)
+    ranges: dict[str, Range] = Field(default_factory=dict)
+
+
+class CollectionSpec(BaseModel):
+    """A collection's vectors and the payload fields to index (scope is the tenant key)."""
+
+    name: str
+    dense_dim: int
+    keyword_fields: tuple[str, ...] = ()
+    bool_fields: tuple[str, ...] = ()
+    float_fields: tuple[str, ...] = ()
+    integer_fields: tuple[str, ...] = ()
+
+
+def memories_spec(dense_dim: int) -> CollectionSpec:
+    """The `memories` collection: every field a filter or a stat touches is indexed."""
+    return CollectionSpec(
+        name=MEMORIES,
+        dense_dim=dense_dim,
+        keyword_fields=(
+            'scope', 'user_id', 'kind', 'tier', 'importance_label', 'trust', 'source',
+            'content_hash', 'entity_key', 'tags', 'doc_path', 'entity_ids',
+        ),
+        bool_fields=('pinned', 'superseded'),
+        float_fields=('importance', 'created_at', 'accessed_at', 'updated_at', 'expires_at'),
+        integer_fields=('access_count',),
+    )
+
+
+def episodes_spec(dense_dim: int) -> CollectionSpec:
+    """The `episodes` collection (L1)."""
+    return CollectionSpec(
+        name=EPISODES,
+        dense_dim=dense_dim,
+        keyword_fields=('scope', 'user_id', 'session_key', 'topics'),
+        bool_fields=('promoted',),
+        float_fields=('started_at', 'ended_at', 'expires_at', 'created_at'),
+    )
+
+
+# ---- domain level --------------------------------------------------------------------------
+
+_TIME_FIELDS = ('created_at', 'accessed_at', 'updated_at', 'expires_at')
+
+
+class Chunk(BaseModel):
+    """A memory chunk (L0); stored as the point payload of the `memories` collection."""
+
+    model_config = ConfigDict(extra='ignore')
+
+    id: str
+    scope: str
+    user_id: str | None = None
+    kind: Kind = Kind.NOTE
+    text: str
+    abstract: str | None = None
+    tier: Tier = Tier.WORKING
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    importance_label: ImportanceLabel = ImportanceLabel.UNKNOWN
+    pinned: bool = False
+    access_count: int = 0
+    created_at: datetime
+    accessed_at: datetime | None = None
+    updated_at: datetime
+    expires_at: datetime | None = None
+    source: Source = Source.USER
+    source_ref: str | None = None
+    trust: Trust = Trust.TRUSTED
+    tags: list[str] = Field(default_factory=list)
+    content_hash: str
+    entity_key: str | None = None
+    superseded: bool = False
+    superseded_by: str | None = None
+    doc_path: str | None = None
+    chunk_index: int | None = None
+    entity_ids: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def to_payload(self) -> dict[str, Any]:
+        """JSON payload; datetimes become epoch seconds so range filters work in Qdrant."""
+        data = self.model_dump(mode='json')
+        for name in _TIME_FIELDS:
+            value = getattr(self, name)
+            data[name] = to_epoch(value) if value is not None else None
+        return data
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> Chunk:
+        """Inverse of `to_payload`."""
+        data = dict(payload)
+        for name in _TIME_FIELDS:
+            if isinstance(data.get(name), int | float):
+                data[name] = from_epoch(float(data[name]))
+        return cls.model_validate(data)
+
+
+def chunk_id(scope: str, user_id: str | None, normalized_text: str) -> str:
+    """uuid5 of (scope, user, normalized text): writing the same memory twice hits one id."""
+    return str(uuid.uuid5(CHUNK_NAMESPACE, f'{scope}\x1f{user_id or ""}\x1f{normalized_text}'))
+
+
+def utcnow() -> datetime:
+    """Aware now; services use their Clock, this is for defaults only."""
+    return datetime.now(UTC)
