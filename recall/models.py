@@ -173,3 +173,13 @@ def chunk_id(scope: str, user_id: str | None, normalized_text: str) -> str:
 def utcnow() -> datetime:
     """Aware now; services use their Clock, this is for defaults only."""
     return datetime.now(UTC)
+
+
+class ChunkText(BaseModel):
+    """What the graph needs of a written chunk to extract from it and link it by MENTIONS."""
+
+    id: str
+    scope: str
+    text: str
+    at: datetime = Field(description='event time: relative dates resolve against it')
+    speaker: str | None = Field(default=None, description='resolves "I"/"my" when given')

@@ -7,6 +7,7 @@ from typing import Any, Protocol
 
 from recall.models import (
     Channel,
+    ChunkText,
     CollectionSpec,
     PointFilter,
     ScoredPoint,
@@ -99,4 +100,22 @@ class SparseEncoder(Protocol):
 
     def encode_query(self, text: str) -> SparseVector:
         """Unit weights of a query's terms."""
+        ...
+
+
+class GraphIndex(Protocol):
+    """What recall needs of the knowledge graph (kg.service implements it)."""
+
+    def index_chunks(self, chunks: Sequence[ChunkText]) -> dict[str, list[str]]:
+        """Extract entities and relations into each chunk's scope graph; chunk id -> entity ids."""
+        ...
+
+    def related_chunks(
+        self, query: str, scopes: Sequence[str], hops: int, limit: int
+    ) -> list[ScoredPoint]:
+        """Chunks that mention entities within `hops` of those named in `query`, best first."""
+        ...
+
+    def forget_chunks(self, ids: Sequence[str]) -> None:
+        """Drop MENTIONS edges of deleted chunks (entities and facts stay: they are history)."""
         ...
