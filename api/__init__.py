@@ -1,0 +1,80 @@
+"""Flask app factory: builds Services once, installs auth and JSON errors, mounts blueprints."""
+
+from __future__ import annotations
+
+import atexit
+import hmac
+import logging
+
+from flask import Flask, g, jsonify, request
+
+from api import errors
+from core.auth import Principal
+from core.bootstrap import Services, build
+from core.errors import Unauthorized
+from core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+PUBLIC_ENDPOINTS = frozenset({'healthz', 'static'})
+
+
+def create_app(settings: Settings | None = None, services: Services | None = None) -> Flask:
+    """The WSGI app; `settings` default to `KG_*` variables, `services` to `build(settings)`."""
+    settings = settings or (services.settings if services else Settings.load())
+    app = Flask(__name__)
+    app.config['MAX_CONTENT_LENGTH'] = settings.max_body_bytes
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    errors.register(app)
+    if services is None:
+        services = build(settings)
+        atexit.register(services.close)
+    app.extensions['mnemos'] = services
+
+    @app.before_request
+    def _authenticate() -> None:
+        if request.endpoint in PUBLIC_ENDPOINTS or request.endpoint is None:
+            return
+        g.principal = authenticate(services, request.headers.get('Authorization'))
+
+    @app.get('/healthz')
+    def healthz():  # type: ignore[no-untyped-def]
+        return jsonify(
+            status='ok',
+            mode='embedded' if settings.embedded else 'server',
+            embedder=services.embedder.name,
+            graph=services.kg is not None,
+        )
+
+    from api.memory import bp as memory_bp
+
+    app.register_blueprint(memory_bp)
+    for name in ('api.graph',):
+        _register_optional(app, name)
+    return app
+
+
+def _register_optional(app: Flask, module: str) -> None:
+    import importlib
+
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        return
+    app.register_blueprint(mod.bp)
+
+
+def authenticate(services: Services, header: str | None) -> Principal:
+    """Principal of a bearer token, or Unauthorized."""
+    if not header:
+        raise Unauthorized('missing bearer token: send Authorization: Bearer <token>')
+    scheme, _, token = header.partition(' ')
+    token = token.strip()
+    if scheme.lower() != 'bearer' or not token:
+        raise Unauthorized('malformed Authorization header: expected Bearer <token>')
+    admin = services.settings.api_token
+    if admin and hmac.compare_digest(token.encode(), admin.encode()):
+        return Principal(name='admin', admin=True)
+    raise Unauthorized('unknown bearer token')

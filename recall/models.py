@@ -16,6 +16,7 @@ CHUNK_NAMESPACE = uuid.UUID('5b0e3c1e-6f1d-4d57-9a57-6d6e656d6f73')
 
 Channel = Literal['dense', 'bm25']
 MEMORIES = 'memories'
+ANY_USER = '*'
 EPISODES = 'episodes'
 
 
@@ -88,7 +89,7 @@ def memories_spec(dense_dim: int) -> CollectionSpec:
         name=MEMORIES,
         dense_dim=dense_dim,
         keyword_fields=(
-            'scope', 'user_id', 'kind', 'tier', 'importance_label', 'trust', 'source',
+            'scope', 'owner', 'user_id', 'kind', 'tier', 'importance_label', 'trust', 'source',
             'content_hash', 'entity_key', 'tags', 'doc_path', 'entity_ids',
         ),
         bool_fields=('pinned', 'superseded'),
@@ -150,6 +151,8 @@ class Chunk(BaseModel):
     def to_payload(self) -> dict[str, Any]:
         """JSON payload; datetimes become epoch seconds so range filters work in Qdrant."""
         data = self.model_dump(mode='json')
+        # Qdrant cannot match null, so a user-less memory gets an explicit owner key
+        data['owner'] = self.user_id or ANY_USER
         for name in _TIME_FIELDS:
             value = getattr(self, name)
             data[name] = to_epoch(value) if value is not None else None
@@ -159,6 +162,7 @@ class Chunk(BaseModel):
     def from_payload(cls, payload: dict[str, Any]) -> Chunk:
         """Inverse of `to_payload`."""
         data = dict(payload)
+        data.pop('owner', None)
         for name in _TIME_FIELDS:
             if isinstance(data.get(name), int | float):
                 data[name] = from_epoch(float(data[name]))

@@ -1,0 +1,223 @@
+"""Chunk-memory routes: write, read, pin, delete, list, search, stats."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from flask import Blueprint, Response, jsonify
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from api.common import (
+    RequestInvalid,
+    json_body,
+    parse_args,
+    parse_json,
+    principal,
+    pydantic_details,
+    require_read,
+    require_write,
+    services,
+)
+from api.errors import MalformedRequest, error_response, status_of
+from core.errors import Forbidden, InvalidInput, KnowledgeStoreError, NotFound
+from core.scopes import ScopeId
+from recall.models import Chunk
+from recall.schemas import MemoryIn, SearchMode, SearchRequest, WriteStatus
+from recall.service import to_out
+from recall.tiers import Kind
+
+bp = Blueprint('memory', __name__, url_prefix='/v1')
+
+
+def _memory(ident: str, *, write: bool = False) -> Chunk:
+    # ids are uuids; anything else cannot exist, and unreadable ones must not leak existence
+    try:
+        uuid.UUID(ident)
+    except ValueError:
+        raise NotFound('memory', ident) from None
+    chunk = services().recall.get(ident)
+    caller = principal()
+    if not caller.can_read(chunk.scope):
+        raise NotFound('memory', ident)
+    if write:
+        caller.require_write(chunk.scope)
+    return chunk
+
+
+@bp.post('/memories')
+def create_memory() -> tuple[Response, int]:
+    """Write one memory; 201 when new, 200 when it merged into an existing one."""
+    item = parse_json(MemoryIn)
+    require_write(item.scope)
+    [result] = services().recall.remember([item])
+    body: dict[str, Any] = result.model_dump(mode='json')
+    if result.id is not None:
+        body['memory'] = to_out(services().recall.get(result.id)).model_dump(mode='json')
+    return jsonify(body), 201 if result.status == WriteStatus.CREATED else 200
+
+
+class BatchIn(BaseModel):
+    model_config = ConfigDict(extra='forbid')
+
+    items: list[dict[str, Any]] = Field(min_length=1)
+
+
+@bp.post('/memories/batch')
+def create_memories() -> tuple[Response, int]:
+    """Write up to `max_batch_items` memories; each item gets its own result or error."""
+    data = json_body()
+    if not isinstance(data, dict):
+        raise MalformedRequest('body must be a JSON object', details={'loc': ['body']})
+    try:
+        batch = BatchIn.model_validate(data)
+    except ValidationError as exc:
+        raise RequestInvalid(exc) from None
+    limit = services().settings.max_batch_items
+    if len(batch.items) > limit:
+        raise InvalidInput('items', f'at most {limit} items per batch, got {len(batch.items)}')
+    caller = principal()
+    results: list[dict[str, Any] | None] = [None] * len(batch.items)
+    valid: list[tuple[int, MemoryIn]] = []
+    for index, raw in enumerate(batch.items):
+        try:
+            item = MemoryIn.model_validate(raw)
+            caller.require_write(item.scope)
+            services().recall.check_text(item.text, f'items.{index}.text')
+        except ValidationError as exc:
+            results[index] = _item_error(index, 'invalid_request', 422, pydantic_details(
+                exc, ('items', index)
+            ))
+            continue
+        except KnowledgeStoreError as exc:
+            results[index] = _item_error(index, exc.code, status_of(exc), exc.details, exc.message)
+            continue
+        valid.append((index, item))
+    if valid:
+        written = services().recall.remember([item for _, item in valid])
+        for (index, _), result in zip(valid, written, strict=True):
+            results[index] = {'index': index, **result.model_dump(mode='json')}
+    counts: dict[str, int] = {}
+    for entry in results:
+        assert entry is not None
+        counts[entry['status']] = counts.get(entry['status'], 0) + 1
+    return jsonify(results=results, counts=counts), 200
+
+
+def _item_error(
+    index: int, code: str, status: int, details: Any, message: str | None = None
+) -> dict[str, Any]:
+    return {
+        'index': index,
+        'status': 'error',
+        'error': {'error': code, 'status': status, 'message': message or code, 'details': details},
+    }
+
+
+@bp.get('/memories/<ident>')
+def get_memory(ident: str) -> Response:
+    """One memory by id."""
+    return jsonify(to_out(_memory(ident)).model_dump(mode='json'))
+
+
+@bp.delete('/memories/<ident>')
+def delete_memory(ident: str) -> Response:
+    """Delete one memory."""
+    _memory(ident, write=True)
+    services().recall.delete(ident)
+    return jsonify(deleted=ident)
+
+
+@bp.post('/memories/<ident>/pin')
+def pin_memory(ident: str) -> Response:
+    """Pin: the memory becomes Core and is never demoted."""
+    _memory(ident, write=True)
+    return jsonify(to_out(services().recall.set_pinned(ident, True)).model_dump(mode='json'))
+
+
+@bp.post('/memories/<ident>/unpin')
+def unpin_memory(ident: str) -> Response:
+    """Unpin: the memory decays again from the working tier."""
+    _memory(ident, write=True)
+    return jsonify(to_out(services().recall.set_pinned(ident, False)).model_dump(mode='json'))
+
+
+class ListArgs(BaseModel):
+    model_config = ConfigDict(extra='forbid')
+
+    scope: ScopeId | None = None
+    kind: Kind | None = None
+    q: str | None = Field(default=None, min_length=1, max_length=2000)
+    limit: int = Field(default=50, ge=1, le=500)
+    offset: str | None = Field(default=None, max_length=64)
+
+
+@bp.get('/memories')
+def list_memories() -> Response:
+    """List a scope's memories (id order, paged) or search them with `q`."""
+    args = parse_args(ListArgs)
+    caller = principal()
+    if args.scope is None and not caller.admin:
+        raise InvalidInput('scope', 'required for agent tokens')
+    if args.scope is not None:
+        require_read(args.scope)
+    recall = services().recall
+    if args.q is not None:
+        if args.scope is None:
+            raise InvalidInput('scope', 'required with q')
+        if args.offset is not None:
+            raise InvalidInput('offset', 'paging is not available with q')
+        found = recall.search(
+            SearchRequest(
+                query=args.q,
+                scope=args.scope,
+                top_k=min(args.limit, 100),
+                mode=SearchMode.HYBRID,
+                filters={'kinds': [args.kind]} if args.kind else {},  # type: ignore[arg-type]
+            ),
+            caller,
+        )
+        chunks = [recall.get(h.id) for h in found.hits]
+        return jsonify(items=[to_out(c).model_dump(mode='json') for c in chunks], next=None)
+    if args.offset is not None:
+        try:
+            uuid.UUID(args.offset)
+        except ValueError:
+            raise InvalidInput('offset', 'not an offset returned by this API') from None
+    chunks, nxt = recall.list(
+        [args.scope] if args.scope else None,
+        kinds=[args.kind] if args.kind else None,
+        limit=args.limit,
+        offset=args.offset,
+    )
+    return jsonify(items=[to_out(c).model_dump(mode='json') for c in chunks], next=nxt)
+
+
+@bp.post('/memory_search')
+def memory_search() -> Response:
+    """Hybrid recall (dense + BM25 + graph) with a receipt."""
+    req = parse_json(SearchRequest)
+    result = services().recall.search(req, principal())
+    return jsonify(result.model_dump(mode='json'))
+
+
+class StatsArgs(BaseModel):
+    model_config = ConfigDict(extra='forbid')
+
+    scope: ScopeId | None = None
+
+
+@bp.get('/memory/stats')
+def memory_stats() -> Response:
+    """Counts by tier, kind and scope (one scope, or all for the admin)."""
+    args = parse_args(StatsArgs)
+    caller = principal()
+    if args.scope is None:
+        if not caller.admin:
+            raise Forbidden('only the admin token may read stats across all scopes')
+        return jsonify(services().recall.stats(None).model_dump(mode='json'))
+    require_read(args.scope)
+    return jsonify(services().recall.stats([args.scope]).model_dump(mode='json'))
+
+
+__all__ = ['bp', 'error_response']

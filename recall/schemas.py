@@ -1,0 +1,202 @@
+"""Commands and results of the recall service: the pydantic models at the API boundary."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+
+from core.scopes import Identifier, ScopeId
+from recall.tiers import ImportanceLabel, Kind, Source, Tier, Trust
+
+MAX_QUERY_CHARS = 8_000
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    # naive timestamps from clients are taken as UTC rather than rejected
+    if value is not None and value.tzinfo is None:
+        from datetime import UTC
+
+        return value.replace(tzinfo=UTC)
+    return value
+
+
+class MemoryIn(BaseModel):
+    """One memory to write."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    scope: ScopeId
+    text: str = Field(min_length=1)
+    kind: Kind = Kind.NOTE
+    user_id: Identifier | None = None
+    importance: float | None = Field(default=None, ge=0.0, le=1.0)
+    importance_label: ImportanceLabel | None = None
+    pinned: bool = False
+    created_at: datetime | None = Field(default=None, description='event time; default now')
+    expires_at: datetime | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    source: Source = Source.USER
+    source_ref: str | None = Field(default=None, max_length=512)
+    trust: Trust = Trust.TRUSTED
+    tags: list[str] = Field(default_factory=list, max_length=64)
+    tier: Tier | None = None
+
+    @field_validator('text')
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError('text must not be blank')
+        return value
+
+    @field_validator('created_at', 'expires_at')
+    @classmethod
+    def _tz(cls, value: datetime | None) -> datetime | None:
+        return _aware(value)
+
+
+class WriteStatus(StrEnum):
+    """What a write did."""
+
+    CREATED = 'created'
+    MERGED = 'merged'
+    SUPERSEDED = 'superseded_older'
+    SKIPPED = 'skipped'
+
+
+class WriteResult(BaseModel):
+    """Outcome of one write: the chunk id and what happened to it."""
+
+    id: str | None
+    status: WriteStatus
+    reason: str | None = None
+    merged_into: str | None = None
+    superseded: list[str] = Field(default_factory=list)
+
+
+class ChunkOut(BaseModel):
+    """A stored memory as returned to clients."""
+
+    id: str
+    scope: str
+    user_id: str | None
+    kind: Kind
+    text: str
+    tier: Tier
+    importance: float
+    importance_label: ImportanceLabel
+    pinned: bool
+    access_count: int
+    created_at: datetime
+    updated_at: datetime
+    accessed_at: datetime | None
+    expires_at: datetime | None
+    source: Source
+    trust: Trust
+    tags: list[str]
+    superseded_by: str | None
+    doc_path: str | None = None
+    entity_ids: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any]
+
+
+class SearchMode(StrEnum):
+    """Which channels a search uses."""
+
+    HYBRID = 'hybrid'
+    DENSE = 'dense'
+    BM25 = 'bm25'
+
+
+class FusionMethod(StrEnum):
+    """How channel lists are combined."""
+
+    RRF = 'rrf'
+    WEIGHTED = 'weighted'
+
+
+class SearchFilters(BaseModel):
+    """Metadata filters applied inside the store."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    kinds: list[Kind] | None = Field(default=None, min_length=1)
+    tiers: list[Tier] | None = Field(default=None, min_length=1)
+    user_id: Identifier | None = None
+    tags: list[str] | None = Field(default=None, min_length=1)
+    pinned: bool | None = None
+    created_after: AwareDatetime | None = None
+    created_before: AwareDatetime | None = None
+
+
+class SearchRequest(BaseModel):
+    """A `memory_search` call."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    scope: ScopeId
+    user_id: Identifier | None = None
+    top_k: int = Field(default=10, ge=1, le=100)
+    mode: SearchMode = SearchMode.HYBRID
+    fusion: FusionMethod = FusionMethod.RRF
+    filters: SearchFilters = Field(default_factory=SearchFilters)
+    graph: bool = Field(default=True, description='use the graph channel in hybrid mode')
+    hops: int = Field(default=1, ge=1, le=2)
+    include_superseded: bool = False
+
+    @field_validator('query')
+    @classmethod
+    def _query_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError('query must not be blank')
+        return value
+
+
+class Hit(BaseModel):
+    """One recalled memory with the parts of its score."""
+
+    id: str
+    text: str
+    score: float
+    components: dict[str, float]
+    kind: Kind
+    tier: Tier
+    scope: str
+    user_id: str | None
+    importance: float
+    pinned: bool
+    created_at: datetime
+    metadata: dict[str, Any]
+
+
+class Receipt(BaseModel):
+    """Why these hits: per-channel tops, fused order, scopes read and time per stage."""
+
+    channels: dict[str, list[str]]
+    fused: list[str]
+    scopes: list[str]
+    fallback: str | None = None
+    policy_tier: str | None = None
+    skip_reason: str | None = None
+    latency_ms: dict[str, float]
+
+
+class SearchResponse(BaseModel):
+    """Hits best first, and the receipt."""
+
+    hits: list[Hit]
+    receipt: Receipt
+
+
+class Stats(BaseModel):
+    """Counts of live memories."""
+
+    total: int
+    by_tier: dict[str, int]
+    by_kind: dict[str, int]
+    by_scope: dict[str, int]
+    pinned: int
+    superseded: int

@@ -1,0 +1,494 @@
+"""RecallService: writes memories and answers `memory_search` over the VectorStore port."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+from core.auth import Principal
+from core.clock import Clock, to_epoch
+from core.errors import InvalidInput, NotFound, PayloadTooLarge
+from core.scopes import GLOBAL
+from recall.filtering import matches
+from recall.fusion import Fused, rrf, weighted_merge
+from recall.models import (
+    ANY_USER,
+    MEMORIES,
+    Chunk,
+    ChunkText,
+    PointFilter,
+    Range,
+    ScoredPoint,
+    StoredPoint,
+    VectorPoint,
+    chunk_id,
+    memories_spec,
+)
+from recall.normalize import content_hash, normalize_text
+from recall.ports import Embedder, GraphIndex, SparseEncoder, VectorStore
+from recall.schemas import (
+    ChunkOut,
+    FusionMethod,
+    Hit,
+    MemoryIn,
+    Receipt,
+    SearchFilters,
+    SearchMode,
+    SearchRequest,
+    SearchResponse,
+    Stats,
+    WriteResult,
+    WriteStatus,
+)
+from recall.tiers import Kind, Tier, Trust
+
+log = logging.getLogger(__name__)
+
+USER_BOOST = 1.2
+# Channels return this many candidates per requested hit (at least MIN_CANDIDATES): RRF needs
+# depth to reward ids that both channels find but neither ranks first.
+CANDIDATE_FACTOR = 4
+MIN_CANDIDATES = 50
+MAX_CANDIDATES = 200
+
+
+def to_out(chunk: Chunk) -> ChunkOut:
+    """Client view of a stored chunk."""
+    return ChunkOut.model_validate(chunk.model_dump())
+
+
+class RecallService:
+    """Chunk memory: idempotent writes, hybrid dense + BM25 + graph recall with receipts."""
+
+    def __init__(
+        self,
+        vectors: VectorStore,
+        embedder: Embedder,
+        sparse: SparseEncoder,
+        clock: Clock,
+        *,
+        graph: GraphIndex | None = None,
+        enqueue_graph: Callable[[list[str]], None] | None = None,
+        max_text_bytes: int = 32 * 1024,
+    ) -> None:
+        self._vectors = vectors
+        self._embedder = embedder
+        self._sparse = sparse
+        self._clock = clock
+        self._graph = graph
+        # graph extraction is slower than embedding: it runs as a job when a queue is wired
+        self._enqueue_graph = enqueue_graph
+        self._max_text_bytes = max_text_bytes
+        self._touches: queue.SimpleQueue[list[str] | None] = queue.SimpleQueue()
+        self._toucher: threading.Thread | None = None
+        self._lock = threading.Lock()
+        vectors.ensure_collection(memories_spec(embedder.dim))
+
+    # ---- writes ---------------------------------------------------------------------------
+
+    def check_text(self, text: str, field: str = 'text') -> None:
+        """Reject texts over the configured byte limit."""
+        size = len(text.encode('utf-8'))
+        if size > self._max_text_bytes:
+            raise PayloadTooLarge(
+                f'{field} is {size} bytes; the limit is {self._max_text_bytes}',
+                details=[{'loc': field.split('.'), 'msg': 'text too large'}],
+            )
+
+    def remember(self, items: Sequence[MemoryIn]) -> list[WriteResult]:
+        """Write memories in one batch; the same (scope, user, text) again bumps the stored one."""
+        for index, item in enumerate(items):
+            self.check_text(item.text, 'text' if len(items) == 1 else f'items.{index}.text')
+        now = self._clock.now()
+        ids = [chunk_id(i.scope, i.user_id, normalize_text(i.text)) for i in items]
+        existing = {p.id: p for p in self._vectors.retrieve(MEMORIES, list(dict.fromkeys(ids)))}
+        results: list[WriteResult] = []
+        fresh: dict[str, Chunk] = {}
+        bumps: dict[str, dict[str, Any]] = {}
+        for item, ident in zip(items, ids, strict=True):
+            if ident in fresh or ident in existing or ident in bumps:
+                bumps[ident] = self._bump(existing.get(ident), fresh.get(ident), item, now)
+                results.append(WriteResult(id=ident, status=WriteStatus.MERGED, reason='same text'))
+                continue
+            fresh[ident] = self._new_chunk(ident, item, now)
+            results.append(WriteResult(id=ident, status=WriteStatus.CREATED))
+        self._store_new(list(fresh.values()))
+        if bumps:
+            self._apply_bumps(bumps)
+        if fresh:
+            self._index_graph(list(fresh))
+        return results
+
+    def _new_chunk(self, ident: str, item: MemoryIn, now: datetime) -> Chunk:
+        tier = item.tier or (Tier.CORE if item.pinned else Tier.WORKING)
+        return Chunk(
+            id=ident,
+            scope=item.scope,
+            user_id=item.user_id,
+            kind=item.kind,
+            text=item.text,
+            tier=tier,
+            importance=item.importance if item.importance is not None else 0.5,
+            importance_label=item.importance_label or 'unknown',
+            pinned=item.pinned,
+            created_at=item.created_at or now,
+            updated_at=now,
+            expires_at=item.expires_at,
+            source=item.source,
+            source_ref=item.source_ref,
+            trust=item.trust,
+            tags=item.tags,
+            content_hash=content_hash(item.text),
+            metadata=item.metadata,
+        )
+
+    def _bump(
+        self, stored: StoredPoint | None, pending: Chunk | None, item: MemoryIn, now: datetime
+    ) -> dict[str, Any]:
+        base = pending.to_payload() if pending is not None else (stored.payload if stored else {})
+        importance = max(float(base.get('importance', 0.5)), item.importance or 0.0)
+        metadata = {**base.get('metadata', {}), **item.metadata}
+        return {
+            'access_count': int(base.get('access_count', 0)) + 1,
+            'accessed_at': to_epoch(now),
+            'updated_at': to_epoch(now),
+            'importance': importance,
+            'metadata': metadata,
+            'pinned': bool(base.get('pinned')) or item.pinned,
+        }
+
+    def _store_new(self, chunks: list[Chunk]) -> None:
+        if not chunks:
+            return
+        texts = [c.text for c in chunks]
+        dense = self._embedder.embed(texts)
+        points = [
+            VectorPoint(
+                id=c.id,
+                dense=d,
+                sparse=self._sparse.encode_document(c.text),
+                payload=c.to_payload(),
+            )
+            for c, d in zip(chunks, dense, strict=True)
+        ]
+        self._vectors.upsert(MEMORIES, points)
+
+    def _apply_bumps(self, bumps: dict[str, dict[str, Any]]) -> None:
+        self._vectors.set_payload(MEMORIES, bumps)
+
+    def _index_graph(self, ids: list[str]) -> None:
+        if self._graph is None:
+            return
+        if self._enqueue_graph is not None:
+            self._enqueue_graph(ids)
+        else:
+            self.index_graph(ids)
+
+    def index_graph(self, ids: Sequence[str]) -> int:
+        """Extract the given chunks into the graph and record the entities they mention."""
+        if self._graph is None:
+            return 0
+        chunks = [Chunk.from_payload(p.payload) for p in self._vectors.retrieve(MEMORIES, ids)]
+        if not chunks:
+            return 0
+        refs = [
+            ChunkText(
+                id=c.id,
+                scope=c.scope,
+                text=c.text,
+                at=c.created_at,
+                speaker=_speaker(c),
+            )
+            for c in chunks
+        ]
+        mentioned = self._graph.index_chunks(refs)
+        updates = {cid: {'entity_ids': ents} for cid, ents in mentioned.items() if ents}
+        if updates:
+            self._vectors.set_payload(MEMORIES, updates)
+        return len(chunks)
+
+    # ---- single-memory operations -----------------------------------------------------------
+
+    def get(self, ident: str) -> Chunk:
+        """The chunk with this id, or NotFound."""
+        found = self._vectors.retrieve(MEMORIES, [ident])
+        if not found:
+            raise NotFound('memory', ident)
+        return Chunk.from_payload(found[0].payload)
+
+    def delete(self, ident: str) -> None:
+        """Delete a chunk and its graph mentions."""
+        self.get(ident)
+        self._vectors.delete(MEMORIES, [ident])
+        if self._graph is not None:
+            self._graph.forget_chunks([ident])
+
+    def set_pinned(self, ident: str, pinned: bool) -> Chunk:
+        """Pin (Core, never demoted) or unpin (back to working) a chunk."""
+        chunk = self.get(ident)
+        tier = Tier.CORE if pinned else (Tier.WORKING if chunk.tier == Tier.CORE else chunk.tier)
+        now = to_epoch(self._clock.now())
+        self._vectors.set_payload(
+            MEMORIES, {ident: {'pinned': pinned, 'tier': tier.value, 'updated_at': now}}
+        )
+        return chunk.model_copy(update={'pinned': pinned, 'tier': tier})
+
+    def list(
+        self,
+        scopes: list[str] | None,
+        *,
+        kinds: list[Kind] | None = None,
+        limit: int = 50,
+        offset: str | None = None,
+    ) -> tuple[list[Chunk], str | None]:
+        """A page of chunks in id order."""
+        flt = PointFilter(scopes=scopes)
+        if kinds:
+            flt.any_of['kind'] = [k.value for k in kinds]
+        points, nxt = self._vectors.scroll(MEMORIES, flt, limit, offset)
+        return [Chunk.from_payload(p.payload) for p in points], nxt
+
+    def stats(self, scopes: list[str] | None) -> Stats:
+        """Counts of live (not superseded) memories by tier, kind and scope."""
+        live = PointFilter(scopes=scopes, none_of={'superseded': [True]})
+        pinned = PointFilter(scopes=scopes, any_of={'pinned': [True]}, none_of=live.none_of)
+        superseded = PointFilter(scopes=scopes, any_of={'superseded': [True]})
+        return Stats(
+            total=self._vectors.count(MEMORIES, live),
+            by_tier=self._vectors.facet(MEMORIES, 'tier', live),
+            by_kind=self._vectors.facet(MEMORIES, 'kind', live),
+            by_scope=self._vectors.facet(MEMORIES, 'scope', live),
+            pinned=self._vectors.count(MEMORIES, pinned),
+            superseded=self._vectors.count(MEMORIES, superseded),
+        )
+
+    # ---- search -----------------------------------------------------------------------------
+
+    def search(self, req: SearchRequest, principal: Principal) -> SearchResponse:
+        """Hybrid recall in the caller's scope, then `global`, then a team leader's scopes."""
+        started = time.perf_counter()
+        latency: dict[str, float] = {}
+        principal.require_read(req.scope)
+        plan: list[tuple[str | None, list[str]]] = [(None, [req.scope])]
+        if req.scope != GLOBAL and principal.can_read(GLOBAL):
+            plan.append(('global', [GLOBAL]))
+        if principal.leader_scopes:
+            plan.append(('team_leader', list(principal.leader_scopes)))
+
+        query_vectors = self._encode_query(req, latency)
+        channels: dict[str, list[ScoredPoint]] = {}
+        fused: list[Fused] = []
+        fallback: str | None = None
+        scopes_read: list[str] = []
+        for label, scopes in plan:
+            scopes_read.extend(scopes)
+            channels, fused = self._channels(req, scopes, query_vectors, latency)
+            if fused:
+                fallback = label
+                break
+
+        t = time.perf_counter()
+        payloads = {p.id: p.payload for points in channels.values() for p in points}
+        hits = self._rank(req, fused, payloads)
+        latency['rank'] = _ms(t)
+        if hits:
+            self._touch([h.id for h in hits])
+        latency['total'] = _ms(started)
+        receipt = Receipt(
+            channels={name: [p.id for p in points[:10]] for name, points in channels.items()},
+            fused=[f.id for f in fused[:10]],
+            scopes=scopes_read,
+            fallback=fallback,
+            skip_reason=None if hits else 'no_match',
+            latency_ms={k: round(v, 3) for k, v in latency.items()},
+        )
+        return SearchResponse(hits=hits, receipt=receipt)
+
+    def _encode_query(
+        self, req: SearchRequest, latency: dict[str, float]
+    ) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if req.mode in (SearchMode.HYBRID, SearchMode.DENSE):
+            t = time.perf_counter()
+            out['dense'] = self._embedder.embed_query(req.query)
+            latency['embed'] = _ms(t)
+        if req.mode in (SearchMode.HYBRID, SearchMode.BM25):
+            t = time.perf_counter()
+            sparse = self._sparse.encode_query(req.query)
+            latency['encode_bm25'] = _ms(t)
+            if sparse.indices:
+                out['bm25'] = sparse
+        return out
+
+    def _filter(self, req: SearchRequest, scopes: list[str]) -> PointFilter:
+        flt = PointFilter(scopes=scopes, none_of={'trust': [Trust.QUARANTINED.value]})
+        if not req.include_superseded:
+            flt.none_of['superseded'] = [True]
+        if req.user_id is not None:
+            # the caller's own memories and user-less ones; other users' stay private
+            flt.any_of['owner'] = [req.user_id, ANY_USER]
+        _apply_filters(flt, req.filters)
+        return flt
+
+    def _channels(
+        self,
+        req: SearchRequest,
+        scopes: list[str],
+        vectors: dict[str, Any],
+        latency: dict[str, float],
+    ) -> tuple[dict[str, list[ScoredPoint]], list[Fused]]:
+        flt = self._filter(req, scopes)
+        depth = min(MAX_CANDIDATES, max(MIN_CANDIDATES, req.top_k * CANDIDATE_FACTOR))
+        channels: dict[str, list[ScoredPoint]] = {}
+        for name, vector in vectors.items():
+            t = time.perf_counter()
+            channels[name] = self._vectors.query(MEMORIES, name, vector, flt, depth)
+            latency[name] = latency.get(name, 0.0) + _ms(t)
+        if self._graph is not None and req.graph and req.mode == SearchMode.HYBRID:
+            t = time.perf_counter()
+            channels['graph'] = self._graph_channel(req.query, scopes, flt, req.hops, depth)
+            latency['graph'] = latency.get('graph', 0.0) + _ms(t)
+        t = time.perf_counter()
+        lists = {name: [(p.id, p.score) for p in points] for name, points in channels.items()}
+        fuse = rrf if req.fusion == FusionMethod.RRF else weighted_merge
+        fused = fuse(lists)
+        latency['fuse'] = latency.get('fuse', 0.0) + _ms(t)
+        return channels, fused
+
+    def _graph_channel(
+        self, query: str, scopes: list[str], flt: PointFilter, hops: int, depth: int
+    ) -> list[ScoredPoint]:
+        assert self._graph is not None
+        try:
+            related = self._graph.related_chunks(query, scopes, hops, depth)
+        except Exception:  # the graph is an extra channel: recall must not fail with it
+            log.exception('graph channel failed; answering without it')
+            return []
+        if not related:
+            return []
+        found = self._vectors.retrieve(MEMORIES, [r.id for r in related])
+        payloads = {p.id: p.payload for p in found}
+        return [
+            ScoredPoint(id=r.id, score=r.score, payload=payloads[r.id])
+            for r in related
+            if r.id in payloads and matches(payloads[r.id], flt)
+        ]
+
+    def _rank(
+        self, req: SearchRequest, fused: list[Fused], payloads: dict[str, dict[str, Any]]
+    ) -> list[Hit]:
+        now = to_epoch(self._clock.now())
+        best_by_text: dict[str, Hit] = {}
+        for item in fused:
+            payload = payloads.get(item.id)
+            if payload is None:
+                continue
+            expires = payload.get('expires_at')
+            if isinstance(expires, int | float) and expires <= now:
+                continue
+            chunk = Chunk.from_payload(payload)
+            components = {f'{k}_rank': float(v) for k, v in item.ranks.items()}
+            components.update({k: round(v, 6) for k, v in item.channel_scores.items()})
+            components['fused'] = item.score
+            score = item.score
+            if req.user_id is not None and chunk.user_id == req.user_id:
+                score *= USER_BOOST
+                components['user_boost'] = USER_BOOST
+            hit = Hit(
+                id=chunk.id,
+                text=chunk.text,
+                score=score,
+                components=components,
+                kind=chunk.kind,
+                tier=chunk.tier,
+                scope=chunk.scope,
+                user_id=chunk.user_id,
+                importance=chunk.importance,
+                pinned=chunk.pinned,
+                created_at=chunk.created_at,
+                metadata=chunk.metadata,
+            )
+            # the user's own copy of a text wins over a shared twin of it
+            twin = best_by_text.get(chunk.content_hash)
+            if twin is None or hit.score > twin.score:
+                best_by_text[chunk.content_hash] = hit
+        ranked = sorted(best_by_text.values(), key=lambda h: (-h.score, h.id))
+        return ranked[: req.top_k]
+
+    # ---- access bookkeeping, off the request path ------------------------------------------
+
+    def _touch(self, ids: list[str]) -> None:
+        with self._lock:
+            if self._toucher is None:
+                self._toucher = threading.Thread(
+                    target=self._touch_loop, name='mnemos-touch', daemon=True
+                )
+                self._toucher.start()
+        self._touches.put(ids)
+
+    def _touch_loop(self) -> None:
+        while True:
+            ids = self._touches.get()
+            if ids is None:
+                return
+            try:
+                self.touch(ids)
+            except Exception:
+                log.exception('could not record access to %d memories', len(ids))
+
+    def touch(self, ids: Sequence[str]) -> None:
+        """Record a recall of these chunks: access count and time."""
+        now = to_epoch(self._clock.now())
+        points = self._vectors.retrieve(MEMORIES, ids)
+        updates = {
+            p.id: {'access_count': int(p.payload.get('access_count', 0)) + 1, 'accessed_at': now}
+            for p in points
+        }
+        if updates:
+            self._vectors.set_payload(MEMORIES, updates)
+
+    def close(self) -> None:
+        """Stop the access-bookkeeping thread after it drains."""
+        with self._lock:
+            toucher, self._toucher = self._toucher, None
+        if toucher is not None:
+            self._touches.put(None)
+            toucher.join(timeout=5)
+
+
+def _apply_filters(flt: PointFilter, filters: SearchFilters) -> None:
+    if filters.kinds:
+        flt.any_of['kind'] = [k.value for k in filters.kinds]
+    if filters.tiers:
+        flt.any_of['tier'] = [t.value for t in filters.tiers]
+    if filters.user_id is not None:
+        flt.any_of['user_id'] = [filters.user_id]
+    if filters.tags:
+        flt.any_of['tags'] = list(filters.tags)
+    if filters.pinned is not None:
+        flt.any_of['pinned'] = [filters.pinned]
+    if filters.created_after or filters.created_before:
+        if (
+            filters.created_after
+            and filters.created_before
+            and filters.created_after > filters.created_before
+        ):
+            raise InvalidInput('filters.created_after', 'must not be after created_before')
+        flt.ranges['created_at'] = Range(
+            gte=to_epoch(filters.created_after) if filters.created_after else None,
+            lte=to_epoch(filters.created_before) if filters.created_before else None,
+        )
+
+
+def _speaker(chunk: Chunk) -> str | None:
+    speaker = chunk.metadata.get('speaker')
+    return speaker if isinstance(speaker, str) and speaker.strip() else None
+
+
+def _ms(since: float) -> float:
+    return (time.perf_counter() - since) * 1000.0
