@@ -49,7 +49,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     from api.memory import bp as memory_bp
 
     app.register_blueprint(memory_bp)
-    for name in ('api.graph',):
+    # blueprints of later features register themselves when their module exists
+    for name in ('api.graph', 'api.sessions', 'api.admin', 'api.agents', 'api.capture'):
         _register_optional(app, name)
     return app
 
