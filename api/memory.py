@@ -184,7 +184,7 @@ def list_memories() -> Response:
             uuid.UUID(args.offset)
         except ValueError:
             raise InvalidInput('offset', 'not an offset returned by this API') from None
-    chunks, nxt = recall.list(
+    chunks, nxt = recall.list_chunks(
         [args.scope] if args.scope else None,
         kinds=[args.kind] if args.kind else None,
         limit=args.limit,

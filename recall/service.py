@@ -19,6 +19,7 @@ from recall.fusion import Fused, rrf, weighted_merge
 from recall.models import (
     ANY_USER,
     MEMORIES,
+    Channel,
     Chunk,
     ChunkText,
     PointFilter,
@@ -45,7 +46,7 @@ from recall.schemas import (
     WriteResult,
     WriteStatus,
 )
-from recall.tiers import Kind, Tier, Trust
+from recall.tiers import ImportanceLabel, Kind, Tier, Trust
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,8 @@ USER_BOOST = 1.2
 CANDIDATE_FACTOR = 4
 MIN_CANDIDATES = 50
 MAX_CANDIDATES = 200
+RANK_WINDOW_FACTOR = 3
+MIN_RANK_WINDOW = 30
 
 
 def to_out(chunk: Chunk) -> ChunkOut:
@@ -134,7 +137,7 @@ class RecallService:
             text=item.text,
             tier=tier,
             importance=item.importance if item.importance is not None else 0.5,
-            importance_label=item.importance_label or 'unknown',
+            importance_label=item.importance_label or ImportanceLabel.UNKNOWN,
             pinned=item.pinned,
             created_at=item.created_at or now,
             updated_at=now,
@@ -238,7 +241,7 @@ class RecallService:
         )
         return chunk.model_copy(update={'pinned': pinned, 'tier': tier})
 
-    def list(
+    def list_chunks(
         self,
         scopes: list[str] | None,
         *,
@@ -311,8 +314,8 @@ class RecallService:
 
     def _encode_query(
         self, req: SearchRequest, latency: dict[str, float]
-    ) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+    ) -> dict[Channel, Any]:
+        out: dict[Channel, Any] = {}
         if req.mode in (SearchMode.HYBRID, SearchMode.DENSE):
             t = time.perf_counter()
             out['dense'] = self._embedder.embed_query(req.query)
@@ -339,7 +342,7 @@ class RecallService:
         self,
         req: SearchRequest,
         scopes: list[str],
-        vectors: dict[str, Any],
+        vectors: dict[Channel, Any],
         latency: dict[str, float],
     ) -> tuple[dict[str, list[ScoredPoint]], list[Fused]]:
         flt = self._filter(req, scopes)
@@ -384,7 +387,10 @@ class RecallService:
     ) -> list[Hit]:
         now = to_epoch(self._clock.now())
         best_by_text: dict[str, Hit] = {}
-        for item in fused:
+        # only the head of the fused list can reach top_k after boosts; building models for the
+        # whole candidate depth would cost more than the store queries themselves
+        window = fused[: max(req.top_k * RANK_WINDOW_FACTOR, MIN_RANK_WINDOW)]
+        for item in window:
             payload = payloads.get(item.id)
             if payload is None:
                 continue
