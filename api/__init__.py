@@ -78,4 +78,10 @@ def authenticate(services: Services, header: str | None) -> Principal:
     admin = services.settings.api_token
     if admin and hmac.compare_digest(token.encode(), admin.encode()):
         return Principal(name='admin', admin=True)
+    from core.registry import registry_of
+
+    # agent tokens: team membership is read per request, so a team change applies at once
+    agent = registry_of(services).principal_for(token)
+    if agent is not None:
+        return agent
     raise Unauthorized('unknown bearer token')

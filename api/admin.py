@@ -1,0 +1,187 @@
+"""Admin routes (export, import, snapshot, hydrate) and Markdown documents."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Iterator, Sequence
+
+from flask import Blueprint, Response, jsonify, request, stream_with_context
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from api.common import parse_args, parse_json, principal, require_write, services
+from core.errors import Forbidden, InvalidInput
+from core.scopes import Identifier, ScopeId
+from recall.admin import Dedupe, MemoryAdmin, render_snapshot
+from recall.documents import MAX_PATH_CHARS, DocumentIndex, check_path, split_markdown
+
+bp = Blueprint('admin', __name__, url_prefix='/v1')
+
+
+def _require_admin() -> None:
+    if not principal().admin:
+        raise Forbidden('only the admin token may use /v1/admin')
+
+
+def _admin() -> MemoryAdmin:
+    svc = services()
+    jobs = svc.jobs
+
+    def index_graph(ids: list[str]) -> None:
+        # graph extraction is slow: queued like RecallService.remember does
+        jobs.enqueue('index_graph', ids=ids)
+
+    return MemoryAdmin(
+        svc.vectors,
+        svc.embedder,
+        svc.sparse,
+        svc.clock,
+        max_text_bytes=svc.settings.max_text_bytes,
+        on_written=index_graph if svc.kg is not None else None,
+    )
+
+
+def _chunker(markdown: str) -> Sequence[str]:
+    try:
+        shared = importlib.import_module('recall.markdown')  # the shared chunker, when present
+    except ModuleNotFoundError:
+        return split_markdown(markdown)
+    return [c if isinstance(c, str) else c.text for c in shared.chunk_markdown(markdown)]
+
+
+# ---- export / import --------------------------------------------------------------------------
+
+
+class ExportArgs(BaseModel):
+    model_config = ConfigDict(extra='forbid')
+
+    scope: ScopeId | None = None
+    redact: bool = False
+
+
+@bp.get('/admin/export')
+def export() -> Response:
+    """JSONL, one chunk per line, ordered by scope then id; `redact` masks emails and phones."""
+    _require_admin()
+    args = parse_args(ExportArgs)
+    admin = _admin()
+    total = admin.count(args.scope)
+
+    def lines() -> Iterator[str]:
+        for record in admin.export(args.scope, redact=args.redact):
+            yield json.dumps(record, ensure_ascii=False, sort_keys=True) + '\n'
+
+    response = Response(stream_with_context(lines()), mimetype='application/x-ndjson')
+    response.headers['X-Mnemos-Count'] = str(total)
+    response.headers['Content-Disposition'] = 'attachment; filename="mnemos-export.jsonl"'
+    return response
+
+
+class ImportArgs(BaseModel):
+    model_config = ConfigDict(extra='forbid')
+
+    dedupe: Dedupe = Dedupe.ID
+    dry_run: bool = False
+
+
+@bp.post('/admin/import')
+def import_() -> Response:
+    """Append JSONL chunk records (ids kept, texts re-embedded); counts and invalid line numbers."""
+    _require_admin()
+    args = parse_args(ImportArgs)
+    report = _admin().import_lines(request.stream, dedupe=args.dedupe, dry_run=args.dry_run)
+    if report.read == 0:
+        raise InvalidInput('body', 'no JSONL records: send one chunk object per line')
+    return jsonify(report.model_dump(mode='json'))
+
+
+# ---- snapshot / hydrate ---------------------------------------------------------------------
+
+
+class SnapshotArgs(BaseModel):
+    model_config = ConfigDict(extra='forbid')
+
+    scope: ScopeId
+
+
+@bp.get('/admin/snapshot')
+def snapshot() -> Response:
+    """Markdown of the scope's Core memories, with the metadata hydrate needs."""
+    _require_admin()
+    args = parse_args(SnapshotArgs)
+    admin = _admin()
+    chunks = admin.core_chunks(args.scope)
+    body = render_snapshot(args.scope, chunks, services().clock.now())
+    response = Response(body, mimetype='text/markdown')
+    response.headers['X-Mnemos-Count'] = str(len(chunks))
+    return response
+
+
+class HydrateIn(BaseModel):
+    """`POST /v1/admin/hydrate` body."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    scope: ScopeId
+    markdown: str = Field(min_length=1)
+
+
+@bp.post('/admin/hydrate')
+def hydrate() -> Response:
+    """Write a snapshot's memories (or plain Markdown's chunks) into `scope` as Core memories."""
+    _require_admin()
+    body = parse_json(HydrateIn)
+    report = _admin().hydrate(body.scope, body.markdown, chunker=lambda md: list(_chunker(md)))
+    return jsonify(report.model_dump(mode='json'))
+
+
+# ---- documents --------------------------------------------------------------------------------
+
+
+class DocumentIn(BaseModel):
+    """`POST /v1/documents` body: a Markdown document to index into `scope`."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    scope: ScopeId
+    path: str = Field(min_length=1, max_length=MAX_PATH_CHARS)
+    markdown: str
+    user_id: Identifier | None = None
+
+    @field_validator('path')
+    @classmethod
+    def _markdown_only(cls, value: str) -> str:
+        try:
+            return check_path(value)
+        except InvalidInput as exc:
+            raise ValueError(exc.details[0]['msg']) from None
+
+
+class DocumentArgs(BaseModel):
+    model_config = ConfigDict(extra='forbid')
+
+    scope: ScopeId
+    path: str = Field(min_length=1, max_length=MAX_PATH_CHARS)
+
+
+def _documents() -> DocumentIndex:
+    svc = services()
+    return DocumentIndex(svc.vectors, _admin(), svc.clock, _chunker, graph=svc.kg)
+
+
+@bp.post('/documents')
+def index_document() -> Response:
+    """Index a Markdown document; re-indexing a path replaces it and reuses unchanged chunks."""
+    body = parse_json(DocumentIn)
+    require_write(body.scope)
+    report = _documents().index(body.scope, body.path, body.markdown, user_id=body.user_id)
+    return jsonify(report.model_dump(mode='json'))
+
+
+@bp.delete('/documents')
+def delete_document() -> Response:
+    """Delete every chunk of a document."""
+    args = parse_args(DocumentArgs)
+    require_write(args.scope)
+    deleted = _documents().delete(args.scope, args.path)
+    return jsonify(scope=args.scope, path=args.path, deleted=deleted)

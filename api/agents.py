@@ -1,0 +1,129 @@
+"""Agent tokens and teams: the admin issues tokens bound to an agent and defines teams."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.common import parse_args, parse_json, principal, services
+from core.errors import Forbidden, InvalidInput, NotFound
+from core.registry import Registry, Team, TokenInfo, registry_of
+from core.scopes import Identifier, ScopeId, agent_scope, is_identifier
+
+bp = Blueprint('agents', __name__, url_prefix='/v1')
+
+
+def _registry() -> Registry:
+    return registry_of(services())
+
+
+def _require_admin() -> None:
+    if not principal().admin:
+        raise Forbidden('only the admin token may manage tokens and teams')
+
+
+def _path_id(field: str, value: str) -> str:
+    if not is_identifier(value):
+        raise InvalidInput(field, 'ids match [A-Za-z0-9_.-]{1,128}')
+    return value
+
+
+class TokenIn(BaseModel):
+    """`POST /v1/tokens` body."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    agent_id: Identifier
+    scopes: list[ScopeId] = Field(
+        default_factory=list, max_length=64, description='extra writable scopes beyond its own'
+    )
+
+
+class TokenArgs(BaseModel):
+    model_config = ConfigDict(extra='forbid')
+
+    agent_id: Identifier | None = None
+    include_revoked: bool = False
+
+
+class TeamIn(BaseModel):
+    """`PUT /v1/teams/<team_id>` body: agent ids."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    leader: Identifier
+    members: list[Identifier] = Field(max_length=1000)
+
+
+def _token_out(info: TokenInfo) -> dict[str, object]:
+    own = agent_scope(info.agent_id)
+    return {
+        **info.model_dump(mode='json'),
+        'writable': [own, f'{own}:*', *info.scopes],
+        'read_fallback': [agent_scope(leader) for leader in _leaders(info.agent_id)],
+    }
+
+
+def _leaders(agent_id: str) -> list[str]:
+    return [leader for leader in _registry().leaders_of(agent_id) if leader != agent_id]
+
+
+def _team_out(team: Team) -> dict[str, object]:
+    return {**team.model_dump(mode='json'), 'leader_scope': agent_scope(team.leader)}
+
+
+@bp.post('/tokens')
+def create_token() -> tuple[Response, int]:
+    """Issue a token bound to `agent:<agent_id>`; the secret is shown only in this response."""
+    _require_admin()
+    body = parse_json(TokenIn)
+    info, secret = _registry().issue_token(body.agent_id, body.scopes)
+    return jsonify({'token': secret, **_token_out(info)}), 201
+
+
+@bp.get('/tokens')
+def list_tokens() -> Response:
+    """Registered tokens (never their secrets), optionally of one agent."""
+    _require_admin()
+    args = parse_args(TokenArgs)
+    found = _registry().tokens(args.agent_id, include_revoked=args.include_revoked)
+    return jsonify(items=[_token_out(info) for info in found])
+
+
+@bp.delete('/tokens/<token_id>')
+def revoke_token(token_id: str) -> Response:
+    """Revoke a token; it gets 401 from then on."""
+    _require_admin()
+    info = _registry().revoke_token(token_id)
+    return jsonify(info.model_dump(mode='json'))
+
+
+@bp.put('/teams/<team_id>')
+def put_team(team_id: str) -> Response:
+    """Create or replace a team; members read the leader's memory as fallback."""
+    _require_admin()
+    _path_id('team_id', team_id)
+    body = parse_json(TeamIn)
+    team = _registry().put_team(team_id, body.leader, body.members)
+    return jsonify(_team_out(team))
+
+
+@bp.get('/teams/<team_id>')
+def get_team(team_id: str) -> Response:
+    """A team; readable by the admin, its leader and its members."""
+    _path_id('team_id', team_id)
+    team = _registry().get_team(team_id)
+    caller = principal()
+    if not caller.admin and caller.agent_id not in (team.leader, *team.members):
+        # an outsider learns nothing, not even that the team exists
+        raise NotFound('team', team_id)
+    return jsonify(_team_out(team))
+
+
+@bp.delete('/teams/<team_id>')
+def delete_team(team_id: str) -> Response:
+    """Delete a team; its members lose the fallback at once."""
+    _require_admin()
+    _path_id('team_id', team_id)
+    _registry().delete_team(team_id)
+    return jsonify(deleted=team_id)
