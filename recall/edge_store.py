@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,6 +22,13 @@ from recall.models import (
     StoredPoint,
     VectorPoint,
 )
+
+log = logging.getLogger(__name__)
+
+# HNSW is built only by optimize(), which blocks the shard while it runs (measured: ~0.5 ms per
+# new point on 2 cores); so it runs when writes pause, once enough unindexed points piled up
+OPTIMIZE_AFTER_POINTS = 10_000
+OPTIMIZE_IDLE_SECONDS = 3.0
 
 _MATCH_ALL_NIL = '00000000-0000-0000-0000-000000000000'
 
@@ -60,10 +69,19 @@ def to_edge_filter(flt: PointFilter) -> Any:
 class EdgeVectorStore:
     """VectorStore on Qdrant Edge shards under `root` (one process owns the folder)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, auto_optimize: bool = True) -> None:
         self._root = root
         self._shards: dict[str, Any] = {}
         self._bools: dict[str, tuple[str, ...]] = {}
+        self._pending = 0
+        self._last_write = 0.0
+        self._stop = threading.Event()
+        self._optimizer: threading.Thread | None = None
+        if auto_optimize:
+            self._optimizer = threading.Thread(
+                target=self._optimize_when_idle, name='mnemos-edge-optimize', daemon=True
+            )
+            self._optimizer.start()
         # Edge serialises its own segment access; the lock keeps our multi-step writes
         # (read-modify-write payload merges, creation) atomic across Flask and job threads
         self._write = threading.RLock()
@@ -138,6 +156,8 @@ class EdgeVectorStore:
         ]
         with self._write:
             self._shard(collection).update(qe.UpdateOperation.upsert_points(edge_points))
+            self._pending += len(edge_points)
+            self._last_write = time.monotonic()
 
     def query(
         self,
@@ -227,11 +247,27 @@ class EdgeVectorStore:
     def optimize(self) -> None:
         """Merge segments and build HNSW after bulk writes."""
         with self._write:
+            started = time.monotonic()
             for shard in self._shards.values():
                 shard.optimize()
+            log.info('optimized vector shards (%d new points) in %.1f s',
+                     self._pending, time.monotonic() - started)
+            self._pending = 0
+
+    def _optimize_when_idle(self) -> None:
+        while not self._stop.wait(1.0):
+            idle = time.monotonic() - self._last_write >= OPTIMIZE_IDLE_SECONDS
+            if idle and self._pending >= OPTIMIZE_AFTER_POINTS:
+                try:
+                    self.optimize()
+                except Exception:
+                    log.exception('background optimize failed')
 
     def close(self) -> None:
-        """Flush and close every shard."""
+        """Stop the optimizer, flush and close every shard."""
+        self._stop.set()
+        if self._optimizer is not None:
+            self._optimizer.join(timeout=5)
         with self._write:
             for shard in self._shards.values():
                 try:
