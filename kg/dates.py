@@ -1,0 +1,145 @@
+"""Pure date resolution: relative and absolute date phrases against the text's own timestamp."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+from dateutil.relativedelta import relativedelta
+
+MONTHS = {
+    m: i
+    for i, names in enumerate(
+        [
+            ('january', 'jan'),
+            ('february', 'feb'),
+            ('march', 'mar'),
+            ('april', 'apr'),
+            ('may',),
+            ('june', 'jun'),
+            ('july', 'jul'),
+            ('august', 'aug'),
+            ('september', 'sep', 'sept'),
+            ('october', 'oct'),
+            ('november', 'nov'),
+            ('december', 'dec'),
+        ],
+        start=1,
+    )
+    for m in names
+}
+_MONTH = (
+    r'(january|february|march|april|may|june|july|august|september|october|november|'
+    r'december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)'
+)
+_NUMBERS = {
+    'a': 1,
+    'an': 1,
+    'one': 1,
+    'two': 2,
+    'three': 3,
+    'four': 4,
+    'five': 5,
+    'six': 6,
+    'seven': 7,
+    'eight': 8,
+    'nine': 9,
+    'ten': 10,
+    'couple of': 2,
+    'few': 3,
+}
+_UNITS = {'day': 'days', 'week': 'weeks', 'month': 'months', 'year': 'years'}
+_WEEKDAYS = ('monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday')
+
+_RULES: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(rf'\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\.?,?\s+(\d{{4}})\b'), 'dmy'),
+    (re.compile(rf'\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b'), 'mdy'),
+    (re.compile(r'\b(\d{4})-(\d{2})-(\d{2})\b'), 'iso'),
+    (re.compile(rf'\b{_MONTH}\.?,?\s+(?:of\s+)?(\d{{4}})\b'), 'my'),
+    (re.compile(r'\b(?:in|since|from|during|of|by)\s+(\d{4})\b'), 'y'),
+    (re.compile(r'\b(yesterday|today|tonight|tomorrow)\b'), 'rel_day'),
+    (re.compile(r'\b(last|this|next)\s+(week|month|year|weekend)\b'), 'rel_unit'),
+    (re.compile(rf'\b(last|this|next)\s+{_MONTH}\b'), 'rel_month'),
+    (re.compile(rf'\b(last|this|next)\s+({"|".join(_WEEKDAYS)})\b'), 'rel_weekday'),
+    (
+        re.compile(
+            r'\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)\s+'
+            r'(day|week|month|year)s?\s+ago\b'
+        ),
+        'ago',
+    ),
+    (re.compile(rf'\b(?:in|since|during)\s+{_MONTH}\b'), 'bare_month'),
+]
+
+
+def resolve_date(text: str, at: datetime) -> datetime | None:
+    """The first date phrase of `text` resolved against `at` (aware UTC), or None."""
+    low = text.lower()
+    best: tuple[int, datetime] | None = None
+    for pattern, kind in _RULES:
+        match = pattern.search(low)
+        if match is None:
+            continue
+        value = _resolve(kind, match, at)
+        if value is not None and (best is None or match.start() < best[0]):
+            best = (match.start(), value)
+    return best[1] if best else None
+
+
+def _day(at: datetime) -> datetime:
+    at = at.astimezone(UTC) if at.tzinfo else at.replace(tzinfo=UTC)
+    return at.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _resolve(kind: str, m: re.Match[str], at: datetime) -> datetime | None:
+    today = _day(at)
+    try:
+        if kind == 'dmy':
+            return datetime(int(m[3]), MONTHS[m[2]], int(m[1]), tzinfo=UTC)
+        if kind == 'mdy':
+            return datetime(int(m[3]), MONTHS[m[1]], int(m[2]), tzinfo=UTC)
+        if kind == 'iso':
+            return datetime(int(m[1]), int(m[2]), int(m[3]), tzinfo=UTC)
+        if kind == 'my':
+            return datetime(int(m[2]), MONTHS[m[1]], 1, tzinfo=UTC)
+        if kind == 'y':
+            return datetime(int(m[1]), 1, 1, tzinfo=UTC)
+    except ValueError:  # "31 February": not a date
+        return None
+    if kind == 'rel_day':
+        shift = {'yesterday': -1, 'today': 0, 'tonight': 0, 'tomorrow': 1}[m[1]]
+        return today + timedelta(days=shift)
+    if kind == 'rel_unit':
+        sign = {'last': -1, 'this': 0, 'next': 1}[m[1]]
+        unit = m[2]
+        if unit == 'year':
+            return datetime(today.year + sign, 1, 1, tzinfo=UTC)
+        if unit == 'month':
+            return (today + relativedelta(months=sign)).replace(day=1)
+        monday = today - timedelta(days=today.weekday())
+        start = monday + timedelta(weeks=sign)
+        return start + timedelta(days=5) if unit == 'weekend' else start
+    if kind == 'rel_month':
+        month = MONTHS[m[2]]
+        year = today.year
+        if m[1] == 'last':
+            year -= 0 if month < today.month else 1
+        elif m[1] == 'next':
+            year += 0 if month > today.month else 1
+        return datetime(year, month, 1, tzinfo=UTC)
+    if kind == 'rel_weekday':
+        target = _WEEKDAYS.index(m[2])
+        delta = (today.weekday() - target) % 7
+        if m[1] == 'last':
+            return today - timedelta(days=delta or 7)
+        if m[1] == 'next':
+            return today + timedelta(days=(target - today.weekday()) % 7 or 7)
+        return today - timedelta(days=delta)
+    if kind == 'ago':
+        count = int(m[1]) if m[1].isdigit() else _NUMBERS[m[1]]
+        return today - relativedelta(**{_UNITS[m[2]]: count})
+    if kind == 'bare_month':
+        month = MONTHS[m[1]]
+        year = today.year if month <= today.month else today.year - 1
+        return datetime(year, month, 1, tzinfo=UTC)
+    return None

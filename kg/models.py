@@ -1,0 +1,250 @@
+"""Pydantic models of the temporal knowledge graph (L2): entities, bi-temporal facts, mentions."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from core.scopes import ScopeId
+
+# Fixed namespace: entity and relation ids are stable across processes and re-ingestion.
+KG_NAMESPACE = uuid.UUID('8d1f6c2a-4b7e-4f0e-9c3d-6b6e6f77676b')
+
+MAX_QUERY_CHARS = 2_000
+
+
+class EntityType(StrEnum):
+    """Coarse entity kinds; NER labels and parse cues both map onto these."""
+
+    PERSON = 'person'
+    ORG = 'org'
+    PLACE = 'place'
+    PROJECT = 'project'
+    TOOL = 'tool'
+    PRODUCT = 'product'
+    EVENT = 'event'
+    CONCEPT = 'concept'
+    OTHER = 'other'
+
+
+SourceKind = Literal['chunk', 'episode']
+
+
+def aware(value: datetime) -> datetime:
+    """The same instant as an aware UTC datetime (naive values are taken as UTC)."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def entity_id(scope: str, canonical_name: str) -> str:
+    """uuid5 of (scope, canonical name): the first writer of a name fixes its id."""
+    return str(uuid.uuid5(KG_NAMESPACE, f'e\x1f{scope}\x1f{canonical_name}'))
+
+
+def relation_id(
+    scope: str, subject_id: str, predicate: str, object_id: str, valid_from: datetime | None
+) -> str:
+    """uuid5 of the fact and its start: re-extracting the same text yields the same id."""
+    start = aware(valid_from).isoformat() if valid_from else ''
+    key = f'r\x1f{scope}\x1f{subject_id}\x1f{predicate}\x1f{object_id}\x1f{start}'
+    return str(uuid.uuid5(KG_NAMESPACE, key))
+
+
+class Entity(BaseModel):
+    """A node of one scope's graph; merged duplicates keep existing with `merged_into` set."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    id: str
+    scope: str
+    name: str = Field(min_length=1, description='display name, as first seen')
+    canonical_name: str = Field(min_length=1, description='normalised key used for matching')
+    type: EntityType = EntityType.OTHER
+    aliases: list[str] = Field(default_factory=list, description='other surface names seen')
+    summary: str = ''
+    mention_count: int = Field(default=0, ge=0)
+    attributes: dict[str, list[str]] = Field(
+        default_factory=dict, description='deterministic captures: phones, emails, ids'
+    )
+    created_at: datetime
+    updated_at: datetime
+    merged_into: str | None = None
+
+    @field_validator('created_at', 'updated_at')
+    @classmethod
+    def _aware(cls, value: datetime) -> datetime:
+        return aware(value)
+
+
+class Relation(BaseModel):
+    """A fact `subject -predicate-> object`, valid in world time and recorded in system time."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    id: str
+    scope: str
+    subject_id: str
+    predicate: str = Field(min_length=1)
+    object_id: str
+    fact: str = Field(default='', description='the sentence the fact was read from')
+    valid_from: datetime | None = Field(default=None, description='world time it became true')
+    valid_to: datetime | None = Field(default=None, description='world time it stopped being true')
+    recorded_at: datetime = Field(description='system time it was written')
+    expired_at: datetime | None = Field(
+        default=None, description='system time it was retracted (merged away, not superseded)'
+    )
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    source_chunk: str | None = None
+    source_episode: str | None = None
+
+    @field_validator('valid_from', 'valid_to', 'recorded_at', 'expired_at')
+    @classmethod
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        return aware(value) if value is not None else None
+
+
+class RelationUpdate(BaseModel):
+    """A change to a stored relation's time fields (facts are never deleted)."""
+
+    id: str
+    subject_id: str = Field(description='lets stores find the edge from its indexed endpoint')
+    valid_to: datetime | None = None
+    expired_at: datetime | None = None
+
+
+class Mention(BaseModel):
+    """`entity` was named in a chunk or an episode."""
+
+    entity_id: str
+    source_id: str
+    scope: str
+    kind: SourceKind = 'chunk'
+    at: datetime
+
+
+# ---- extraction -----------------------------------------------------------------------------
+
+
+class SourceText(BaseModel):
+    """A text to extract from, with the time relative dates resolve against."""
+
+    text: str
+    at: datetime
+    speaker: str | None = None
+
+
+class EntityMention(BaseModel):
+    """An entity named in a text (before resolution against the graph)."""
+
+    name: str
+    type: EntityType = EntityType.OTHER
+    attributes: dict[str, list[str]] = Field(default_factory=dict)
+    speaker: bool = Field(default=False, description='the text\'s speaker ("I", "my")')
+
+
+class RelationMention(BaseModel):
+    """A fact read from a text; subject and object are entity mention names."""
+
+    subject: str
+    predicate: str
+    object: str
+    fact: str = ''
+    valid_from: datetime | None = None
+    confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+
+
+class Extraction(BaseModel):
+    """What one text yielded."""
+
+    entities: list[EntityMention] = Field(default_factory=list)
+    relations: list[RelationMention] = Field(default_factory=list)
+
+
+# ---- search ---------------------------------------------------------------------------------
+
+
+class KGSearchRequest(BaseModel):
+    """`knowledge_graph_search` input."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    scope: ScopeId
+    as_of: datetime | None = Field(default=None, description='world time; default now')
+    hops: int = Field(default=2, ge=1, le=3)
+    limit: int = Field(default=10, ge=1, le=100)
+
+    @field_validator('as_of')
+    @classmethod
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        return aware(value) if value is not None else None
+
+
+class EntityOut(BaseModel):
+    """An entity in a search answer, with its rank score."""
+
+    id: str
+    name: str
+    type: EntityType
+    aliases: list[str]
+    summary: str
+    mention_count: int
+    attributes: dict[str, list[str]]
+    score: float = 0.0
+    seed: bool = Field(default=False, description='matched the query directly')
+
+
+class FactOut(BaseModel):
+    """A fact with its validity window and provenance."""
+
+    id: str
+    subject_id: str
+    subject: str
+    predicate: str
+    object_id: str
+    object: str
+    fact: str
+    valid_from: datetime | None
+    valid_to: datetime | None
+    recorded_at: datetime
+    expired_at: datetime | None
+    confidence: float
+    source_chunk: str | None
+    source_episode: str | None
+    current: bool = Field(description="valid at the request's as_of")
+
+
+class PathOut(BaseModel):
+    """A chain of facts from a seed entity to a ranked one."""
+
+    entity_ids: list[str]
+    fact_ids: list[str]
+    text: str
+
+
+class KGSearchResponse(BaseModel):
+    """`knowledge_graph_search` output."""
+
+    entities: list[EntityOut] = Field(default_factory=list)
+    facts: list[FactOut] = Field(default_factory=list)
+    paths: list[PathOut] = Field(default_factory=list)
+    as_of: datetime | None = None
+
+
+class EntityDetail(BaseModel):
+    """One entity: aliases, facts valid now, and the full history of its facts."""
+
+    entity: EntityOut
+    current: list[FactOut]
+    history: list[FactOut]
+    merged_from: list[str] = Field(default_factory=list)
+
+
+class MergeResult(BaseModel):
+    """What `merge_duplicates` did: merged pairs (duplicate -> kept) and ambiguous pairs."""
+
+    merged: dict[str, str] = Field(default_factory=dict)
+    ambiguous: list[tuple[str, str]] = Field(default_factory=list)

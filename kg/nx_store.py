@@ -1,0 +1,141 @@
+"""GraphStore on networkx: the in-memory twin of the Kuzu adapter (tests, small graphs)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+import networkx as nx
+
+from kg.models import Entity, Mention, Relation, RelationUpdate
+from kg.temporal import valid_at
+
+
+class NetworkxGraphStore:
+    """Entities are nodes, relations are keyed edges of a MultiDiGraph; one lock for all."""
+
+    def __init__(self) -> None:
+        self._graph = nx.MultiDiGraph()
+        self._relations: dict[str, Relation] = {}
+        self._embeddings: dict[str, list[float]] = {}
+        self._mentions: dict[str, dict[str, Mention]] = {}  # entity id -> source id -> mention
+        self._lock = threading.RLock()
+
+    def upsert_entities(
+        self,
+        entities: Sequence[Entity],
+        embeddings: Mapping[str, Sequence[float]] | None = None,
+    ) -> None:
+        with self._lock:
+            for entity in entities:
+                self._graph.add_node(entity.id, entity=entity.model_copy(deep=True))
+            for ident, vector in (embeddings or {}).items():
+                self._embeddings[ident] = list(vector)
+
+    def get_entities(self, ids: Sequence[str]) -> list[Entity]:
+        with self._lock:
+            return [
+                self._graph.nodes[i]['entity'].model_copy(deep=True)
+                for i in ids
+                if i in self._graph
+            ]
+
+    def list_entities(self, scope: str) -> list[Entity]:
+        with self._lock:
+            return [
+                data['entity'].model_copy(deep=True)
+                for _, data in self._graph.nodes(data=True)
+                if data['entity'].scope == scope
+            ]
+
+    def entity_embeddings(self, scope: str) -> dict[str, list[float]]:
+        with self._lock:
+            return {
+                i: list(v)
+                for i, v in self._embeddings.items()
+                if i in self._graph and self._graph.nodes[i]['entity'].scope == scope
+            }
+
+    def add_relations(self, relations: Sequence[Relation]) -> None:
+        with self._lock:
+            for rel in relations:
+                if rel.id in self._relations:
+                    continue
+                self._relations[rel.id] = rel
+                self._graph.add_edge(rel.subject_id, rel.object_id, key=rel.id)
+
+    def update_relations(self, updates: Sequence[RelationUpdate]) -> None:
+        with self._lock:
+            for upd in updates:
+                rel = self._relations.get(upd.id)
+                if rel is None:
+                    continue
+                changes = {
+                    k: v
+                    for k, v in (('valid_to', upd.valid_to), ('expired_at', upd.expired_at))
+                    if v is not None
+                }
+                self._relations[upd.id] = rel.model_copy(update=changes)
+
+    def relations_of(self, entity_ids: Sequence[str]) -> list[Relation]:
+        with self._lock:
+            return [self._relations[k] for k in self._edge_keys(entity_ids)]
+
+    def neighbourhood(
+        self, seed_ids: Sequence[str], hops: int, as_of: datetime, max_edges: int = 500
+    ) -> list[Relation]:
+        with self._lock:
+            seen: dict[str, Relation] = {}
+            visited = {i for i in seed_ids if i in self._graph}
+            frontier = set(visited)
+            for _ in range(hops):
+                found = [
+                    self._relations[k]
+                    for k in self._edge_keys(sorted(frontier))
+                    if k not in seen and valid_at(self._relations[k], as_of)
+                ][:max_edges]
+                nxt: set[str] = set()
+                for rel in found:
+                    seen[rel.id] = rel
+                    for end in (rel.subject_id, rel.object_id):
+                        if end not in visited:
+                            nxt.add(end)
+                visited |= nxt
+                frontier = nxt
+                if not frontier:
+                    break
+            return list(seen.values())
+
+    def add_mentions(self, mentions: Sequence[Mention]) -> None:
+        with self._lock:
+            for m in mentions:
+                if m.entity_id in self._graph:
+                    self._mentions.setdefault(m.entity_id, {})[m.source_id] = m
+
+    def mentions(self, entity_ids: Sequence[str], limit: int) -> list[Mention]:
+        with self._lock:
+            found = [m for i in entity_ids for m in self._mentions.get(i, {}).values()]
+        found.sort(key=lambda m: m.at, reverse=True)
+        return found[:limit]
+
+    def forget_sources(self, source_ids: Sequence[str]) -> None:
+        gone = set(source_ids)
+        with self._lock:
+            for by_source in self._mentions.values():
+                for sid in gone & by_source.keys():
+                    del by_source[sid]
+
+    def close(self) -> None:
+        return None
+
+    def _edge_keys(self, entity_ids: Sequence[str]) -> list[str]:
+        keys: dict[str, None] = {}
+        for ident in entity_ids:
+            if ident not in self._graph:
+                continue
+            for _, _, key in self._graph.out_edges(ident, keys=True):
+                keys[key] = None
+            for _, _, key in self._graph.in_edges(ident, keys=True):
+                keys[key] = None
+        return list(keys)

@@ -1,0 +1,157 @@
+"""Entity resolution: one scope's names in memory, matched exactly, fuzzily and by embedding."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from rapidfuzz import fuzz
+
+from kg.models import Entity, EntityType
+
+FUZZY_MERGE = 90.0  # rapidfuzz ratio at or above which two names are one entity at write
+FUZZY_AMBIGUOUS = 80.0
+EMBED_MERGE = 0.95
+EMBED_AMBIGUOUS = 0.85
+_MIN_FUZZY_CHARS = 5  # "Al" vs "Ali" are different people: short names must match exactly
+_WORD = re.compile(r"[^\w\s'-]+")
+_LEADING = ('the ', 'a ', 'an ', 'my ', 'our ')
+_SOFT_TYPES = (EntityType.OTHER, EntityType.CONCEPT)
+
+
+def normalize(name: str) -> str:
+    """Matching key of a name: lower case, no punctuation or possessive, no leading article."""
+    key = _WORD.sub(' ', name.lower()).replace("'s ", ' ').strip()
+    key = re.sub(r"'s$", '', key)
+    for article in _LEADING:
+        if key.startswith(article):
+            key = key[len(article) :]
+    return ' '.join(key.split())
+
+
+def trigrams(key: str) -> set[str]:
+    """Character trigrams of a padded key (the fuzzy candidates' blocking index)."""
+    padded = f'  {key} '
+    return {padded[i : i + 3] for i in range(len(padded) - 2)}
+
+
+def types_compatible(a: EntityType, b: EntityType) -> bool:
+    """Vague types (other, concept) agree with anything; specific ones must be equal."""
+    return a == b or a in _SOFT_TYPES or b in _SOFT_TYPES
+
+
+class NameIndex:
+    """Live entities of one scope by name key, trigram and name vector; safe across threads."""
+
+    def __init__(self, entities: Iterable[Entity], vectors: dict[str, list[float]] | None = None):
+        self._lock = threading.Lock()
+        self.entities: dict[str, Entity] = {}
+        self.redirect: dict[str, str] = {}  # merged id -> surviving id
+        self._keys: dict[str, str] = {}
+        self._grams: dict[str, set[str]] = {}
+        self._vec_ids: list[str] = []
+        self._vecs: list[np.ndarray] = []
+        self._matrix: np.ndarray | None = None
+        for entity in entities:
+            self.put(entity)
+        for ident, vec in (vectors or {}).items():
+            self.put_vector(ident, vec)
+
+    # ---- writes --------------------------------------------------------------------------
+
+    def put(self, entity: Entity) -> None:
+        """Add or refresh an entity (a merged one becomes a redirect)."""
+        with self._lock:
+            if entity.merged_into is not None:
+                self.redirect[entity.id] = entity.merged_into
+                self.entities.pop(entity.id, None)
+                for key in [k for k, v in self._keys.items() if v == entity.id]:
+                    self._keys[key] = entity.merged_into
+                return
+            self.entities[entity.id] = entity
+            for name in (entity.canonical_name, entity.name, *entity.aliases):
+                key = normalize(name)
+                if not key:
+                    continue
+                self._keys.setdefault(key, entity.id)
+                for gram in trigrams(key):
+                    self._grams.setdefault(gram, set()).add(entity.id)
+
+    def put_vector(self, ident: str, vector: Sequence[float]) -> None:
+        """Remember a name vector (unit length) for embedding matches."""
+        vec = np.asarray(vector, dtype=np.float32)
+        norm = float(np.linalg.norm(vec))
+        if norm == 0.0:
+            return
+        with self._lock:
+            self._vec_ids.append(ident)
+            self._vecs.append(vec / norm)
+            self._matrix = None
+
+    # ---- reads ---------------------------------------------------------------------------
+
+    def live(self, ident: str) -> str:
+        """The surviving id of an entity (follows merges)."""
+        seen = set()
+        while ident in self.redirect and ident not in seen:
+            seen.add(ident)
+            ident = self.redirect[ident]
+        return ident
+
+    def exact(self, name: str) -> str | None:
+        """Entity whose name or alias normalises to the same key."""
+        key = normalize(name)
+        found = self._keys.get(key)
+        return self.live(found) if found else None
+
+    def fuzzy(self, name: str, threshold: float, limit: int = 5) -> list[tuple[str, float]]:
+        """Entities whose names score >= threshold (rapidfuzz ratio), best first."""
+        key = normalize(name)
+        if len(key) < _MIN_FUZZY_CHARS:
+            return []
+        grams = trigrams(key)
+        with self._lock:
+            counts: dict[str, int] = {}
+            for gram in grams:
+                for ident in self._grams.get(gram, ()):
+                    counts[ident] = counts.get(ident, 0) + 1
+            # candidates must share a good part of their trigrams before rapidfuzz runs
+            floor = max(2, len(grams) // 2)
+            candidates = [i for i, c in counts.items() if c >= floor and i in self.entities]
+            entities = [self.entities[i] for i in candidates]
+        scored = []
+        for entity in entities:
+            best = max(
+                fuzz.ratio(key, normalize(n)) for n in (entity.canonical_name, *entity.aliases)
+            )
+            if best >= threshold:
+                scored.append((entity.id, float(best)))
+        scored.sort(key=lambda x: -x[1])
+        return scored[:limit]
+
+    def nearest(
+        self, vector: Sequence[float], threshold: float, limit: int = 5
+    ) -> list[tuple[str, float]]:
+        """Live entities whose name vectors have cosine >= threshold, best first."""
+        with self._lock:
+            if not self._vecs:
+                return []
+            if self._matrix is None:
+                self._matrix = np.vstack(self._vecs)
+            matrix, ids = self._matrix, list(self._vec_ids)
+        query = np.asarray(vector, dtype=np.float32)
+        norm = float(np.linalg.norm(query))
+        if norm == 0.0:
+            return []
+        sims = matrix @ (query / norm)
+        order = np.argsort(-sims)[: limit * 3]
+        out: list[tuple[str, float]] = []
+        for i in order:
+            if sims[i] < threshold:
+                break
+            ident = self.live(ids[i])
+            if ident in self.entities and all(ident != o for o, _ in out):
+                out.append((ident, float(sims[i])))
+        return out[:limit]

