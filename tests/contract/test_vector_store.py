@@ -1,0 +1,560 @@
+"""One VectorStore contract, run against Qdrant Edge, QdrantClient(':memory:') and the fake."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import textwrap
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.errors import StoreUnavailable
+from recall.models import CollectionSpec, PointFilter, Range, SparseVector, VectorPoint
+from recall.ports import VectorStore
+from tests.fakes import InMemoryVectorStore
+
+# ':memory:' warns that payload indexes have no effect there; that is expected in this suite
+pytestmark = pytest.mark.filterwarnings('ignore:Payload indexes have no effect')
+
+C = 'memories'
+SPEC = CollectionSpec(
+    name=C,
+    dense_dim=4,
+    keyword_fields=('scope', 'kind', 'tags', 'entity_ids'),
+    bool_fields=('pinned',),
+    float_fields=('created_at',),
+    integer_fields=('access_count',),
+)
+ALL = PointFilter(scopes=None)
+REPO = Path(__file__).resolve().parents[2]
+
+
+def make_edge(root: Path) -> VectorStore:
+    from recall.edge_store import EdgeVectorStore
+
+    return EdgeVectorStore(root)
+
+
+def make_store(kind: str, tmp_path: Path) -> VectorStore:
+    if kind == 'edge':
+        return make_edge(tmp_path / 'vectors')
+    if kind == 'qdrant':
+        from qdrant_client import QdrantClient
+
+        from recall.qdrant_store import QdrantVectorStore
+
+        return QdrantVectorStore(QdrantClient(':memory:'))
+    return InMemoryVectorStore()
+
+
+@pytest.fixture(params=['edge', 'qdrant', 'memory'])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
+    """An empty `memories` collection on each adapter."""
+    vs = make_store(request.param, tmp_path)
+    vs.ensure_collection(SPEC)
+    yield vs
+    vs.close()
+
+
+def pid(n: int) -> str:
+    """Deterministic ids whose string order is their numeric order."""
+    return str(uuid.UUID(int=n))
+
+
+def point(
+    n: int,
+    dense: list[float] | None = None,
+    sparse: dict[int, float] | None = None,
+    **payload: Any,
+) -> VectorPoint:
+    payload.setdefault('scope', 'agent:a')
+    terms = sparse if sparse is not None else {1000 + n: 1.0}
+    return VectorPoint(
+        id=pid(n),
+        dense=dense or [1.0, 0.0, 0.0, 0.0],
+        sparse=SparseVector(indices=list(terms), values=list(terms.values())),
+        payload=payload,
+    )
+
+
+def ids_of(points: list[Any]) -> list[str]:
+    return [p.id for p in points]
+
+
+def scoped(*scopes: str, **kw: Any) -> PointFilter:
+    return PointFilter(scopes=list(scopes), **kw)
+
+
+# ---- collections and round trips ------------------------------------------------------------
+
+
+def test_ensure_collection_twice_keeps_the_points(store: VectorStore) -> None:
+    store.upsert(C, [point(1)])
+    store.ensure_collection(SPEC)
+    assert store.count(C, ALL) == 1
+
+
+def test_an_upserted_payload_comes_back_unchanged(store: VectorStore) -> None:
+    payload: dict[str, Any] = {
+        'scope': 'agent:a',
+        'kind': 'fact',
+        'tags': ['x', 'y'],
+        'pinned': True,
+        'superseded_by': None,
+        'created_at': 1_700_000_000.5,
+        'access_count': 3,
+        'metadata': {'source': {'path': 'a.md', 'lines': [1, 2]}, 'flag': False, 'none': None},
+        'text': 'naïve 中文',
+    }
+    store.upsert(C, [point(1, **payload)])
+    [got] = store.retrieve(C, [pid(1)])
+    assert got.id == pid(1)
+    assert isinstance(got.id, str)
+    assert got.payload == payload
+    assert type(got.payload['pinned']) is bool
+
+
+def test_retrieve_leaves_missing_and_malformed_ids_out(store: VectorStore) -> None:
+    store.upsert(C, [point(1), point(2)])
+    got = store.retrieve(C, [pid(2), pid(99), 'not-a-uuid', pid(1)])
+    assert ids_of(got) == [pid(2), pid(1)]
+    assert store.retrieve(C, []) == []
+
+
+def test_upserting_an_existing_id_replaces_the_point(store: VectorStore) -> None:
+    store.upsert(C, [point(1, kind='fact', tags=['old'])])
+    store.upsert(C, [point(1, dense=[0.0, 1.0, 0.0, 0.0], kind='note')])
+    [got] = store.retrieve(C, [pid(1)])
+    assert got.payload == {'scope': 'agent:a', 'kind': 'note'}
+    assert store.count(C, ALL) == 1
+    [hit] = store.query(C, 'dense', [0.0, 1.0, 0.0, 0.0], ALL, 1)
+    assert hit.score == pytest.approx(1.0, abs=1e-5)
+
+
+# ---- channels -------------------------------------------------------------------------------
+
+
+def test_dense_query_ranks_by_cosine_with_raw_scores_and_payload(store: VectorStore) -> None:
+    store.upsert(
+        C,
+        [
+            point(1, dense=[0.0, 1.0, 0.0, 0.0], kind='far'),
+            point(2, dense=[1.0, 0.1, 0.0, 0.0], kind='near'),
+            point(3, dense=[2.0, 2.0, 0.0, 0.0], kind='mid'),  # length does not matter
+        ],
+    )
+    hits = store.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], scoped('agent:a'), 10)
+    assert ids_of(hits) == [pid(2), pid(3), pid(1)]
+    assert hits[0].score == pytest.approx(1 / math.sqrt(1.01), abs=1e-4)
+    assert hits[1].score == pytest.approx(1 / math.sqrt(2), abs=1e-4)
+    assert hits[2].score == pytest.approx(0.0, abs=1e-4)
+    assert hits[0].payload == {'scope': 'agent:a', 'kind': 'near'}
+
+
+def test_sparse_query_weights_a_rare_term_above_a_common_one(store: VectorStore) -> None:
+    common, rare = 7, 8
+    store.upsert(C, [point(n, sparse={common: 1.0}) for n in range(1, 6)])
+    store.upsert(C, [point(6, sparse={rare: 1.0}), point(7, sparse={common: 1.0, rare: 1.0})])
+    store.upsert(C, [point(8, sparse={9: 1.0})])  # shares no term with the query
+    hits = store.query(C, 'bm25', SparseVector(indices=[common, rare], values=[1.0, 1.0]), ALL, 10)
+    n_total = 8
+
+    def idf(n: int) -> float:
+        return math.log(1 + (n_total - n + 0.5) / (n + 0.5))
+
+    assert hits[0].id == pid(7)
+    assert hits[0].score == pytest.approx(idf(6) + idf(2), rel=1e-4)
+    assert hits[1].id == pid(6)
+    assert hits[1].score == pytest.approx(idf(2), rel=1e-4)
+    assert {h.id for h in hits[2:]} == {pid(n) for n in range(1, 6)}
+    assert hits[2].score == pytest.approx(idf(6), rel=1e-4)
+    assert pid(8) not in ids_of(hits)
+
+
+def test_an_empty_sparse_query_returns_nothing(store: VectorStore) -> None:
+    store.upsert(C, [point(1)])
+    assert store.query(C, 'bm25', SparseVector(), ALL, 5) == []
+
+
+def test_a_point_with_an_empty_sparse_vector_is_still_found_by_dense(store: VectorStore) -> None:
+    store.upsert(C, [point(1, sparse={})])
+    assert ids_of(store.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], ALL, 5)) == [pid(1)]
+
+
+def test_queries_on_an_empty_collection_return_nothing(store: VectorStore) -> None:
+    assert store.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], ALL, 5) == []
+    assert store.query(C, 'bm25', SparseVector(indices=[1], values=[1.0]), ALL, 5) == []
+    assert store.scroll(C, ALL, 10) == ([], None)
+    assert store.count(C, ALL) == 0
+    assert store.facet(C, 'kind', ALL) == {}
+
+
+def test_query_returns_at_most_limit_points(store: VectorStore) -> None:
+    store.upsert(C, [point(n, dense=[1.0, n / 10, 0.0, 0.0], sparse={5: 1.0}) for n in range(20)])
+    assert len(store.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], ALL, 7)) == 7
+    assert len(store.query(C, 'bm25', SparseVector(indices=[5], values=[1.0]), ALL, 3)) == 3
+
+
+# ---- filters --------------------------------------------------------------------------------
+
+
+def test_scope_filter_never_returns_another_scopes_points(store: VectorStore) -> None:
+    store.upsert(
+        C,
+        [
+            point(1, scope='agent:a', sparse={1: 1.0}),
+            point(2, scope='agent:b', sparse={1: 1.0}),
+            point(3, scope='team:t', sparse={1: 1.0}),
+        ],
+    )
+    dense, sparse = [1.0, 0.0, 0.0, 0.0], SparseVector(indices=[1], values=[1.0])
+    assert ids_of(store.query(C, 'dense', dense, scoped('agent:a'), 10)) == [pid(1)]
+    assert ids_of(store.query(C, 'bm25', sparse, scoped('agent:b'), 10)) == [pid(2)]
+    both = store.query(C, 'dense', dense, scoped('agent:a', 'team:t'), 10)
+    assert sorted(ids_of(both)) == [pid(1), pid(3)]
+    assert sorted(ids_of(store.query(C, 'dense', dense, ALL, 10))) == [pid(1), pid(2), pid(3)]
+    assert store.count(C, scoped('agent:b')) == 1
+    assert ids_of(store.scroll(C, scoped('team:t'), 10)[0]) == [pid(3)]
+
+
+def test_an_empty_scope_list_matches_nothing(store: VectorStore) -> None:
+    store.upsert(C, [point(1, kind='fact')])
+    nothing = PointFilter(scopes=[])
+    assert store.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], nothing, 5) == []
+    assert store.count(C, nothing) == 0
+    assert store.scroll(C, nothing, 5) == ([], None)
+    assert store.facet(C, 'kind', nothing) == {}
+
+
+def test_any_of_and_none_of_on_keyword_bool_and_list_fields(store: VectorStore) -> None:
+    store.upsert(
+        C,
+        [
+            point(1, kind='fact', pinned=True, tags=['work', 'urgent'], entity_ids=['e1']),
+            point(2, kind='note', pinned=False, tags=['home'], entity_ids=['e2', 'e3']),
+            point(3, kind='lesson', pinned=False, tags=[], entity_ids=[]),
+            point(4, kind='fact'),  # no pinned, tags or entity_ids at all
+        ],
+    )
+
+    def found(**kw: Any) -> list[str]:
+        flt = scoped('agent:a', **kw)
+        by_count = store.count(C, flt)
+        by_query = sorted(ids_of(store.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], flt, 10)))
+        by_scroll = ids_of(store.scroll(C, flt, 10)[0])
+        assert by_query == by_scroll
+        assert by_count == len(by_scroll)
+        return [str(uuid.UUID(i).int) for i in by_scroll]
+
+    assert found(any_of={'kind': ['fact', 'lesson']}) == ['1', '3', '4']
+    assert found(none_of={'kind': ['fact']}) == ['2', '3']
+    assert found(any_of={'pinned': [True]}) == ['1']
+    assert found(any_of={'pinned': [False]}) == ['2', '3']
+    assert found(any_of={'pinned': [True, False]}) == ['1', '2', '3']
+    assert found(none_of={'pinned': [True]}) == ['2', '3', '4']
+    assert found(any_of={'tags': ['urgent', 'home']}) == ['1', '2']
+    assert found(none_of={'tags': ['work']}) == ['2', '3', '4']
+    assert found(any_of={'entity_ids': ['e3']}) == ['2']
+    assert found(any_of={'kind': ['fact']}, none_of={'entity_ids': ['e1']}) == ['4']
+    assert found(any_of={'kind': []}) == []
+    assert found(none_of={'kind': []}) == ['1', '2', '3', '4']
+
+
+def test_ranges_are_inclusive_on_float_and_integer_fields(store: VectorStore) -> None:
+    store.upsert(
+        C,
+        [point(n, created_at=1_700_000_000.0 + n * 0.5, access_count=n) for n in range(1, 6)]
+        + [point(6, created_at=None)],
+    )
+
+    def found(flt: PointFilter) -> list[int]:
+        return [uuid.UUID(p.id).int for p in store.scroll(C, flt, 10)[0]]
+
+    window = Range(gte=1_700_000_001.0, lte=1_700_000_002.0)
+    assert found(scoped('agent:a', ranges={'created_at': window})) == [2, 3, 4]
+    assert found(scoped('agent:a', ranges={'created_at': Range(lte=1_700_000_000.5)})) == [1]
+    assert found(scoped('agent:a', ranges={'access_count': Range(gte=4)})) == [4, 5]
+    dense = store.query(
+        C,
+        'dense',
+        [1.0, 0.0, 0.0, 0.0],
+        scoped('agent:a', ranges={'created_at': Range(gte=1_700_000_002.5)}),
+        10,
+    )
+    assert [uuid.UUID(p.id).int for p in dense] == [5]
+
+
+# ---- payload updates, deletes, paging, stats ------------------------------------------------
+
+
+def test_set_payload_merges_fields_and_leaves_vectors_alone(store: VectorStore) -> None:
+    store.upsert(
+        C,
+        [
+            point(
+                1,
+                dense=[0.0, 0.0, 1.0, 0.0],
+                sparse={42: 1.0},
+                kind='fact',
+                pinned=False,
+                metadata={'a': 1},
+            ),
+            point(2, dense=[0.0, 1.0, 0.0, 0.0], kind='note'),
+        ],
+    )
+    store.set_payload(
+        C,
+        {
+            pid(1): {'pinned': True, 'access_count': 2, 'metadata': {'b': 2}},
+            pid(2): {'kind': 'lesson'},
+            pid(99): {'kind': 'ghost'},  # deleted meanwhile: ignored
+        },
+    )
+    one, two = store.retrieve(C, [pid(1), pid(2)])
+    assert one.payload == {
+        'scope': 'agent:a',
+        'kind': 'fact',
+        'pinned': True,
+        'access_count': 2,
+        'metadata': {'b': 2},
+    }
+    assert two.payload['kind'] == 'lesson'
+    assert store.retrieve(C, [pid(99)]) == []
+    [hit] = store.query(C, 'dense', [0.0, 0.0, 1.0, 0.0], scoped('agent:a'), 1)
+    assert hit.id == pid(1)
+    assert hit.score == pytest.approx(1.0, abs=1e-5)
+    [sparse_hit] = store.query(C, 'bm25', SparseVector(indices=[42], values=[1.0]), ALL, 5)
+    assert sparse_hit.id == pid(1)
+    assert store.count(C, scoped('agent:a', any_of={'pinned': [True]})) == 1
+
+
+def test_delete_removes_points_and_ignores_unknown_ids(store: VectorStore) -> None:
+    store.upsert(C, [point(1, sparse={3: 1.0}), point(2, sparse={3: 1.0}), point(3)])
+    store.delete(C, [pid(1), pid(42), 'not-a-uuid'])
+    store.delete(C, [])
+    assert store.retrieve(C, [pid(1)]) == []
+    assert store.count(C, ALL) == 2
+    assert pid(1) not in ids_of(store.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], ALL, 10))
+    assert ids_of(store.query(C, 'bm25', SparseVector(indices=[3], values=[1.0]), ALL, 10)) == [
+        pid(2)
+    ]
+
+
+def test_scroll_pages_cover_every_point_once_in_id_order(store: VectorStore) -> None:
+    ids = sorted(str(uuid.uuid4()) for _ in range(23))
+    store.upsert(
+        C,
+        [
+            VectorPoint(
+                id=i,
+                dense=[1.0, 0.0, 0.0, 0.0],
+                sparse=SparseVector(),
+                payload={'scope': 'agent:a' if n % 3 else 'agent:b', 'n': n},
+            )
+            for n, i in enumerate(reversed(ids))
+        ],
+    )
+    seen: list[str] = []
+    offset: str | None = None
+    pages = 0
+    while True:
+        page, offset = store.scroll(C, ALL, 5, offset)
+        seen.extend(ids_of(page))
+        pages += 1
+        assert len(page) <= 5
+        if offset is None:
+            break
+        assert isinstance(offset, str)
+    assert seen == ids
+    assert pages == 5
+    in_a, offset = store.scroll(C, scoped('agent:a'), 100)
+    assert offset is None
+    assert all(p.payload['scope'] == 'agent:a' for p in in_a)
+    assert len(in_a) == store.count(C, scoped('agent:a'))
+
+
+def test_count_and_facet_count_matching_points(store: VectorStore) -> None:
+    store.upsert(
+        C,
+        [
+            point(1, kind='fact', tags=['a', 'b'], pinned=True),
+            point(2, kind='fact', tags=['a'], pinned=False),
+            point(3, kind='note', tags=['c'], pinned=False),
+            point(4, kind='note', scope='agent:other', pinned=True),
+        ],
+    )
+    assert store.count(C, ALL) == 4
+    assert store.count(C, scoped('agent:a')) == 3
+    assert store.facet(C, 'kind', scoped('agent:a')) == {'fact': 2, 'note': 1}
+    assert store.facet(C, 'kind', ALL) == {'fact': 2, 'note': 2}
+    assert store.facet(C, 'tags', scoped('agent:a')) == {'a': 2, 'b': 1, 'c': 1}
+    assert store.facet(C, 'scope', ALL) == {'agent:a': 3, 'agent:other': 1}
+    assert store.facet(C, 'pinned', ALL) == {'true': 2, 'false': 2}
+    assert store.facet(C, 'kind', scoped('agent:a', none_of={'pinned': [True]})) == {
+        'fact': 1,
+        'note': 1,
+    }
+    assert len(store.facet(C, 'tags', ALL, limit=2)) == 2
+
+
+# ---- Qdrant Edge only: files, locks, threads ------------------------------------------------
+
+
+def test_edge_data_survives_close_and_reopen(tmp_path: Path) -> None:
+    root = tmp_path / 'vectors'
+    first = make_edge(root)
+    first.ensure_collection(SPEC)
+    first.upsert(C, [point(1, kind='fact', pinned=True, sparse={5: 1.0})])
+    first.close()
+    first.close()  # idempotent
+    again = make_edge(root)
+    again.ensure_collection(SPEC)
+    try:
+        [got] = again.retrieve(C, [pid(1)])
+        assert got.payload == {'scope': 'agent:a', 'kind': 'fact', 'pinned': True}
+        assert store_has_filters(again)
+    finally:
+        again.close()
+
+
+def store_has_filters(vs: VectorStore) -> bool:
+    """The reopened shard still answers indexed filters and the sparse channel."""
+    pinned = vs.count(C, scoped('agent:a', any_of={'pinned': [True]}))
+    sparse = vs.query(C, 'bm25', SparseVector(indices=[5], values=[1.0]), ALL, 1)
+    return pinned == 1 and len(sparse) == 1
+
+
+def test_edge_refuses_a_second_open_of_the_same_folder(tmp_path: Path) -> None:
+    root = tmp_path / 'vectors'
+    owner = make_edge(root)
+    owner.ensure_collection(SPEC)
+    try:
+        with pytest.raises(StoreUnavailable, match='in use by another process'):
+            make_edge(root).ensure_collection(SPEC)
+        code = textwrap.dedent(
+            f"""
+            from pathlib import Path
+            from core.errors import StoreUnavailable
+            from recall.edge_store import EdgeVectorStore
+            from tests.contract.test_vector_store import SPEC
+            try:
+                EdgeVectorStore(Path({str(root)!r})).ensure_collection(SPEC)
+            except StoreUnavailable as exc:
+                print(exc.code, exc.message)
+            """
+        )
+        out = subprocess.run(
+            [sys.executable, '-c', code], cwd=REPO, capture_output=True, text=True, timeout=60
+        )
+        assert 'store_unavailable' in out.stdout, out.stderr
+        assert 'in use by another process' in out.stdout
+    finally:
+        owner.close()
+    reopened = make_edge(root)  # the lock goes with close()
+    reopened.ensure_collection(SPEC)
+    reopened.close()
+
+
+def test_edge_keeps_acknowledged_writes_when_the_process_dies(tmp_path: Path) -> None:
+    root = tmp_path / 'vectors'
+    code = textwrap.dedent(
+        f"""
+        import os
+        from pathlib import Path
+        from recall.edge_store import EdgeVectorStore
+        from tests.contract.test_vector_store import SPEC, point
+        vs = EdgeVectorStore(Path({str(root)!r}))
+        vs.ensure_collection(SPEC)
+        vs.upsert('{C}', [point(1, kind='fact')])
+        os._exit(0)  # no close, no flush
+        """
+    )
+    subprocess.run([sys.executable, '-c', code], cwd=REPO, check=True, timeout=60)
+    vs = make_edge(root)
+    vs.ensure_collection(SPEC)
+    try:
+        assert ids_of(vs.retrieve(C, [pid(1)])) == [pid(1)]
+    finally:
+        vs.close()
+
+
+def test_edge_serves_concurrent_writers_and_readers(tmp_path: Path) -> None:
+    vs = make_edge(tmp_path / 'vectors')
+    vs.ensure_collection(SPEC)
+    errors: list[Exception] = []
+    writers, batches, per_batch = 4, 15, 20
+
+    def write(w: int) -> None:
+        try:
+            for b in range(batches):
+                base = 1 + (w * batches + b) * per_batch
+                vs.upsert(
+                    C,
+                    [
+                        point(
+                            n,
+                            dense=[1.0, n % 7, 0.0, 1.0],
+                            sparse={n % 11: 1.0},
+                            scope=f'agent:{w}',
+                            kind='fact',
+                        )
+                        for n in range(base, base + per_batch)
+                    ],
+                )
+                vs.set_payload(C, {pid(base): {'pinned': True}})
+        except Exception as exc:  # surfaced by the main thread below
+            errors.append(exc)
+
+    def read(r: int) -> None:
+        try:
+            for _ in range(40):
+                flt = scoped(f'agent:{r % writers}')
+                vs.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], flt, 10)
+                vs.query(C, 'bm25', SparseVector(indices=[r], values=[1.0]), ALL, 10)
+                vs.count(C, ALL)
+                vs.facet(C, 'scope', ALL)
+                vs.scroll(C, flt, 50)
+        except Exception as exc:  # surfaced by the main thread below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(writers)]
+    threads += [threading.Thread(target=read, args=(r,)) for r in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert errors == []
+        total = writers * batches * per_batch
+        assert vs.count(C, ALL) == total
+        assert len(vs.retrieve(C, [pid(n) for n in range(1, total + 1)])) == total
+        assert vs.count(C, PointFilter(scopes=None, any_of={'pinned': [True]})) == writers * batches
+        assert vs.facet(C, 'scope', ALL) == {f'agent:{w}': batches * per_batch for w in range(4)}
+    finally:
+        vs.close()
+
+
+def test_edge_optimize_keeps_every_point_queryable(tmp_path: Path) -> None:
+    vs = make_edge(tmp_path / 'vectors')
+    vs.ensure_collection(SPEC)
+    try:
+        vs.upsert(C, [point(n, dense=[1.0, n / 50, 0.0, 0.0], kind='fact') for n in range(1, 201)])
+        vs.optimize()
+        assert vs.count(C, scoped('agent:a', any_of={'kind': ['fact']})) == 200
+        assert vs.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], scoped('agent:a'), 1)[0].id == pid(1)
+    finally:
+        vs.close()
+
+
+def test_edge_methods_after_close_raise_store_unavailable(tmp_path: Path) -> None:
+    vs = make_edge(tmp_path / 'vectors')
+    vs.ensure_collection(SPEC)
+    vs.close()
+    with pytest.raises(StoreUnavailable):
+        vs.count(C, ALL)

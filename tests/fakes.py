@@ -1,0 +1,222 @@
+"""In-memory twins of the ports, for unit tests of services (no engine, no files)."""
+
+from __future__ import annotations
+
+import json
+import math
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from recall.models import (
+    Channel,
+    CollectionSpec,
+    PointFilter,
+    ScoredPoint,
+    SparseVector,
+    StoredPoint,
+    VectorPoint,
+)
+
+
+@dataclass
+class _Point:
+    dense: list[float]  # L2-normalised, as Qdrant stores cosine vectors
+    sparse: dict[int, float]
+    payload: dict[str, Any]
+
+
+class InMemoryVectorStore:
+    """VectorStore in pure Python: brute-force cosine and IDF-weighted sparse dot products."""
+
+    def __init__(self) -> None:
+        self._collections: dict[str, dict[str, _Point]] = {}
+        self.specs: dict[str, CollectionSpec] = {}
+        self.closed = False
+
+    def _points(self, collection: str) -> dict[str, _Point]:
+        try:
+            return self._collections[collection]
+        except KeyError:
+            raise KeyError(f'collection {collection!r} does not exist') from None
+
+    def ensure_collection(self, spec: CollectionSpec) -> None:
+        """Create the collection if missing."""
+        self._collections.setdefault(spec.name, {})
+        self.specs.setdefault(spec.name, spec)
+
+    def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
+        """Insert or replace points by id."""
+        store = self._points(collection)
+        dim = self.specs[collection].dense_dim
+        for p in points:
+            if len(p.dense) != dim:
+                raise ValueError(f'dense vector has {len(p.dense)} dims, expected {dim}')
+            norm = math.sqrt(sum(x * x for x in p.dense)) or 1.0
+            store[_canonical(p.id)] = _Point(
+                dense=[x / norm for x in p.dense],
+                sparse=dict(zip(p.sparse.indices, p.sparse.values, strict=True)),
+                payload=_json_copy(p.payload),
+            )
+
+    def query(
+        self,
+        collection: str,
+        channel: Channel,
+        vector: list[float] | SparseVector,
+        flt: PointFilter,
+        limit: int,
+    ) -> list[ScoredPoint]:
+        """Top points of one channel among those matching `flt`, best first."""
+        store = self._points(collection)
+        if limit <= 0:
+            return []
+        scored: list[tuple[float, str]] = []
+        if isinstance(vector, SparseVector):
+            idf = _idf(store, vector.indices)
+            for ident, point in store.items():
+                hits = [
+                    (i, w)
+                    for i, w in zip(vector.indices, vector.values, strict=True)
+                    if i in point.sparse
+                ]
+                # like Qdrant, a point sharing no term with the query is not a sparse hit
+                if hits and matches(point.payload, flt):
+                    scored.append((sum(w * point.sparse[i] * idf[i] for i, w in hits), ident))
+        else:
+            norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+            unit = [x / norm for x in vector]
+            for ident, point in store.items():
+                if matches(point.payload, flt):
+                    cosine = sum(a * b for a, b in zip(unit, point.dense, strict=True))
+                    scored.append((cosine, ident))
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        return [
+            ScoredPoint(id=ident, score=score, payload=_json_copy(store[ident].payload))
+            for score, ident in scored[:limit]
+        ]
+
+    def retrieve(self, collection: str, ids: Sequence[str]) -> list[StoredPoint]:
+        """Points by id in the order asked; missing ids left out."""
+        store = self._points(collection)
+        wanted = dict.fromkeys(c for c in map(_canonical_or_none, ids) if c is not None)
+        return [
+            StoredPoint(id=ident, payload=_json_copy(store[ident].payload))
+            for ident in wanted
+            if ident in store
+        ]
+
+    def set_payload(self, collection: str, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        """Merge top-level fields into payloads; missing ids are ignored."""
+        store = self._points(collection)
+        for ident, fields in updates.items():
+            point = store.get(_canonical_or_none(ident) or '')
+            if point is not None:
+                point.payload.update(_json_copy(dict(fields)))
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        """Delete points by id; unknown ids are ignored."""
+        store = self._points(collection)
+        for ident in ids:
+            store.pop(_canonical_or_none(ident) or '', None)
+
+    def scroll(
+        self, collection: str, flt: PointFilter, limit: int, offset: str | None = None
+    ) -> tuple[list[StoredPoint], str | None]:
+        """A page in id order; the offset is the id of the page's first point."""
+        store = self._points(collection)
+        start = _canonical(offset) if offset is not None else ''
+        # canonical UUID strings sort like Qdrant's 128-bit id order
+        ids = [i for i in sorted(store) if i >= start and matches(store[i].payload, flt)]
+        page = ids[:limit]
+        nxt = ids[limit] if len(ids) > limit else None
+        return [StoredPoint(id=i, payload=_json_copy(store[i].payload)) for i in page], nxt
+
+    def count(self, collection: str, flt: PointFilter) -> int:
+        """Exact number of matching points."""
+        return sum(1 for p in self._points(collection).values() if matches(p.payload, flt))
+
+    def facet(
+        self, collection: str, key: str, flt: PointFilter, limit: int = 1000
+    ) -> dict[str, int]:
+        """Counts of each value of `key` (each list element once per point)."""
+        counts: dict[str, int] = {}
+        for point in self._points(collection).values():
+            if not matches(point.payload, flt):
+                continue
+            value = point.payload.get(key)
+            values = value if isinstance(value, list) else [value]
+            for v in dict.fromkeys(_facet_key(v) for v in values if v is not None):
+                counts[v] = counts.get(v, 0) + 1
+        top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        return dict(top)
+
+    def optimize(self) -> None:
+        """Nothing to build."""
+
+    def close(self) -> None:
+        """Mark closed (tests may assert it)."""
+        self.closed = True
+
+
+def matches(payload: Mapping[str, Any], flt: PointFilter) -> bool:
+    """Qdrant's filter semantics on one payload: a list field matches if any element does."""
+    if flt.scopes is not None and not _any_equal(payload.get('scope'), flt.scopes):
+        return False
+    for key, values in flt.any_of.items():
+        if not _any_equal(payload.get(key), values):
+            return False
+    for key, values in flt.none_of.items():
+        if _any_equal(payload.get(key), values):
+            return False
+    for key, rng in flt.ranges.items():
+        value = payload.get(key)
+        elements = value if isinstance(value, list) else [value]
+        numbers = [v for v in elements if isinstance(v, int | float) and not isinstance(v, bool)]
+        if not any(
+            (rng.gte is None or v >= rng.gte) and (rng.lte is None or v <= rng.lte) for v in numbers
+        ):
+            return False
+    return True
+
+
+def _any_equal(value: Any, wanted: Sequence[str | bool | int]) -> bool:
+    elements = value if isinstance(value, list) else [value]
+    # typed keys: True must not match 1, as in Qdrant where bool and integer are distinct types
+    have = {(type(v), v) for v in elements if isinstance(v, str | bool | int)}
+    return any((type(w), w) in have for w in wanted)
+
+
+def _idf(store: Mapping[str, _Point], terms: Sequence[int]) -> dict[int, float]:
+    # Qdrant's Modifier.IDF: ln(1 + (N - n + 0.5) / (n + 0.5)) over the whole collection, where
+    # N counts points with a non-empty sparse vector (measured on Edge) and n those with the term
+    total = sum(1 for p in store.values() if p.sparse)
+    idf: dict[int, float] = {}
+    for term in terms:
+        n = sum(1 for p in store.values() if term in p.sparse)
+        idf[term] = math.log(1.0 + (total - n + 0.5) / (n + 0.5))
+    return idf
+
+
+def _facet_key(value: Any) -> str:
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    return str(value)
+
+
+def _json_copy(data: dict[str, Any]) -> dict[str, Any]:
+    # a JSON round trip gives what a real store returns: fresh objects, tuples as lists
+    copied: dict[str, Any] = json.loads(json.dumps(data))
+    return copied
+
+
+def _canonical(ident: str) -> str:
+    return str(uuid.UUID(ident))
+
+
+def _canonical_or_none(ident: str) -> str | None:
+    try:
+        return _canonical(ident)
+    except (ValueError, AttributeError, TypeError):
+        return None
