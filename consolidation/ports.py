@@ -1,13 +1,64 @@
-"""The JobQueue port: services enqueue work by name and ids, never import dramatiq."""
+"""Ports of consolidation: services enqueue work by name and ids, never import dramatiq."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, Protocol
+
+from consolidation.models import JobInfo
 
 
 class JobQueue(Protocol):
     """Accepts a job durably and returns its id; the job runs later, at least once."""
 
     def enqueue(self, job: str, **params: Any) -> str:
-        """Queue `job` with JSON-serialisable `params`; returns the job id."""
+        """Queue `job` with JSON-serialisable `params`; returns the job id.
+
+        A `scope` param, when present, guards who may read the job's state.
+        """
+        ...
+
+    def get(self, job_id: str) -> JobInfo | None:
+        """The job's current state, or None when unknown (or forgotten after its TTL)."""
+        ...
+
+    def claim(self, key: str, now: datetime, seconds: float) -> bool:
+        """Take lease `key` until `now + seconds` unless someone holds it; True when taken."""
+        ...
+
+
+class JobStore(Protocol):
+    """Job states, visible to every process that runs or reports jobs; also leases."""
+
+    def create(
+        self, job_id: str, job: str, queue: str, params: dict[str, Any], scope: str | None
+    ) -> None:
+        """Record an accepted job as queued, before it is handed to the broker."""
+        ...
+
+    def started(self, job_id: str, worker: str) -> None:
+        """Mark a job running in `worker` (host:pid) and count the attempt."""
+        ...
+
+    def finished(
+        self, job_id: str, *, result: Any = None, error: str | None = None, final: bool = True
+    ) -> None:
+        """Done (no error), failed (error and final) or queued for a retry (error, not final)."""
+        ...
+
+    def get(self, job_id: str) -> JobInfo | None:
+        """A job's state, or None."""
+        ...
+
+    def pending(self) -> Sequence[tuple[str, str, str, dict[str, Any]]]:
+        """(id, job, queue, params) of jobs accepted but not finished: replayed on start."""
+        ...
+
+    def claim(self, key: str, now: datetime, seconds: float) -> bool:
+        """Take lease `key` until `now + seconds` unless it is held past `now`."""
+        ...
+
+    def close(self) -> None:
+        """Release connections."""
         ...

@@ -1,71 +1,297 @@
-"""JobQueue adapters for the embedded default: run jobs inline or on a background thread."""
+"""JobQueue adapters: dramatiq on an in-process StubBroker or a RedisBroker, and an inline twin.
+
+Queues: `graph` holds every job that touches Kuzu (index_graph, semantic, dedup) and is consumed
+only by the graph-owning process (the service itself; in server mode the API process, since Kuzu
+allows one read-write process per database). `consolidation` holds the rest (episodic, dreaming,
+expiry), consumed by in-process threads (embedded) or `mnemos worker` processes (server).
+"""
 
 from __future__ import annotations
 
 import logging
-import queue
+import os
+import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import dramatiq
+from dramatiq.errors import BrokerConnectionError
+from dramatiq.middleware import Retries
+
+from consolidation import actors
+from consolidation.models import JobInfo
+from consolidation.ports import JobStore
+from consolidation.store import FILENAME, InMemoryJobStore, RedisJobStore, SqliteJobStore
+from core.clock import Clock
+from core.errors import StoreUnavailable
+
+if TYPE_CHECKING:
+    from core.settings import Settings
 
 log = logging.getLogger(__name__)
 
 Runner = Callable[[str, dict[str, Any]], Any]
 
+GRAPH_QUEUE = 'graph'
+DEFAULT_QUEUE = 'consolidation'
+# Jobs that open Kuzu go to the graph owner; anything not listed runs on the default queue.
+JOB_QUEUES = {'index_graph': GRAPH_QUEUE, 'semantic': GRAPH_QUEUE, 'dedup': GRAPH_QUEUE}
+WORKER_QUEUES = frozenset({DEFAULT_QUEUE})
+EXPIRY_JOB = 'expiry'
+WORKER_ID = f'{socket.gethostname()}:{os.getpid()}'  # spawned worker processes import anew
 
-class InlineJobQueue:
-    """Runs each job synchronously at enqueue time (tests and scripts)."""
 
-    def __init__(self, runner: Runner) -> None:
+def queue_of(job: str) -> str:
+    """The queue a job is routed to."""
+    return JOB_QUEUES.get(job, DEFAULT_QUEUE)
+
+
+class JobStateMiddleware(dramatiq.Middleware):
+    """Records running/done/failed in the JobStore; installed before Retries so that its
+    `after_process_message` runs after Retries has decided whether the message failed for good."""
+
+    def __init__(self, store: JobStore) -> None:
+        self._store = store
+
+    def before_process_message(self, broker: dramatiq.Broker, message: Any) -> None:
+        self._store.started(message.message_id, WORKER_ID)
+
+    def after_process_message(
+        self,
+        broker: dramatiq.Broker,
+        message: Any,
+        *,
+        result: Any = None,
+        exception: BaseException | None = None,
+    ) -> None:
+        if exception is None:
+            self._store.finished(message.message_id, result=actors.take_result())
+        else:
+            actors.take_result()
+            error = f'{type(exception).__name__}: {exception}'
+            self._store.finished(message.message_id, error=error, final=bool(message.failed))
+
+    def after_skip_message(self, broker: dramatiq.Broker, message: Any) -> None:
+        self._store.finished(message.message_id, error='skipped by the broker', final=True)
+
+
+class DramatiqJobQueue:
+    """JobQueue on dramatiq: records each job in the JobStore, then sends it to the broker.
+
+    `start()` replays jobs the store still holds as pending (the embedded outbox), starts a
+    dramatiq Worker on the chosen queues, and a scheduler thread for the periodic expiry sweep.
+    """
+
+    def __init__(
+        self,
+        broker: dramatiq.Broker,
+        store: JobStore,
+        runner: Runner,
+        clock: Clock,
+        *,
+        threads: int,
+        default_queues: frozenset[str] | None,
+        expiry_interval: float,
+    ) -> None:
+        from consolidation import registry
+
+        self.broker = broker
+        self._store = store
         self._runner = runner
+        self._clock = clock
+        self._threads = threads
+        self._default_queues = default_queues
+        self._expiry_interval = expiry_interval
+        self._lock = threading.Lock()
+        self._worker: dramatiq.Worker | None = None
+        self._stop = threading.Event()
+        self._scheduler: threading.Thread | None = None
+        self._closed = False
+        broker.add_middleware(JobStateMiddleware(store), before=Retries)
+        for queue in (GRAPH_QUEUE, DEFAULT_QUEUE):
+            broker.declare_queue(queue)
+        self._actors: dict[str, dramatiq.Actor[Any, Any]] = {}
+        for name in registry.names():
+            self._actors[name] = actors.declare(broker, name, queue_of(name), runner)
+        self._declare = actors.declare
+
+    def _actor(self, job: str) -> dramatiq.Actor[Any, Any]:
+        with self._lock:
+            actor = self._actors.get(job)
+            if actor is None:  # a handler registered after the queue was built
+                actor = self._actors[job] = self._declare(
+                    self.broker, job, queue_of(job), self._runner
+                )
+            return actor
 
     def enqueue(self, job: str, **params: Any) -> str:
-        """Run `job` now; return its id."""
-        self._runner(job, params)
-        return str(uuid.uuid4())
+        """Record the job, then hand it to the broker; returns the job id."""
+        actor = self._actor(job)
+        job_id = str(uuid.uuid4())
+        scope = params.get('scope') if isinstance(params.get('scope'), str) else None
+        self._store.create(job_id, job, actor.queue_name, params, scope)
+        self._send(job_id, actor, params)
+        return job_id
 
+    def _send(self, job_id: str, actor: dramatiq.Actor[Any, Any], params: dict[str, Any]) -> None:
+        message: dramatiq.Message[Any] = dramatiq.Message(
+            queue_name=actor.queue_name,
+            actor_name=actor.actor_name,
+            args=(),
+            kwargs=params,
+            options={},
+            message_id=job_id,  # the job id: job states and replays key on it
+        )
+        try:
+            self.broker.enqueue(message)
+        except BrokerConnectionError as exc:
+            self._store.finished(job_id, error=f'broker unreachable: {exc}', final=True)
+            raise StoreUnavailable(f'cannot reach the job broker: {exc}') from exc
 
-class ThreadJobQueue:
-    """Runs jobs on background threads of this process, in order of arrival."""
+    def get(self, job_id: str) -> JobInfo | None:
+        """The job's state, or None."""
+        return self._store.get(job_id)
 
-    def __init__(self, runner: Runner, threads: int = 1) -> None:
-        self._runner = runner
-        self._queue: queue.Queue[tuple[str, str, dict[str, Any]] | None] = queue.Queue()
-        self._threads = [
-            threading.Thread(target=self._loop, name=f'mnemos-job-{i}', daemon=True)
-            for i in range(threads)
-        ]
-        for thread in self._threads:
-            thread.start()
+    def claim(self, key: str, now: datetime, seconds: float) -> bool:
+        """Take a lease (dreaming debounce, expiry schedule)."""
+        return self._store.claim(key, now, seconds)
 
-    def enqueue(self, job: str, **params: Any) -> str:
-        """Queue `job`; return its id."""
-        ident = str(uuid.uuid4())
-        self._queue.put((ident, job, params))
-        return ident
+    def pending(self) -> int:
+        """How many accepted jobs have not finished (embedded outbox; 0 on Redis)."""
+        return len(self._store.pending())
 
-    def join(self) -> None:
-        """Wait until every queued job has run."""
-        self._queue.join()
+    def start(self, queues: frozenset[str] | None = None, threads: int | None = None) -> None:
+        """Replay pending jobs, then consume `queues` (default: this mode's own) with threads."""
+        replayed = 0
+        for job_id, job, _queue, params in self._store.pending():
+            self._send(job_id, self._actor(job), params)
+            replayed += 1
+        if replayed:
+            log.info('replayed %d accepted jobs from the outbox', replayed)
+        wanted = queues if queues is not None else self._default_queues
+        self._worker = dramatiq.Worker(
+            self.broker,
+            queues=set(wanted) if wanted else None,
+            worker_threads=threads or self._threads,
+            worker_timeout=100,  # ms between checks for stop: closing takes 0.1 s, not 1 s
+        )
+        self._worker.start()
+        if wanted is None or DEFAULT_QUEUE in wanted:
+            self._scheduler = threading.Thread(
+                target=self._schedule, name='mnemos-expiry-scheduler', daemon=True
+            )
+            self._scheduler.start()
+
+    def _schedule(self) -> None:
+        # the lease makes one sweep per interval across restarts and across worker processes
+        tick = min(self._expiry_interval, 60.0)
+        while not self._stop.is_set():
+            try:
+                if self._store.claim('schedule:expiry', self._clock.now(), self._expiry_interval):
+                    self.enqueue(EXPIRY_JOB)
+            except Exception:
+                log.exception('could not schedule the expiry sweep')
+            self._stop.wait(tick)
+
+    def wait_idle(self, timeout: float = 60.0) -> bool:
+        """Wait until the outbox holds no unfinished job (embedded mode; tests, benchmarks)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self._store.pending():
+                return True
+            time.sleep(0.02)
+        return False
 
     def close(self) -> None:
-        """Drain and stop the threads."""
-        for _ in self._threads:
-            self._queue.put(None)
-        for thread in self._threads:
-            thread.join(timeout=30)
+        """Stop the scheduler and the worker (running jobs finish), then the broker."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._stop.set()
+        if self._scheduler is not None:
+            self._scheduler.join(timeout=5)
+        if self._worker is not None:
+            self._worker.stop(timeout=30_000)
+        self.broker.close()
+        self._store.close()
 
-    def _loop(self) -> None:
-        while True:
-            item = self._queue.get()
-            try:
-                if item is None:
-                    return
-                ident, job, params = item
-                try:
-                    self._runner(job, params)
-                except Exception:
-                    log.exception('job %s (%s) failed', job, ident)
-            finally:
-                self._queue.task_done()
+
+class InlineJobQueue:
+    """Runs each job synchronously at enqueue time (unit tests and scripts)."""
+
+    def __init__(self, runner: Runner, clock: Clock) -> None:
+        self._runner = runner
+        self._store = InMemoryJobStore(clock)
+
+    def enqueue(self, job: str, **params: Any) -> str:
+        """Run `job` now; return its id (its state is kept, failures are recorded and raised)."""
+        job_id = str(uuid.uuid4())
+        scope = params.get('scope') if isinstance(params.get('scope'), str) else None
+        self._store.create(job_id, job, queue_of(job), params, scope)
+        self._store.started(job_id, WORKER_ID)
+        try:
+            result = self._runner(job, params)
+        except Exception as exc:
+            self._store.finished(job_id, error=f'{type(exc).__name__}: {exc}')
+            raise
+        self._store.finished(job_id, result=result)
+        return job_id
+
+    def get(self, job_id: str) -> JobInfo | None:
+        """The job's state, or None."""
+        return self._store.get(job_id)
+
+    def claim(self, key: str, now: datetime, seconds: float) -> bool:
+        """Take a lease."""
+        return self._store.claim(key, now, seconds)
+
+    def start(self, queues: frozenset[str] | None = None, threads: int | None = None) -> None:
+        """Nothing runs in the background."""
+
+    def close(self) -> None:
+        """Nothing to stop."""
+
+
+def make_job_queue(
+    settings: Settings, runner: Runner, clock: Clock, *, inline: bool = False
+) -> DramatiqJobQueue | InlineJobQueue:
+    """The JobQueue for `settings`: inline, embedded StubBroker + outbox, or RedisBroker."""
+    if inline:
+        return InlineJobQueue(runner, clock)
+    if settings.redis_url is None:
+        from dramatiq.brokers.stub import StubBroker
+
+        store: JobStore = SqliteJobStore(settings.data_dir / FILENAME, clock)
+        return DramatiqJobQueue(
+            StubBroker(),
+            store,
+            runner,
+            clock,
+            threads=settings.worker_threads,
+            default_queues=None,
+            expiry_interval=settings.expiry_interval_seconds,
+        )
+    import redis
+    from dramatiq.brokers.redis import RedisBroker
+
+    try:
+        client = redis.Redis.from_url(settings.redis_url)
+        client.ping()
+    except redis.RedisError as exc:
+        raise StoreUnavailable(f'cannot reach Redis at KG_REDIS_URL: {exc}') from exc
+    broker = RedisBroker(url=settings.redis_url, namespace='mnemos')
+    return DramatiqJobQueue(
+        broker,
+        RedisJobStore(client, clock),
+        runner,
+        clock,
+        threads=settings.worker_threads,
+        # this process is the graph owner: it consumes the graph queue only
+        default_queues=frozenset({GRAPH_QUEUE}),
+        expiry_interval=settings.expiry_interval_seconds,
+    )

@@ -25,8 +25,38 @@ def job(name: str) -> Callable[[Handler], Handler]:
     return register
 
 
+# Modules whose handlers register themselves on import; loaded before the first lookup.
+HANDLER_MODULES = (
+    'consolidation.episodic',
+    'consolidation.semantic',
+    'consolidation.dedup',
+    'consolidation.dreaming',
+    'consolidation.expiry',
+)
+_loaded = False
+
+
+def load() -> None:
+    """Import every handler module once (idempotent)."""
+    global _loaded
+    if _loaded:
+        return
+    import importlib
+
+    for module in HANDLER_MODULES:
+        importlib.import_module(module)
+    _loaded = True
+
+
+def names() -> list[str]:
+    """Every registered job name."""
+    load()
+    return sorted(HANDLERS)
+
+
 def run(services: Services, name: str, params: dict[str, Any]) -> Any:
     """Run job `name` now, in this thread."""
+    load()
     try:
         handler = HANDLERS[name]
     except KeyError:

@@ -12,9 +12,8 @@ from core.errors import StoreUnavailable
 from core.settings import Settings
 
 if TYPE_CHECKING:
-    from kg.service import KnowledgeGraphService
-
     from consolidation.ports import JobQueue
+    from kg.service import KnowledgeGraphService
     from recall.ports import Embedder, SparseEncoder, VectorStore
     from recall.service import RecallService
 
@@ -71,13 +70,16 @@ def build(
     *,
     clock: Clock | None = None,
     inline_jobs: bool = False,
+    consume_jobs: bool = True,
 ) -> Services:
-    """Build every adapter and service for `settings`; nothing connects at import time."""
+    """Build every adapter and service for `settings`; nothing connects at import time.
+
+    `consume_jobs=False` accepts jobs without running any here (`mnemos worker` starts its own).
+    """
+    from consolidation import registry, runtime
+    from consolidation.queue import make_job_queue
     from recall.bm25 import Bm25Encoder
     from recall.embedders import make_embedder
-
-    from consolidation import registry
-    from consolidation.queue import InlineJobQueue, ThreadJobQueue
     from recall.service import RecallService
 
     clock = clock or SystemClock()
@@ -100,11 +102,9 @@ def build(
         def runner(name: str, params: dict[str, Any]) -> Any:
             return registry.run(holder['services'], name, params)
 
-        if inline_jobs:
-            jobs: Any = InlineJobQueue(runner)
-        else:
-            jobs = ThreadJobQueue(runner, threads=settings.worker_threads)
-            closers.append(jobs.close)
+        # embedded: StubBroker + in-process dramatiq Worker + SQLite outbox; else RedisBroker
+        jobs: Any = make_job_queue(settings, runner, clock, inline=inline_jobs)
+        closers.append(jobs.close)
 
         recall = RecallService(
             vectors,
@@ -132,6 +132,12 @@ def build(
         _closers=closers,
     )
     holder['services'] = services
+    try:
+        # only now: replayed outbox jobs may run at once and need `holder`
+        runtime.start(services, consume=consume_jobs)
+    except BaseException:
+        services.close()
+        raise
     return services
 
 

@@ -18,6 +18,7 @@ from recall.filtering import matches
 from recall.fusion import Fused, rrf, weighted_merge
 from recall.models import (
     ANY_USER,
+    EPISODES,
     MEMORIES,
     Channel,
     Chunk,
@@ -352,6 +353,15 @@ class RecallService:
             t = time.perf_counter()
             channels[name] = self._vectors.query(MEMORIES, name, vector, flt, depth)
             latency[name] = latency.get(name, 0.0) + _ms(t)
+        # ---- episodes (L1, issue 4): the `episodic` kind also reads the `episodes` collection,
+        # whose payloads carry the chunk fields this filter and `_rank` use; fused as channels
+        if req.filters.kinds and Kind.EPISODIC in req.filters.kinds:
+            for name, vector in vectors.items():
+                t = time.perf_counter()
+                channels[f'episodes_{name}'] = self._vectors.query(
+                    EPISODES, name, vector, flt, depth
+                )
+                latency[f'episodes_{name}'] = latency.get(f'episodes_{name}', 0.0) + _ms(t)
         if self._graph is not None and req.graph and req.mode == SearchMode.HYBRID:
             t = time.perf_counter()
             channels['graph'] = self._graph_channel(req.query, scopes, flt, req.hops, depth)

@@ -1,0 +1,62 @@
+"""Consolidation routes: complete a session, follow a job, list episodes."""
+
+from __future__ import annotations
+
+import uuid
+
+from flask import Blueprint, Response, jsonify, url_for
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.common import parse_args, parse_json, principal, require_read, require_write, services
+from consolidation.episodic import complete_session, list_episodes
+from consolidation.models import EpisodeOut, SessionIn, is_session_key
+from core.errors import InvalidInput, NotFound
+from core.scopes import Identifier, ScopeId
+
+bp = Blueprint('sessions', __name__, url_prefix='/v1')
+
+
+@bp.post('/sessions/<session_key>/complete')
+def complete(session_key: str) -> tuple[Response, int, dict[str, str]]:
+    """Accept a finished session for consolidation: 202 with the job id and the episode id."""
+    if not is_session_key(session_key):
+        raise InvalidInput('session_key', 'must match [A-Za-z0-9_.:-]{1,200}')
+    session = parse_json(SessionIn)
+    require_write(session.scope)
+    job_id, episode_id = complete_session(services(), session_key, session)
+    location = url_for('sessions.job_status', job_id=job_id)
+    body = {'job_id': job_id, 'episode_id': episode_id, 'status_url': location}
+    return jsonify(body), 202, {'Location': location}
+
+
+@bp.get('/jobs/<job_id>')
+def job_status(job_id: str) -> Response:
+    """A job's state: queued, running, done or failed, with attempts, error and result."""
+    try:
+        uuid.UUID(job_id)
+    except ValueError:
+        raise NotFound('job', job_id) from None
+    info = services().jobs.get(job_id)
+    caller = principal()
+    # jobs of scopes the caller cannot read, and system jobs for non-admins, do not exist to it
+    if info is None or not (caller.admin or (info.scope and caller.can_read(info.scope))):
+        raise NotFound('job', job_id)
+    return jsonify(info.model_dump(mode='json'))
+
+
+class EpisodesQuery(BaseModel):
+    model_config = ConfigDict(extra='forbid')
+
+    scope: ScopeId
+    user_id: Identifier | None = None
+    limit: int = Field(default=20, ge=1, le=200)
+
+
+@bp.get('/episodes')
+def episodes() -> Response:
+    """Live episodes of a scope (optionally one user's), newest session first."""
+    query = parse_args(EpisodesQuery)
+    require_read(query.scope)
+    found = list_episodes(services(), query.scope, query.user_id, query.limit)
+    out = [EpisodeOut.model_validate(e.model_dump()).model_dump(mode='json') for e in found]
+    return jsonify(episodes=out, count=len(out))

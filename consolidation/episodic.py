@@ -1,0 +1,201 @@
+"""Episodic memory (L1): one episode per completed session (`session.completed` job).
+
+Emits `episodic.created`: the semantic job (graph extraction) and the dreaming job.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from consolidation import llm, text
+from consolidation.models import Episode, SessionIn, SummarySource, episode_id, source_id
+from consolidation.registry import job
+from core.errors import Conflict
+from recall.models import (
+    ANY_USER,
+    EPISODES,
+    CollectionSpec,
+    PointFilter,
+    Range,
+    VectorPoint,
+    episodes_spec,
+)
+from recall.normalize import content_hash
+
+if TYPE_CHECKING:
+    from core.bootstrap import Services
+
+log = logging.getLogger(__name__)
+
+CREATE_LEASE_SECONDS = 120.0
+# Roles whose words make up the session; system prompts and tool output are not memory.
+SPOKEN_ROLES = ('user', 'assistant')
+LLM_SUMMARY_PROMPT = (
+    'Summarise this conversation for long-term memory in at most 8 sentences of plain prose. '
+    'Keep names, decisions, preferences, dates and open tasks; leave out pleasantries.'
+)
+
+
+def episodes_collection(dim: int) -> CollectionSpec:
+    """The `episodes` spec plus the chunk-shaped fields `memory_search` filters episodes on."""
+    base = episodes_spec(dim)
+    return base.model_copy(
+        update={
+            'keyword_fields': (*base.keyword_fields, 'owner', 'kind', 'trust', 'source'),
+            'bool_fields': (*base.bool_fields, 'superseded'),
+        }
+    )
+
+
+def ensure_episodes(services: Services) -> None:
+    """Create the `episodes` collection and its indexes if missing."""
+    services.vectors.ensure_collection(episodes_collection(services.embedder.dim))
+
+
+def complete_session(
+    services: Services, session_key: str, session: SessionIn
+) -> tuple[str, str]:
+    """Accept a completed session: enqueue its episodic job; returns (job id, episode id)."""
+    params: dict[str, Any] = {
+        'scope': session.scope,
+        'user_id': session.user_id,
+        'session_key': session_key,
+        'compaction_count': session.compaction_count,
+        'messages': [m.model_dump(mode='json') for m in session.messages],
+        'summary': session.summary,
+    }
+    job_id = services.jobs.enqueue('episodic', **params)
+    return job_id, episode_id(session.scope, session_key, session.compaction_count)
+
+
+def get_episode(services: Services, ident: str) -> Episode | None:
+    """The stored episode with this id, or None."""
+    found = services.vectors.retrieve(EPISODES, [ident])
+    return Episode.from_payload(found[0].payload) if found else None
+
+
+def _summary(services: Services, session: SessionIn) -> tuple[str, SummarySource]:
+    if session.summary:
+        return session.summary.strip(), 'given'
+    spoken = [m for m in session.messages if m.role in SPOKEN_ROLES] or session.messages
+    if llm.enabled(services.settings):
+        transcript = '\n'.join(f'{m.role}: {text.clip(m.content, 2000)}' for m in spoken)
+        reply = llm.complete(
+            services.settings, LLM_SUMMARY_PROMPT, transcript[-60_000:], max_tokens=1024
+        )
+        if reply:
+            return reply, 'llm'
+    return text.summarize([m.content for m in spoken]), 'extractive'
+
+
+@job('episodic')
+def summarize_session(services: Services, params: dict[str, Any]) -> dict[str, Any]:
+    """Create the session's episode unless it exists (a replay is a no-op), then emit."""
+    session_key = str(params['session_key'])
+    session = SessionIn.model_validate({k: v for k, v in params.items() if k != 'session_key'})
+    ident = episode_id(session.scope, session_key, session.compaction_count)
+    if get_episode(services, ident) is not None:
+        return {'episode_id': ident, 'status': 'exists'}
+    # a replay racing the first run (another thread or worker) waits for it through a retry,
+    # so downstream jobs are emitted once
+    if not services.jobs.claim(f'episode:{ident}', services.clock.now(), CREATE_LEASE_SECONDS):
+        raise Conflict(f'episode {ident} is being created by another job; retrying')
+
+    summary, origin = _summary(services, session)
+    if not summary:
+        summary, origin = text.clip(session.messages[0].content, 2000), 'extractive'
+    spoken = [m.content for m in session.messages if m.role in SPOKEN_ROLES]
+    topics = text.key_topics([summary, *spoken])
+    now = services.clock.now()
+    times = [m.ts for m in session.messages]
+    episode = Episode(
+        id=ident,
+        scope=session.scope,
+        user_id=session.user_id,
+        session_key=session_key,
+        compaction_count=session.compaction_count,
+        source_id=source_id(session_key, session.compaction_count),
+        summary=summary,
+        summary_source=origin,
+        abstract=text.abstract(summary),
+        topics=topics,
+        message_count=len(session.messages),
+        started_at=min(times),
+        ended_at=max(times),
+        created_at=now,
+        updated_at=now,
+        expires_at=now + timedelta(days=services.settings.episode_ttl_days),
+        content_hash=content_hash(summary),
+    )
+    _store(services, episode)
+    # episodic.created: graph extraction, and dreaming for this (scope, user) pair
+    semantic = services.jobs.enqueue('semantic', scope=episode.scope, episode_id=episode.id)
+    dreaming = services.jobs.enqueue('dreaming', scope=episode.scope, user_id=episode.user_id)
+    return {
+        'episode_id': ident,
+        'status': 'created',
+        'summary_source': origin,
+        'next': {'semantic': semantic, 'dreaming': dreaming},
+    }
+
+
+def _store(services: Services, episode: Episode) -> None:
+    indexed = ' '.join([episode.summary, *episode.topics])
+    [dense] = services.embedder.embed([indexed])
+    point = VectorPoint(
+        id=episode.id,
+        dense=dense,
+        sparse=services.sparse.encode_document(indexed),
+        payload=episode.to_payload(),
+    )
+    services.vectors.upsert(EPISODES, [point])
+
+
+def episode_filter(
+    scopes: list[str] | None,
+    user_id: str | None = None,
+    *,
+    promoted: bool | None = None,
+    live_at: datetime | None = None,
+) -> PointFilter:
+    """Episodes in `scopes` of one user (None: any), optionally by promotion and still live."""
+    flt = PointFilter(scopes=scopes)
+    if user_id is not None:
+        flt.any_of['user_id'] = [user_id]
+    if promoted is not None:
+        flt.any_of['promoted'] = [promoted]
+    if live_at is not None:
+        flt.ranges['expires_at'] = Range(gte=live_at.timestamp())
+    return flt
+
+
+def pair_filter(
+    scope: str, user_id: str | None, *, promoted: bool, live_at: datetime
+) -> PointFilter:
+    """Episodes of exactly one (scope, user) pair; a user-less pair matches user-less episodes."""
+    flt = episode_filter([scope], promoted=promoted, live_at=live_at)
+    flt.any_of['owner'] = [user_id or ANY_USER]
+    return flt
+
+
+def scan(services: Services, flt: PointFilter, cap: int = 10_000) -> list[Episode]:
+    """Every episode matching `flt` (at most `cap`), in id order."""
+    out: list[Episode] = []
+    offset: str | None = None
+    while len(out) < cap:
+        points, offset = services.vectors.scroll(EPISODES, flt, min(256, cap - len(out)), offset)
+        out.extend(Episode.from_payload(p.payload) for p in points)
+        if offset is None:
+            break
+    return out
+
+
+def list_episodes(
+    services: Services, scope: str, user_id: str | None, limit: int
+) -> list[Episode]:
+    """Live episodes of a scope (and user), newest session first."""
+    found = scan(services, episode_filter([scope], user_id, live_at=services.clock.now()))
+    found.sort(key=lambda e: (e.ended_at, e.id), reverse=True)
+    return found[:limit]

@@ -1,0 +1,324 @@
+"""Extractive text tools of consolidation, pure functions: sentences, TextRank, abstract, topics,
+and the clustered synthesis of several episodes that dreaming writes when no LLM is configured."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+
+ABSTRACT_CHARS = 200
+SUMMARY_CHARS = 2_000
+# one unpunctuated 32 KB message must not become a 32 KB "sentence"
+SENTENCE_CHARS = 400
+CUE_BONUS = 1.0
+
+_SENTENCE_END = re.compile(r'(?<=[.!?。！？])\s+|\n{1,}')
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'+#.-]*[A-Za-z0-9+#]|[A-Za-z]|\d+")
+_CAP_RUN = re.compile(
+    r"\b(?:[A-Z][A-Za-z0-9+#.&'-]*[A-Za-z0-9+#]|[A-Z])"
+    r"(?:\s+(?:of|de|la|von|van|the|&)?\s*(?:[A-Z][A-Za-z0-9+#.&'-]*[A-Za-z0-9+#]|[A-Z]))*"
+)
+
+
+def _wordset(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+STOPWORDS = _wordset(
+    '''a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is
+    it its itself just me more most my myself no nor not now of off on once only or other our
+    ours ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself
+    yourselves ok okay yes yeah sure thanks thank please hi hello hey let lets also well
+    really maybe great good fine right'''
+)
+# Capitalised only because they open a sentence or address someone: never topics on their own.
+_NOT_TOPICS = STOPWORDS | _wordset(
+    '''i i'm i've i'll i'd let's sounds perfect got noted done true cool nice awesome alright
+    today tomorrow yesterday monday tuesday wednesday thursday friday saturday sunday january
+    february march april may june july august september october november december user
+    assistant system tool note update remember'''
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of `text` (end punctuation or line breaks), stripped, empty ones dropped."""
+    parts = (p.strip(' \t-*•>#') for p in _SENTENCE_END.split(text))
+    return [p for p in parts if len(p) > 1]
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased content words (stopwords removed)."""
+    return [w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if w not in STOPWORDS]
+
+
+def _similarity(a: Sequence[str], b: Sequence[str]) -> float:
+    # TextRank's overlap measure: shared words normalised by the log of the sentence lengths
+    if len(a) < 2 or len(b) < 2:
+        shared = len(set(a) & set(b))
+        return float(shared) / 2.0 if shared else 0.0
+    shared = len(set(a) & set(b))
+    return shared / (math.log(len(a)) + math.log(len(b))) if shared else 0.0
+
+
+def textrank(sentences: Sequence[str]) -> list[float]:
+    """TextRank score of each sentence (PageRank over the word-overlap graph)."""
+    if not sentences:
+        return []
+    tokens = [words(s) for s in sentences]
+    graph = nx.Graph()
+    graph.add_nodes_from(range(len(sentences)))
+    for i in range(len(sentences)):
+        for j in range(i + 1, len(sentences)):
+            weight = _similarity(tokens[i], tokens[j])
+            if weight > 0:
+                graph.add_edge(i, j, weight=weight)
+    if graph.number_of_edges() == 0:
+        # nothing links the sentences: prefer the longer, more informative ones
+        return [float(len(t)) for t in tokens]
+    return _pagerank(nx.to_numpy_array(graph, nodelist=range(len(sentences)), weight='weight'))
+
+
+def _pagerank(weights: np.ndarray, damping: float = 0.85, tol: float = 1e-8) -> list[float]:
+    # power iteration on numpy: networkx's own pagerank needs scipy, which we do not ship
+    n = weights.shape[0]
+    out = weights.sum(axis=1)
+    dangling = out == 0
+    transition = np.divide(
+        weights, out[:, None], out=np.zeros_like(weights), where=~dangling[:, None]
+    )
+    rank = np.full(n, 1.0 / n)
+    for _ in range(200):
+        spread = rank @ transition + rank[dangling].sum() / n
+        nxt = (1.0 - damping) / n + damping * spread
+        if np.abs(nxt - rank).sum() < tol:
+            rank = nxt
+            break
+        rank = nxt
+    return [float(x) for x in rank]
+
+
+def summarize(texts: Sequence[str], *, max_sentences: int | None = None) -> str:
+    """Extractive summary: the top TextRank sentences in their original order."""
+    every = [clip(s) for t in texts for s in split_sentences(t)]
+    sentences = _dedupe([s for s in every if len(words(s)) >= 2]) or _dedupe(every)
+    if not sentences:
+        return ''
+    k = max_sentences or max(3, min(8, math.ceil(len(sentences) * 0.2)))
+    # cue phrases (Edmundson): preferences and decisions are what memory is for, so they rank
+    # with the most central sentences even when they share few words with the rest
+    ranks = textrank(sentences)
+    bonus = max(ranks) * CUE_BONUS
+    scores = [
+        r + bonus if _PREFERENCE.search(t) or _DECISION.search(t) else r
+        for r, t in zip(ranks, sentences, strict=True)
+    ]
+    ranked = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
+    chosen: list[int] = []
+    size = 0
+    for i in ranked:
+        if len(chosen) >= k:
+            break
+        if chosen and size + len(sentences[i]) > SUMMARY_CHARS:
+            continue
+        chosen.append(i)
+        size += len(sentences[i]) + 1
+    return ' '.join(_terminated(sentences[i]) for i in sorted(chosen))
+
+
+def abstract(summary: str, limit: int = ABSTRACT_CHARS) -> str:
+    """One sentence of at most `limit` characters: the summary's first, cut at a word if long."""
+    sentences = split_sentences(summary)
+    first = _terminated(sentences[0]) if sentences else summary.strip()
+    return clip(first, limit)
+
+
+def key_topics(texts: Sequence[str], limit: int = 10) -> list[str]:
+    """Proper-noun phrases (capitalised runs and acronyms), most frequent first."""
+    joined = '\n'.join(texts)
+    lower_words = {m.group(0) for m in _WORD.finditer(joined) if m.group(0).islower()}
+    counts: Counter[str] = Counter()
+    first_seen: dict[str, int] = {}
+    for sentence in (s for t in texts for s in split_sentences(t)):
+        for match in _CAP_RUN.finditer(sentence):
+            phrase = _trim_phrase(match.group(0))
+            if not phrase:
+                continue
+            tokens = phrase.split()
+            at_start = match.start() == 0 or not sentence[: match.start()].strip(' "\'(')
+            if len(tokens) == 1:
+                word = tokens[0]
+                low = word.lower()
+                if low in _NOT_TOPICS or len(word) < 2:
+                    continue
+                # a sentence-initial word also used in lower case is an ordinary word
+                if at_start and low in lower_words and not word.isupper():
+                    continue
+            key = phrase
+            counts[key] += 1
+            first_seen.setdefault(key, len(first_seen))
+    ranked = sorted(counts, key=lambda p: (-counts[p], first_seen[p]))
+    return ranked[:limit]
+
+
+def clip(sentence: str, limit: int = SENTENCE_CHARS) -> str:
+    """`sentence` cut at a word boundary to at most `limit` characters."""
+    if len(sentence) <= limit:
+        return sentence
+    cut = sentence[: limit - 1]
+    if ' ' in cut:
+        cut = cut[: cut.rfind(' ')]
+    return cut.rstrip(' ,;:') + '…'
+
+
+def _trim_phrase(phrase: str) -> str:
+    tokens = phrase.split()
+    # leading sentence-openers ("The", "I", "Yesterday") are not part of a name
+    while tokens and tokens[0].lower() in _NOT_TOPICS:
+        tokens = tokens[1:]
+    while tokens and tokens[-1].lower() in {'of', 'de', 'la', 'von', 'van', 'the', '&'}:
+        tokens = tokens[:-1]
+    return ' '.join(t.rstrip('.') for t in tokens)
+
+
+def _terminated(sentence: str) -> str:
+    sentence = sentence.strip()
+    return sentence if sentence[-1:] in '.!?。！？' else sentence + '.'
+
+
+def _dedupe(sentences: Sequence[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for s in sentences:
+        key = ' '.join(words(s)) or s.lower()
+        if key not in seen:
+            seen.add(key)
+            out.append(s)
+    return out
+
+
+# ---- dreaming synthesis -------------------------------------------------------------------
+
+_PREFERENCE = re.compile(
+    r"\b(prefer|prefers|preferred|like|likes|love|loves|hate|hates|dislike|dislikes|favou?rite|"
+    r"enjoy|enjoys|rather|always use|never use|don't want|do not want|wants?)\b",
+    re.IGNORECASE,
+)
+_DECISION = re.compile(
+    r"\b(decided|decide|decision|agreed|agree on|chose|chosen|choose|going with|settled on|"
+    r"will use|we'll use|switch(?:ed)? to|plan to|approved|picked)\b",
+    re.IGNORECASE,
+)
+_PROJECT = re.compile(
+    r"\b(project|deadline|release|launch|milestone|version|repo|repository|service|api|"
+    r"database|deploy|deployed|uses|using|built with|runs on|migrat\w+|sprint|roadmap|client)\b",
+    re.IGNORECASE,
+)
+SECTIONS = ('preferences', 'project_facts', 'recurring_patterns', 'decisions')
+
+
+@dataclass(frozen=True)
+class EpisodeText:
+    """What dreaming reads of one episode."""
+
+    id: str
+    summary: str
+    topics: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Synthesis:
+    """The consolidated memory: items per section, and the markdown document."""
+
+    sections: dict[str, list[str]]
+    document: str
+
+
+def synthesize(episodes: Sequence[EpisodeText], title: str, limit: int = 8) -> Synthesis:
+    """Cluster the episodes' sentences and sort them into preferences, project facts, recurring
+    patterns and decisions; each cluster contributes its most central sentence once."""
+    items: list[tuple[str, str]] = []  # (episode id, sentence)
+    for ep in episodes:
+        for sentence in split_sentences(ep.summary):
+            if len(words(sentence)) >= 2:
+                items.append((ep.id, _terminated(clip(sentence))))
+    clusters = _clusters([s for _, s in items])
+    sections: dict[str, list[str]] = {name: [] for name in SECTIONS}
+    scored: list[tuple[int, int, str, set[str]]] = []
+    for members in clusters:
+        episodes_in = {items[i][0] for i in members}
+        representative = items[_central(members, [s for _, s in items])][1]
+        scored.append((len(episodes_in), len(members), representative, episodes_in))
+    # most widespread first: a statement seen in several sessions is the most durable one
+    scored.sort(key=lambda t: (-t[0], -t[1], t[2]))
+    for spread, _size, sentence, _eps in scored:
+        if _PREFERENCE.search(sentence):
+            section = 'preferences'
+        elif _DECISION.search(sentence):
+            section = 'decisions'
+        elif spread >= 2:
+            section = 'recurring_patterns'
+        elif _PROJECT.search(sentence):
+            section = 'project_facts'
+        else:
+            continue
+        if section == 'recurring_patterns':
+            suffix = f' ({spread} sessions)'
+        else:
+            suffix = f' (in {spread} sessions)' if spread >= 2 else ''
+        if len(sections[section]) < limit:
+            sections[section].append(sentence + suffix)
+    topic_counts: Counter[str] = Counter(t for ep in episodes for t in set(ep.topics))
+    for topic, count in topic_counts.most_common():
+        if count < 2 or len(sections['recurring_patterns']) >= limit:
+            break
+        sections['recurring_patterns'].append(f'{topic} came up in {count} sessions.')
+    return Synthesis(sections=sections, document=_document(title, sections, len(episodes)))
+
+
+def _clusters(sentences: Sequence[str], threshold: float = 0.5) -> list[list[int]]:
+    tokens = [set(words(s)) for s in sentences]
+    graph = nx.Graph()
+    graph.add_nodes_from(range(len(sentences)))
+    for i in range(len(sentences)):
+        for j in range(i + 1, len(sentences)):
+            union = tokens[i] | tokens[j]
+            if union and len(tokens[i] & tokens[j]) / len(union) >= threshold:
+                graph.add_edge(i, j)
+    return [sorted(c) for c in nx.connected_components(graph)]
+
+
+def _central(members: list[int], sentences: Sequence[str]) -> int:
+    if len(members) == 1:
+        return members[0]
+    tokens = {i: set(words(sentences[i])) for i in members}
+
+    def overlap(i: int) -> float:
+        return sum(len(tokens[i] & tokens[j]) / (len(tokens[i] | tokens[j]) or 1) for j in members)
+
+    return max(members, key=lambda i: (overlap(i), -i))
+
+
+_HEADINGS = {
+    'preferences': 'Preferences',
+    'project_facts': 'Project facts',
+    'recurring_patterns': 'Recurring patterns',
+    'decisions': 'Decisions',
+}
+
+
+def _document(title: str, sections: dict[str, list[str]], episodes: int) -> str:
+    lines = [f'# {title}', '', f'Consolidated from {episodes} sessions.']
+    for name in SECTIONS:
+        if sections[name]:
+            lines += ['', f'## {_HEADINGS[name]}', *(f'- {item}' for item in sections[name])]
+    return '\n'.join(lines) + '\n'
