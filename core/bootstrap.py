@@ -56,6 +56,7 @@ def build_vector_store(settings: Settings) -> VectorStore:
 
         return EdgeVectorStore(settings.data_dir / 'vectors')
     from qdrant_client import QdrantClient
+
     from recall.qdrant_store import QdrantVectorStore
 
     try:
