@@ -43,6 +43,9 @@ class MemoryIn(BaseModel):
     trust: Trust = Trust.TRUSTED
     tags: list[str] = Field(default_factory=list, max_length=64)
     tier: Tier | None = None
+    entity_key: str | None = Field(
+        default=None, min_length=3, max_length=256, description='e.g. phone:+4930123; dedup key'
+    )
 
     @field_validator('text')
     @classmethod

@@ -14,6 +14,8 @@ from core.auth import Principal
 from core.clock import Clock, to_epoch
 from core.errors import InvalidInput, NotFound, PayloadTooLarge
 from core.scopes import GLOBAL
+from recall.conflicts import detect
+from recall.decay import next_tier, relevance
 from recall.filtering import matches
 from recall.fusion import Fused, rrf, weighted_merge
 from recall.models import (
@@ -26,7 +28,6 @@ from recall.models import (
     PointFilter,
     Range,
     ScoredPoint,
-    StoredPoint,
     VectorPoint,
     chunk_id,
     memories_spec,
@@ -47,16 +48,33 @@ from recall.schemas import (
     WriteResult,
     WriteStatus,
 )
-from recall.tiers import ImportanceLabel, Kind, Tier, Trust
+from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Tier, Trust
 
 log = logging.getLogger(__name__)
 
 USER_BOOST = 1.2
+DECAY_WEIGHT = 0.3
+PINNED_BOOST = 1.1
 # Channels return this many candidates per requested hit (at least MIN_CANDIDATES): RRF needs
 # depth to reward ids that both channels find but neither ranks first.
 CANDIDATE_FACTOR = 4
 MIN_CANDIDATES = 50
 MAX_CANDIDATES = 200
+# dedup layer 3 and the conflict check look at this many similar memories
+CONFLICT_CANDIDATES = 5
+# MiniLM cosine above which two memories say the same thing
+MERGE_COSINE = 0.95
+CONFLICT_MIN_COSINE = 0.6
+# a team member whose best hit is a dense neighbour below this also reads its leader's memory
+WEAK_DENSE_COSINE = 0.3
+# raw notes, documents and episodes are records, not claims: only distilled kinds are merged
+# semantically or superseded
+DISTILLED_KINDS = frozenset(
+    {
+        Kind.ENTITY, Kind.PREFERENCE, Kind.FACT, Kind.PROJECT_STATE, Kind.RELATIONSHIP,
+        Kind.PROCEDURE, Kind.REMEMBER, Kind.LESSON,
+    }
+)
 RANK_WINDOW_FACTOR = 3
 MIN_RANK_WINDOW = 30
 
@@ -105,39 +123,131 @@ class RecallService:
             )
 
     def remember(self, items: Sequence[MemoryIn]) -> list[WriteResult]:
-        """Write memories in one batch; the same (scope, user, text) again bumps the stored one."""
+        """Write memories in one batch through the dedup layers and the conflict check.
+
+        Layer 1: the same normalised text for the same (scope, user) is the same id: bump it.
+        Layer 2: the same entity key (phone:…, birthday:…) in scope: bump the stored one.
+        Layer 3: for distilled kinds, a near-identical memory (cosine ≥ MERGE_COSINE) is
+        bumped; a similar one that the new text contradicts is superseded (kept, not recalled).
+        """
         for index, item in enumerate(items):
             self.check_text(item.text, 'text' if len(items) == 1 else f'items.{index}.text')
         now = self._clock.now()
         ids = [chunk_id(i.scope, i.user_id, normalize_text(i.text)) for i in items]
         existing = {p.id: p for p in self._vectors.retrieve(MEMORIES, list(dict.fromkeys(ids)))}
-        results: list[WriteResult] = []
-        fresh: dict[str, Chunk] = {}
+        results: list[WriteResult | None] = [None] * len(items)
+        fresh: dict[str, tuple[int, Chunk]] = {}
         bumps: dict[str, dict[str, Any]] = {}
-        for item, ident in zip(items, ids, strict=True):
+
+        def bump(target: str, item: MemoryIn, index: int, reason: str) -> None:
+            stored = existing.get(target)
+            if target in bumps:
+                base = bumps[target]
+            elif target in fresh:
+                base = fresh[target][1].to_payload()
+            else:
+                base = stored.payload if stored else {}
+            bumps[target] = self._bump(base, item, now)
+            results[index] = WriteResult(
+                id=target, status=WriteStatus.MERGED, reason=reason, merged_into=target
+            )
+
+        for index, (item, ident) in enumerate(zip(items, ids, strict=True)):
             if ident in fresh or ident in existing or ident in bumps:
-                bumps[ident] = self._bump(existing.get(ident), fresh.get(ident), item, now)
-                results.append(WriteResult(id=ident, status=WriteStatus.MERGED, reason='same text'))
+                bump(ident, item, index, 'same text')
                 continue
-            fresh[ident] = self._new_chunk(ident, item, now)
-            results.append(WriteResult(id=ident, status=WriteStatus.CREATED))
-        self._store_new(list(fresh.values()))
-        if bumps:
-            self._apply_bumps(bumps)
+            keyed = self._same_entity_key(item, fresh)
+            if keyed is not None:
+                bump(keyed, item, index, f'same entity key {item.entity_key}')
+                continue
+            fresh[ident] = (index, self._new_chunk(ident, item, now))
+            results[index] = WriteResult(id=ident, status=WriteStatus.CREATED)
+
+        vectors = self._embedder.embed([c.text for _, c in fresh.values()]) if fresh else []
+        dense = dict(zip(fresh, vectors, strict=True))
+        supersede: dict[str, dict[str, Any]] = {}
+        for ident in list(fresh):
+            index, chunk = fresh[ident]
+            if chunk.kind not in DISTILLED_KINDS:
+                continue
+            twin, older = self._semantic_check(chunk, dense[ident], fresh)
+            if twin is not None:
+                del fresh[ident]
+                bump(twin, items[index], index, 'semantic duplicate')
+                continue
+            for old_id in older:
+                supersede[old_id] = {
+                    'superseded': True,
+                    'superseded_by': ident,
+                    'updated_at': to_epoch(now),
+                }
+            if older:
+                results[index] = WriteResult(
+                    id=ident, status=WriteStatus.CREATED, superseded=older,
+                    reason='supersedes older memories',
+                )
+        self._store_new([c for _, c in fresh.values()], dense)
+        updates = {**bumps, **supersede}
+        if updates:
+            self._vectors.set_payload(MEMORIES, updates)
         if fresh:
             self._index_graph(list(fresh))
-        return results
+        return [r for r in results if r is not None]
+
+    def _same_entity_key(
+        self, item: MemoryIn, fresh: dict[str, tuple[int, Chunk]]
+    ) -> str | None:
+        if not item.entity_key:
+            return None
+        for ident, (_, chunk) in fresh.items():
+            if (chunk.scope, chunk.user_id, chunk.entity_key) == (
+                item.scope, item.user_id, item.entity_key
+            ):
+                return ident
+        flt = PointFilter(
+            scopes=[item.scope],
+            any_of={'entity_key': [item.entity_key], 'owner': [item.user_id or ANY_USER]},
+            none_of={'superseded': [True]},
+        )
+        found, _ = self._vectors.scroll(MEMORIES, flt, 1)
+        return found[0].id if found else None
+
+    def _semantic_check(
+        self, chunk: Chunk, vector: list[float], fresh: dict[str, tuple[int, Chunk]]
+    ) -> tuple[str | None, list[str]]:
+        """A stored near-duplicate to merge into, or the stored memories this one supersedes."""
+        flt = PointFilter(
+            scopes=[chunk.scope],
+            any_of={'owner': [chunk.user_id or ANY_USER], 'kind': sorted(DISTILLED_KINDS)},
+            none_of={'superseded': [True]},
+        )
+        similar = self._vectors.query(MEMORIES, 'dense', vector, flt, CONFLICT_CANDIDATES)
+        older: list[str] = []
+        for point in similar:
+            if point.id == chunk.id or point.id in fresh:
+                continue
+            if point.score >= MERGE_COSINE:
+                return point.id, []
+            if point.score < CONFLICT_MIN_COSINE:
+                break
+            judged = detect(chunk.text, str(point.payload.get('text', '')), cosine=point.score)
+            if judged.kind == 'duplicate':
+                return point.id, []
+            if judged.kind == 'supersedes' and not point.payload.get('pinned'):
+                older.append(point.id)
+        return None, older
 
     def _new_chunk(self, ident: str, item: MemoryIn, now: datetime) -> Chunk:
-        tier = item.tier or (Tier.CORE if item.pinned else Tier.WORKING)
-        return Chunk(
+        default_tier, default_importance = KIND_DEFAULTS.get(item.kind, (Tier.WORKING, 0.5))
+        importance = item.importance if item.importance is not None else default_importance
+        chunk = Chunk(
             id=ident,
             scope=item.scope,
             user_id=item.user_id,
             kind=item.kind,
             text=item.text,
-            tier=tier,
-            importance=item.importance if item.importance is not None else 0.5,
+            tier=Tier.CORE if item.pinned else (item.tier or default_tier),
+            importance=importance,
             importance_label=item.importance_label or ImportanceLabel.UNKNOWN,
             pinned=item.pinned,
             created_at=item.created_at or now,
@@ -148,13 +258,17 @@ class RecallService:
             trust=item.trust,
             tags=item.tags,
             content_hash=content_hash(item.text),
+            entity_key=item.entity_key,
             metadata=item.metadata,
         )
+        if item.tier is None and not item.pinned:
+            # an explicit tier is the caller's decision; otherwise the seed's rules apply at
+            # write, judged as of the write: an imported old event is not stale on arrival
+            fresh_view = chunk.model_copy(update={'created_at': now})
+            chunk = chunk.model_copy(update={'tier': next_tier(fresh_view, now)})
+        return chunk
 
-    def _bump(
-        self, stored: StoredPoint | None, pending: Chunk | None, item: MemoryIn, now: datetime
-    ) -> dict[str, Any]:
-        base = pending.to_payload() if pending is not None else (stored.payload if stored else {})
+    def _bump(self, base: dict[str, Any], item: MemoryIn, now: datetime) -> dict[str, Any]:
         importance = max(float(base.get('importance', 0.5)), item.importance or 0.0)
         metadata = {**base.get('metadata', {}), **item.metadata}
         return {
@@ -166,24 +280,19 @@ class RecallService:
             'pinned': bool(base.get('pinned')) or item.pinned,
         }
 
-    def _store_new(self, chunks: list[Chunk]) -> None:
+    def _store_new(self, chunks: list[Chunk], dense: dict[str, list[float]]) -> None:
         if not chunks:
             return
-        texts = [c.text for c in chunks]
-        dense = self._embedder.embed(texts)
         points = [
             VectorPoint(
                 id=c.id,
-                dense=d,
+                dense=dense[c.id],
                 sparse=self._sparse.encode_document(c.text),
                 payload=c.to_payload(),
             )
-            for c, d in zip(chunks, dense, strict=True)
+            for c in chunks
         ]
         self._vectors.upsert(MEMORIES, points)
-
-    def _apply_bumps(self, bumps: dict[str, dict[str, Any]]) -> None:
-        self._vectors.set_payload(MEMORIES, bumps)
 
     def _index_graph(self, ids: list[str]) -> None:
         if self._graph is None:
@@ -278,27 +387,27 @@ class RecallService:
         started = time.perf_counter()
         latency: dict[str, float] = {}
         principal.require_read(req.scope)
-        plan: list[tuple[str | None, list[str]]] = [(None, [req.scope])]
-        if req.scope != GLOBAL and principal.can_read(GLOBAL):
-            plan.append(('global', [GLOBAL]))
-        if principal.leader_scopes:
-            plan.append(('team_leader', list(principal.leader_scopes)))
-
         query_vectors = self._encode_query(req, latency)
-        channels: dict[str, list[ScoredPoint]] = {}
-        fused: list[Fused] = []
+        scopes = [req.scope]
+        channels, fused = self._channels(req, scopes, query_vectors, latency)
         fallback: str | None = None
-        scopes_read: list[str] = []
-        for label, scopes in plan:
-            scopes_read.extend(scopes)
-            channels, fused = self._channels(req, scopes, query_vectors, latency)
+        if not fused and req.scope != GLOBAL and principal.can_read(GLOBAL):
+            channels, fused = self._channels(req, [GLOBAL], query_vectors, latency)
             if fused:
-                fallback = label
-                break
+                scopes, fallback = [GLOBAL], 'global'
+        if principal.leader_scopes and (not fused or _weak(channels)):
+            # a member with nothing (or nothing convincing) reads its leaders' memory, merged
+            # with what it has, so its own hits still compete
+            scopes = [*scopes, *principal.leader_scopes]
+            channels, fused = self._channels(req, scopes, query_vectors, latency)
+            fallback = 'team_leader'
+        scopes_read = [req.scope, *([GLOBAL] if fallback == 'global' else []), *(
+            principal.leader_scopes if fallback == 'team_leader' else ()
+        )]
 
         t = time.perf_counter()
         payloads = {p.id: p.payload for points in channels.values() for p in points}
-        hits = self._rank(req, fused, payloads)
+        hits, policy_tier = self._rank(req, fused, payloads)
         latency['rank'] = _ms(t)
         if hits:
             self._touch([h.id for h in hits])
@@ -308,6 +417,7 @@ class RecallService:
             fused=[f.id for f in fused[:10]],
             scopes=scopes_read,
             fallback=fallback,
+            policy_tier=policy_tier,
             skip_reason=None if hits else 'no_match',
             latency_ms={k: round(v, 3) for k, v in latency.items()},
         )
@@ -394,8 +504,9 @@ class RecallService:
 
     def _rank(
         self, req: SearchRequest, fused: list[Fused], payloads: dict[str, dict[str, Any]]
-    ) -> list[Hit]:
-        now = to_epoch(self._clock.now())
+    ) -> tuple[list[Hit], str]:
+        moment = self._clock.now()
+        now = to_epoch(moment)
         best_by_text: dict[str, Hit] = {}
         # only the head of the fused list can reach top_k after boosts; building models for the
         # whole candidate depth would cost more than the store queries themselves
@@ -411,7 +522,12 @@ class RecallService:
             components = {f'{k}_rank': float(v) for k, v in item.ranks.items()}
             components.update({k: round(v, 6) for k, v in item.channel_scores.items()})
             components['fused'] = item.score
-            score = item.score
+            live = relevance(chunk, moment)
+            # the fused rank stays dominant; decay and pinning only reorder near-ties
+            score = item.score * (1 - DECAY_WEIGHT + DECAY_WEIGHT * live)
+            if chunk.pinned:
+                score *= PINNED_BOOST
+            components['relevance'] = round(live, 6)
             if req.user_id is not None and chunk.user_id == req.user_id:
                 score *= USER_BOOST
                 components['user_boost'] = USER_BOOST
@@ -434,7 +550,7 @@ class RecallService:
             if twin is None or hit.score > twin.score:
                 best_by_text[chunk.content_hash] = hit
         ranked = sorted(best_by_text.values(), key=lambda h: (-h.score, h.id))
-        return ranked[: req.top_k]
+        return _apply_policy(ranked, payloads, req.top_k)
 
     # ---- access bookkeeping, off the request path ------------------------------------------
 
@@ -459,12 +575,19 @@ class RecallService:
 
     def touch(self, ids: Sequence[str]) -> None:
         """Record a recall of these chunks: access count and time."""
-        now = to_epoch(self._clock.now())
-        points = self._vectors.retrieve(MEMORIES, ids)
-        updates = {
-            p.id: {'access_count': int(p.payload.get('access_count', 0)) + 1, 'accessed_at': now}
-            for p in points
-        }
+        moment = self._clock.now()
+        updates: dict[str, dict[str, Any]] = {}
+        for point in self._vectors.retrieve(MEMORIES, ids):
+            chunk = Chunk.from_payload(point.payload)
+            touched = chunk.model_copy(
+                update={'access_count': chunk.access_count + 1, 'accessed_at': moment}
+            )
+            # seed 000: tier transitions are evaluated on every search-hit touch
+            updates[point.id] = {
+                'access_count': touched.access_count,
+                'accessed_at': to_epoch(moment),
+                'tier': next_tier(touched, moment).value,
+            }
         if updates:
             self._vectors.set_payload(MEMORIES, updates)
 
@@ -499,6 +622,40 @@ def _apply_filters(flt: PointFilter, filters: SearchFilters) -> None:
             gte=to_epoch(filters.created_after) if filters.created_after else None,
             lte=to_epoch(filters.created_before) if filters.created_before else None,
         )
+
+
+def _weak(channels: dict[str, list[ScoredPoint]]) -> bool:
+    """Nothing but a distant dense neighbour: not worth answering from alone."""
+    if channels.get('bm25') or channels.get('graph'):
+        return False
+    dense = channels.get('dense') or []
+    return not dense or dense[0].score < WEAK_DENSE_COSINE
+
+
+# fail-open order of importance labels (seed 004): must+nice, then unknown, then ignore
+POLICY_STEPS: tuple[tuple[str, frozenset[str]], ...] = (
+    ('must+nice', frozenset({ImportanceLabel.MUST_REMEMBER, ImportanceLabel.NICE_TO_HAVE})),
+    ('unknown', frozenset({ImportanceLabel.UNKNOWN})),
+    ('ignore', frozenset({ImportanceLabel.IGNORE})),
+)
+
+
+def _apply_policy(
+    ranked: list[Hit], payloads: dict[str, dict[str, Any]], top_k: int
+) -> tuple[list[Hit], str]:
+    """Admit labels step by step until top_k hits are found; one store query serves all steps."""
+    chosen: list[Hit] = []
+    names: list[str] = []
+    for name, labels in POLICY_STEPS:
+        names.append(name)
+        chosen.extend(
+            h for h in ranked
+            if payloads[h.id].get('importance_label', ImportanceLabel.UNKNOWN) in labels
+        )
+        if len(chosen) >= top_k:
+            break
+    chosen.sort(key=lambda h: (-h.score, h.id))
+    return chosen[:top_k], '+'.join(names)
 
 
 def _speaker(chunk: Chunk) -> str | None:

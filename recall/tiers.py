@@ -58,3 +58,23 @@ class Source(StrEnum):
     IMPORT = 'import'
     SYSTEM = 'system'
     CONSOLIDATION = 'consolidation'
+
+
+# Tier and importance a memory of each kind starts with (seed 001): identity and explicit
+# "remember" requests are core; claims about the world are working; raw records start mid-way.
+KIND_DEFAULTS: dict[Kind, tuple[Tier, float]] = {
+    Kind.ENTITY: (Tier.CORE, 0.85),
+    Kind.PREFERENCE: (Tier.WORKING, 0.75),
+    Kind.FACT: (Tier.WORKING, 0.7),
+    Kind.RELATIONSHIP: (Tier.WORKING, 0.7),
+    Kind.PROJECT_STATE: (Tier.WORKING, 0.6),
+    Kind.PROCEDURE: (Tier.WORKING, 0.6),
+    Kind.REMEMBER: (Tier.CORE, 0.9),
+    Kind.LESSON: (Tier.CORE, 0.8),
+    Kind.FAILURE: (Tier.WORKING, 0.5),
+    Kind.SUMMARY: (Tier.WORKING, 0.6),
+    Kind.DREAM: (Tier.WORKING, 0.7),
+    Kind.NOTE: (Tier.WORKING, 0.5),
+    Kind.DOCUMENT: (Tier.WORKING, 0.5),
+    Kind.EPISODIC: (Tier.WORKING, 0.5),
+}

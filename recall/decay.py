@@ -1,0 +1,250 @@
+"""Tier decay (seed 000): the Weibull composite, tier transitions and the rerank of fused hits.
+
+Pure functions over `Chunk` and a `now`; no store, no clock. The maths, per seed 000:
+
+    half_life = 30 d * min(exp(1.5 * importance), 10)       important memories fade slower
+    recency   = exp(-ln 2 / half_life * age_days ** beta)   beta 0.8 core, 1.0 working, 1.3 periph.
+    frequency = 1 - exp(-access_count / 5)
+    composite = 0.4 * recency + 0.3 * frequency + 0.3 * importance
+    relevance = clamp(composite, tier floor, 1)             floors 0.9 / 0.3 / 0.1
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from core.clock import to_epoch
+from recall.models import Chunk
+from recall.tiers import Tier
+
+BASE_HALF_LIFE_DAYS = 30.0
+MAX_HALF_LIFE_FACTOR = 10.0
+HALF_LIFE_IMPORTANCE_RATE = 1.5
+FREQUENCY_SCALE = 5.0
+W_RECENCY, W_FREQUENCY, W_IMPORTANCE = 0.4, 0.3, 0.3
+BETA: Mapping[Tier, float] = {Tier.CORE: 0.8, Tier.WORKING: 1.0, Tier.PERIPHERAL: 1.3}
+FLOOR: Mapping[Tier, float] = {Tier.CORE: 0.9, Tier.WORKING: 0.3, Tier.PERIPHERAL: 0.1}
+_DAY = 86_400.0
+
+
+class DecayComponents(BaseModel):
+    """The parts of a memory's live priority at one instant."""
+
+    model_config = ConfigDict(frozen=True)
+
+    age_days: float = Field(description='days since last recall (or creation), >= 0')
+    half_life_days: float
+    beta: float
+    recency: float
+    frequency: float
+    importance: float
+    composite: float = Field(description='weighted sum before the tier floor')
+    floor: float
+    relevance: float = Field(description='composite clamped to [floor, 1]')
+
+
+class TierThresholds(BaseModel):
+    """Promotion/demotion thresholds; seed 000 names them, these defaults are ours."""
+
+    model_config = ConfigDict(frozen=True)
+
+    # promote to core by any one of three paths (seed: evolution.promotion)
+    core_access_only: int = Field(default=10, ge=1, description='access_count alone')
+    core_importance_only: float = Field(default=0.9, ge=0, le=1, description='importance alone')
+    core_both_access: int = Field(default=5, ge=1)
+    core_both_importance: float = Field(default=0.7, ge=0, le=1)
+    # demote to peripheral
+    demote_relevance: float = Field(default=0.15, ge=0, le=1)
+    demote_age_days: float = Field(default=60.0, ge=0)
+    demote_max_access: int = Field(default=3, ge=0, description='demote by age only below this')
+    # revive peripheral -> working
+    revive_access: int = Field(default=3, ge=0)
+    revive_relevance: float = Field(default=0.4, ge=0, le=1)
+
+
+DEFAULT_THRESHOLDS = TierThresholds()
+
+
+class TierTransition(BaseModel):
+    """The tier a memory should be in, and the rule that put it there."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tier: Tier
+    changed: bool
+    reason: str
+
+
+def _days(later: datetime, earlier: datetime) -> float:
+    return max(0.0, (to_epoch(later) - to_epoch(earlier)) / _DAY)
+
+
+def half_life_days(importance: float) -> float:
+    """Importance-scaled half-life: 30 days * min(exp(1.5 * importance), 10)."""
+    factor = min(math.exp(HALF_LIFE_IMPORTANCE_RATE * importance), MAX_HALF_LIFE_FACTOR)
+    return BASE_HALF_LIFE_DAYS * factor
+
+
+def recency(age_days: float, importance: float, tier: Tier) -> float:
+    """Stretched-exponential recency exp(-ln2 / half_life * age^beta), in (0, 1]."""
+    beta = BETA[tier]
+    return math.exp(-math.log(2) / half_life_days(importance) * max(age_days, 0.0) ** beta)
+
+
+def frequency(access_count: int) -> float:
+    """Saturating frequency 1 - exp(-access / 5): 5 recalls give 0.63, 15 give 0.95."""
+    return 1.0 - math.exp(-max(access_count, 0) / FREQUENCY_SCALE)
+
+
+def components(chunk: Chunk, now: datetime) -> DecayComponents:
+    """Every part of the decay composite of `chunk` at `now`."""
+    # recency runs from the last recall: a memory that keeps being used stays fresh
+    last = chunk.accessed_at or chunk.created_at
+    age = _days(now, max(last, chunk.created_at, key=to_epoch))
+    # pinned memories never decay (seed 000)
+    rec = 1.0 if chunk.pinned else recency(age, chunk.importance, chunk.tier)
+    freq = frequency(chunk.access_count)
+    composite = W_RECENCY * rec + W_FREQUENCY * freq + W_IMPORTANCE * chunk.importance
+    floor = FLOOR[chunk.tier]
+    return DecayComponents(
+        age_days=age,
+        half_life_days=half_life_days(chunk.importance),
+        beta=BETA[chunk.tier],
+        recency=rec,
+        frequency=freq,
+        importance=chunk.importance,
+        composite=composite,
+        floor=floor,
+        relevance=min(1.0, max(floor, composite)),
+    )
+
+
+def relevance(chunk: Chunk, now: datetime) -> float:
+    """The decay composite of `chunk` at `now`, clamped to its tier's [floor, 1]."""
+    return components(chunk, now).relevance
+
+
+def _promotes_to_core(chunk: Chunk, t: TierThresholds) -> str | None:
+    if chunk.access_count >= t.core_access_only:
+        return 'promote:access'
+    if chunk.importance >= t.core_importance_only:
+        return 'promote:importance'
+    if chunk.access_count >= t.core_both_access and chunk.importance >= t.core_both_importance:
+        return 'promote:access+importance'
+    return None
+
+
+def tier_transition(
+    chunk: Chunk, now: datetime, thresholds: TierThresholds = DEFAULT_THRESHOLDS
+) -> TierTransition:
+    """Seed 000's `evaluate_tier_transition`, with the rule that decided."""
+    t = thresholds
+
+    def to(tier: Tier, reason: str) -> TierTransition:
+        return TierTransition(tier=tier, changed=tier != chunk.tier, reason=reason)
+
+    if chunk.pinned:
+        return to(Tier.CORE, 'pinned')
+    promoted = _promotes_to_core(chunk, t)
+    if promoted is not None:
+        return to(Tier.CORE, promoted)
+    if chunk.tier == Tier.CORE:
+        return to(Tier.CORE, 'core:never_demoted')  # seed 000: core is identity-level
+    parts = components(chunk, now)
+    if chunk.tier == Tier.PERIPHERAL:
+        if chunk.access_count >= t.revive_access and parts.relevance >= t.revive_relevance:
+            return to(Tier.WORKING, 'revive:access+relevance')
+        return to(Tier.PERIPHERAL, 'stay')
+    # The clamped relevance of a working memory never drops below its floor (0.3), which would
+    # make the "< 0.15" rule dead; the unclamped composite is what that rule can actually see.
+    if parts.composite < t.demote_relevance:
+        return to(Tier.PERIPHERAL, 'demote:relevance')
+    age = _days(now, chunk.created_at)  # age for demotion is since creation, not last recall
+    if age > t.demote_age_days and chunk.access_count < t.demote_max_access:
+        return to(Tier.PERIPHERAL, 'demote:age')
+    return to(Tier.WORKING, 'stay')
+
+
+def next_tier(
+    chunk: Chunk, now: datetime, thresholds: TierThresholds = DEFAULT_THRESHOLDS
+) -> Tier:
+    """The tier `chunk` belongs in at `now`: pinned -> core, promotions, demotions, revival."""
+    return tier_transition(chunk, now, thresholds).tier
+
+
+# ---- rerank of fused recall results ---------------------------------------------------------
+
+
+class RerankWeights(BaseModel):
+    """How far decay, importance and pinning may move a fused score (see `rerank`)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    relevance: float = Field(default=0.10, ge=0)
+    importance: float = Field(default=0.05, ge=0)
+    pinned: float = Field(default=0.025, ge=0)
+
+
+DEFAULT_RERANK = RerankWeights()
+
+
+class Reranked(BaseModel):
+    """One reranked hit: final score and the components that produced it."""
+
+    id: str
+    score: float
+    components: dict[str, float]
+
+
+def multiplier(chunk: Chunk, now: datetime, weights: RerankWeights = DEFAULT_RERANK) -> float:
+    """1 + w_r (relevance - 0.5) + w_i (importance - 0.5) + w_p [pinned]; in [0.935, 1.1]."""
+    rel = relevance(chunk, now)
+    pin = weights.pinned if chunk.pinned else 0.0
+    lift = weights.relevance * (rel - 0.5) + weights.importance * (chunk.importance - 0.5)
+    return 1.0 + lift + pin
+
+
+def rerank(
+    fused: Sequence[tuple[str, float]],
+    chunks: Mapping[str, Chunk],
+    now: datetime,
+    weights: RerankWeights = DEFAULT_RERANK,
+) -> list[Reranked]:
+    """Scale each fused score by the decay multiplier; sorted by final score, then id.
+
+    final = fused * (1 + 0.10 (relevance - 0.5) + 0.05 (importance - 0.5) + 0.025 [pinned])
+
+    Multiplying keeps the fused order dominant: with the default weights the multiplier lies in
+    [0.935, 1.1], so a hit can only overtake one whose fused score is less than ~18 % higher
+    (1.1 / 0.935). In RRF terms that reorders near-ties inside a channel, never a hit both
+    channels found below one only a single channel found. Ids without a chunk keep their fused
+    score (multiplier 1) rather than vanish: dropping hits is the caller's filter's job.
+    """
+    out: list[Reranked] = []
+    for ident, score in fused:
+        chunk = chunks.get(ident)
+        if chunk is None:
+            out.append(Reranked(id=ident, score=score, components={'fused': score}))
+            continue
+        parts = components(chunk, now)
+        factor = multiplier(chunk, now, weights)
+        out.append(
+            Reranked(
+                id=ident,
+                score=score * factor,
+                components={
+                    'fused': score,
+                    'recency': parts.recency,
+                    'frequency': parts.frequency,
+                    'importance': parts.importance,
+                    'relevance': parts.relevance,
+                    'pinned': 1.0 if chunk.pinned else 0.0,
+                    'decay_multiplier': factor,
+                },
+            )
+        )
+    return sorted(out, key=lambda r: (-r.score, r.id))
