@@ -154,8 +154,8 @@ def _stem(word: str) -> str:
 
 def topic_tokens(text: str) -> set[str]:
     """Tokens for overlap: stemmed English words and CJK bigrams, without markers and negation."""
-    folded = normalize_text(text)
-    folded = _NEGATION_EN.sub(' ', folded)
+    # negation goes before normalising, which would split "don't" into "don" and "t"
+    folded = normalize_text(_NEGATION_EN.sub(' ', text.replace('\u2019', "'")))
     tokens: set[str] = set()
     for run in _CJK.findall(_SYNONYMS_ZH.sub('住在', folded)):
         run = _NEGATION_ZH.sub('', _MARKERS_ZH.sub('', run))
@@ -174,6 +174,7 @@ def jaccard(a: set[str], b: set[str]) -> float:
 
 
 def _negations(text: str) -> int:
+    text = text.replace('\u2019', "'")
     return len(_NEGATION_EN.findall(text)) + len(_NEGATION_ZH.findall(text))
 
 
