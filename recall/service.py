@@ -15,7 +15,7 @@ from core.clock import Clock, to_epoch
 from core.errors import InvalidInput, NotFound, PayloadTooLarge
 from core.scopes import GLOBAL
 from recall.conflicts import detect
-from recall.decay import next_tier, relevance
+from recall.decay import multiplier, next_tier, relevance
 from recall.filtering import matches
 from recall.fusion import Fused, rrf, weighted_merge
 from recall.models import (
@@ -53,8 +53,6 @@ from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Tier, Trust
 log = logging.getLogger(__name__)
 
 USER_BOOST = 1.2
-DECAY_WEIGHT = 0.3
-PINNED_BOOST = 1.1
 # Channels return this many candidates per requested hit (at least MIN_CANDIDATES): RRF needs
 # depth to reward ids that both channels find but neither ranks first.
 CANDIDATE_FACTOR = 4
@@ -522,12 +520,12 @@ class RecallService:
             components = {f'{k}_rank': float(v) for k, v in item.ranks.items()}
             components.update({k: round(v, 6) for k, v in item.channel_scores.items()})
             components['fused'] = item.score
-            live = relevance(chunk, moment)
-            # the fused rank stays dominant; decay and pinning only reorder near-ties
-            score = item.score * (1 - DECAY_WEIGHT + DECAY_WEIGHT * live)
-            if chunk.pinned:
-                score *= PINNED_BOOST
-            components['relevance'] = round(live, 6)
+            # the fused rank stays dominant: decay, importance and pinning move a hit by at
+            # most ~10%, enough to reorder near-ties (recall.decay.multiplier)
+            lift = multiplier(chunk, moment)
+            score = item.score * lift
+            components['relevance'] = round(relevance(chunk, moment), 6)
+            components['decay_multiplier'] = round(lift, 6)
             if req.user_id is not None and chunk.user_id == req.user_id:
                 score *= USER_BOOST
                 components['user_boost'] = USER_BOOST
