@@ -95,7 +95,8 @@ class CachedEmbedder:
         self.dim = inner.dim
         self._max_entries = max_entries
         self._max_chars = max_chars
-        self._cache: OrderedDict[bytes, list[float]] = OrderedDict()
+        # float32 arrays: a list of 384 Python floats costs ~12 KB, the array 1.5 KB
+        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
     @staticmethod
@@ -113,7 +114,7 @@ class CachedEmbedder:
                 hit = self._cache.get(key)
                 if hit is not None:
                     self._cache.move_to_end(key)
-                    out[i] = hit
+                    out[i] = hit.tolist()
                 else:
                     missing.setdefault(key, []).append(i)
         if missing:
@@ -124,7 +125,7 @@ class CachedEmbedder:
                     for i in positions:
                         out[i] = vector
                     if self._max_entries:
-                        self._cache[key] = vector
+                        self._cache[key] = np.asarray(vector, dtype=np.float32)
                 while len(self._cache) > self._max_entries:
                     self._cache.popitem(last=False)
         return [v for v in out if v is not None]
