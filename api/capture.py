@@ -1,0 +1,110 @@
+"""Capture (turn -> distilled memories) and the auto-recall bundle."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from flask import Blueprint, Response, jsonify
+from pydantic import BaseModel, ConfigDict, Field
+
+from api.common import parse_json, principal, require_read, require_write, services
+from core.scopes import Identifier, ScopeId
+from recall.bundle import is_trivial, pack
+from recall.capture import capture, is_system_channel
+from recall.schemas import MemoryIn, SearchRequest
+from recall.tiers import Source
+
+bp = Blueprint('capture', __name__, url_prefix='/v1')
+
+MAX_MESSAGE_CHARS = 8_000
+
+
+class CaptureIn(BaseModel):
+    """One conversation turn offered for capture."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    scope: ScopeId
+    text: str = Field(max_length=32_000)
+    role: Literal['user', 'assistant', 'system', 'tool'] = 'user'
+    channel: str | None = Field(default=None, max_length=128)
+    source: str | None = Field(default=None, max_length=128)
+    user_id: Identifier | None = None
+
+
+@bp.post('/memories/capture')
+def capture_turn() -> Response:
+    """Store what a turn says durably (distilled, deduplicated); say what was skipped and why."""
+    req = parse_json(CaptureIn)
+    require_write(req.scope)
+    recall = services().recall
+    recall.check_text(req.text)
+    decision = capture(
+        req.text, role=req.role, channel=req.channel, source=req.source,
+        now=services().clock.now(),
+    )
+    items = [
+        MemoryIn(
+            scope=req.scope,
+            text=c.text,
+            kind=c.kind,
+            user_id=req.user_id,
+            importance=c.importance,
+            importance_label=c.importance_label,
+            pinned=c.pinned,
+            tier=c.tier,
+            entity_key=c.entity_key,
+            source=Source.USER,
+            source_ref=req.channel,
+            metadata={'captured_by': 'capture', 'confidence': c.confidence},
+        )
+        for c in decision.candidates
+    ]
+    results = recall.remember(items) if items else []
+    stored = [
+        {'id': r.id, 'kind': c.kind.value, 'text': c.text, 'status': r.status.value,
+         'reason': r.reason}
+        for c, r in zip(decision.candidates, results, strict=True)
+    ]
+    return jsonify(
+        stored=stored,
+        skipped=decision.reason.value if decision.reason else None,
+        skipped_items=[s.model_dump(mode='json') for s in decision.skipped],
+        candidates=len(decision.candidates),
+    )
+
+
+class BundleIn(BaseModel):
+    """A message about to be sent to the model, for which to recall memories."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    scope: ScopeId
+    message: str = Field(max_length=MAX_MESSAGE_CHARS)
+    channel: str | None = Field(default=None, max_length=128)
+    max_tokens: int = Field(default=800, ge=16, le=8000)
+    user_id: Identifier | None = None
+
+
+@bp.post('/recall/bundle')
+def recall_bundle() -> Response:
+    """Top memories packed under a token budget, escaped, marked for the current turn only."""
+    req = parse_json(BundleIn)
+    require_read(req.scope)
+    if is_system_channel(req.channel):
+        return jsonify(skipped='system_channel', text='', ids=[], tokens=0, receipt=None)
+    trivial = is_trivial(req.message)
+    if trivial.trivial:
+        return jsonify(skipped=trivial.reason, text='', ids=[], tokens=0, receipt=None)
+    found = services().recall.search(
+        SearchRequest(query=req.message, scope=req.scope, user_id=req.user_id, top_k=12),
+        principal(),
+    )
+    bundle = pack(found.hits, req.max_tokens, now=services().clock.now())
+    return jsonify(
+        skipped=None if bundle.ids else 'no_match',
+        text=bundle.text,
+        ids=bundle.ids,
+        tokens=bundle.tokens,
+        receipt=found.receipt.model_dump(mode='json'),
+    )
