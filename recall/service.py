@@ -166,7 +166,8 @@ class RecallService:
         supersede: dict[str, dict[str, Any]] = {}
         for ident in list(fresh):
             index, chunk = fresh[ident]
-            if chunk.kind not in DISTILLED_KINDS:
+            if chunk.kind not in DISTILLED_KINDS or ident in bumps:
+                # a chunk other items of this batch already merged into must stay
                 continue
             twin, older = self._semantic_check(chunk, dense[ident], fresh)
             if twin is not None:
@@ -185,7 +186,7 @@ class RecallService:
                     reason='supersedes older memories',
                 )
         self._store_new([c for _, c in fresh.values()], dense)
-        updates = {**bumps, **supersede}
+        updates = {i: {**bumps.get(i, {}), **supersede.get(i, {})} for i in {*bumps, *supersede}}
         if updates:
             self._vectors.set_payload(MEMORIES, updates)
         if fresh:
