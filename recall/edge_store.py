@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from recall.models import (
     SparseVector,
     StoredPoint,
     VectorPoint,
+    canonical_ids,
 )
 
 # Thread safety (measured on qdrant-edge-py 0.9.0): every EdgeShard method holds the GIL for its
@@ -139,7 +139,7 @@ class EdgeVectorStore:
     def retrieve(self, collection: str, ids: Sequence[str]) -> list[StoredPoint]:
         """Points by id in the order asked; missing (or non-UUID) ids left out."""
         shard = self._shard(collection)
-        wanted = _uuids(ids)
+        wanted = canonical_ids(ids)
         if not wanted:
             return []
         bools = self._bools.get(collection, frozenset())
@@ -153,7 +153,7 @@ class EdgeVectorStore:
         with self._write:
             shard = self._shard(collection)
             for ident, fields in updates.items():
-                canonical = _uuids([ident])
+                canonical = canonical_ids([ident])
                 if not fields or not canonical:
                     continue
                 # by filter, so a point deleted meanwhile is a no-op instead of an error
@@ -164,7 +164,7 @@ class EdgeVectorStore:
 
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         """Delete points by id; unknown ids are ignored."""
-        wanted: list[Any] = _uuids(ids)
+        wanted: list[Any] = canonical_ids(ids)
         if wanted:
             with self._write:
                 self._shard(collection).update(qe.UpdateOperation.delete_points(wanted))
@@ -308,14 +308,3 @@ def _index_schemas(spec: CollectionSpec) -> list[tuple[str, Any]]:
         schemas.append((name, qe.IntegerIndexParams(lookup=True, range=True)))
     return schemas
 
-
-def _uuids(ids: Sequence[str]) -> list[str]:
-    """Canonical, de-duplicated ids; a malformed id cannot exist, and the engine would reject
-    the whole request over it."""
-    out: dict[str, None] = {}
-    for ident in ids:
-        try:
-            out[str(uuid.UUID(ident))] = None
-        except (ValueError, AttributeError, TypeError):
-            continue
-    return list(out)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -172,6 +173,18 @@ class Chunk(BaseModel):
 def chunk_id(scope: str, user_id: str | None, normalized_text: str) -> str:
     """uuid5 of (scope, user, normalized text): writing the same memory twice hits one id."""
     return str(uuid.uuid5(CHUNK_NAMESPACE, f'{scope}\x1f{user_id or ""}\x1f{normalized_text}'))
+
+
+def canonical_ids(ids: Sequence[str]) -> list[str]:
+    """Canonical, de-duplicated point ids; a malformed id cannot exist, and the store would
+    reject the whole request over it."""
+    out: dict[str, None] = {}
+    for ident in ids:
+        try:
+            out[str(uuid.UUID(ident))] = None
+        except (ValueError, AttributeError, TypeError):
+            continue
+    return list(out)
 
 
 def utcnow() -> datetime:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,6 +17,7 @@ from recall.models import (
     SparseVector,
     StoredPoint,
     VectorPoint,
+    canonical_ids,
 )
 
 # Points per upsert request: keeps each HTTP body well under the server's 32 MB limit.
@@ -112,7 +112,7 @@ class QdrantVectorStore:
 
     def retrieve(self, collection: str, ids: Sequence[str]) -> list[StoredPoint]:
         """Points by id in the order asked; missing (or non-UUID) ids left out."""
-        wanted = _uuids(ids)
+        wanted = canonical_ids(ids)
         if not wanted:
             return []
         records = self._client.retrieve(collection, wanted, with_payload=True, with_vectors=False)
@@ -123,7 +123,7 @@ class QdrantVectorStore:
         """Merge top-level fields into payloads in one request; missing ids are ignored."""
         operations: list[Any] = []
         for ident, fields in updates.items():
-            canonical: list[Any] = _uuids([ident])
+            canonical: list[Any] = canonical_ids([ident])
             if not fields or not canonical:
                 continue
             # a HasId filter, not a point list: a point deleted meanwhile is a no-op, not a 404
@@ -138,7 +138,7 @@ class QdrantVectorStore:
 
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         """Delete points by id; unknown ids are ignored."""
-        wanted: list[Any] = _uuids(ids)
+        wanted: list[Any] = canonical_ids(ids)
         if wanted:
             selector = models.PointIdsList(points=wanted)
             self._client.delete(collection, points_selector=selector, wait=True)
@@ -254,14 +254,3 @@ def _index_schemas(spec: CollectionSpec) -> list[tuple[str, models.PayloadSchema
         schemas.append((name, params_int))
     return schemas
 
-
-def _uuids(ids: Sequence[str]) -> list[str]:
-    """Canonical, de-duplicated ids; a malformed id cannot exist, and the server would reject
-    the whole request over it."""
-    out: dict[str, None] = {}
-    for ident in ids:
-        try:
-            out[str(uuid.UUID(ident))] = None
-        except (ValueError, AttributeError, TypeError):
-            continue
-    return list(out)
