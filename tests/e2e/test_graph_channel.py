@@ -1,0 +1,49 @@
+"""memory_search's graph channel: written memories are extracted, and the channel finds them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from api import create_app
+from core.bootstrap import build
+from tests.conftest import make_settings
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope='module')
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    services = build(make_settings(tmp_path_factory.mktemp('graph')), inline_jobs=True)
+    yield create_app(services=services)
+    services.close()
+
+
+def test_the_graph_channel_reaches_a_memory_through_an_entity(client, auth, scope):
+    for text in ['Alice works at Acme Corp.', 'Acme Corp is based in Lisbon.',
+                 'Bob enjoys sailing on weekends.']:
+        response = client.post('/v1/memories', json={'scope': scope, 'text': text}, headers=auth)
+        assert response.status_code == 201
+    body = {'query': 'Where is Alice\'s employer?', 'scope': scope, 'graph': True}
+    result = client.post('/v1/memory_search', json=body, headers=auth).get_json()
+    graph_ids = result['receipt']['channels']['graph']
+    texts = {h['id']: h['text'] for h in result['hits']}
+    assert graph_ids, result['receipt']
+    assert {texts.get(i) for i in graph_ids} & {'Alice works at Acme Corp.'}
+    assert 'graph' in result['receipt']['latency_ms']
+
+
+def test_the_graph_channel_is_off_unless_asked(client, auth, scope):
+    client.post('/v1/memories', json={'scope': scope, 'text': 'Carol lives in Oslo.'}, headers=auth)
+    result = client.post(
+        '/v1/memory_search', json={'query': 'Carol', 'scope': scope}, headers=auth
+    ).get_json()
+    assert 'graph' not in result['receipt']['channels']
+
+
+def test_written_memories_record_the_entities_they_mention(client, auth, scope):
+    ident = client.post(
+        '/v1/memories', json={'scope': scope, 'text': 'Dana joined Globex in 2025.'}, headers=auth
+    ).get_json()['id']
+    assert client.get(f'/v1/memories/{ident}', headers=auth).get_json()['entity_ids']
