@@ -24,6 +24,8 @@ def clamp_text(text: str, max_chars: int) -> str:
     if len(text) <= max_chars:
         return text
     keep = max_chars - len(CLAMP_JOINER)
+    if keep <= 0:  # no room for head, joiner and tail: negative slices would overshoot
+        return text[: max(max_chars, 0)]
     head = (keep * 2) // 3
     tail = keep - head
     return text[:head] + CLAMP_JOINER + text[len(text) - tail :]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from qdrant_client import QdrantClient, models
@@ -22,6 +23,8 @@ from recall.models import (
 
 # Points per upsert request: keeps each HTTP body well under the server's 32 MB limit.
 _UPSERT_BATCH = 256
+# Answers meaning "the server is not there right now" rather than "your request is wrong".
+_UNAVAILABLE_STATUSES = frozenset({401, 403, 404, 500, 502, 503, 504})
 
 
 class QdrantVectorStore:
@@ -36,7 +39,7 @@ class QdrantVectorStore:
         if spec.name in self._ready:
             return
         client = self._client
-        try:
+        with _reachable():
             if not client.collection_exists(spec.name):
                 try:
                     client.create_collection(
@@ -54,30 +57,23 @@ class QdrantVectorStore:
                     # another API process created it between our check and our create
                     if exc.status_code != 409:
                         raise
-            existing = set(client.get_collection(spec.name).payload_schema or {})
+            info = client.get_collection(spec.name)
+            _check_dense_dim(spec, info.config.params.vectors)
+            existing = set(info.payload_schema or {})
             for name, schema in _index_schemas(spec):
                 if name not in existing:
                     client.create_payload_index(spec.name, name, schema, wait=True)
-        except ResponseHandlingException as exc:  # connection refused, DNS, timeout
-            raise StoreUnavailable(f'cannot reach Qdrant: {exc}') from exc
         self._ready.add(spec.name)
 
     def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
         """Insert or replace points; returns once the server has applied them."""
         structs = [
-            models.PointStruct(
-                id=p.id,
-                vector={
-                    'dense': p.dense,
-                    'bm25': models.SparseVector(indices=p.sparse.indices, values=p.sparse.values),
-                },
-                payload=p.payload,
-            )
-            for p in points
+            models.PointStruct(id=p.id, vector=_vectors(p), payload=p.payload) for p in points
         ]
-        for start in range(0, len(structs), _UPSERT_BATCH):
-            batch = structs[start : start + _UPSERT_BATCH]
-            self._client.upsert(collection, batch, wait=True)
+        with _reachable():
+            for start in range(0, len(structs), _UPSERT_BATCH):
+                batch = structs[start : start + _UPSERT_BATCH]
+                self._client.upsert(collection, batch, wait=True)
 
     def query(
         self,
@@ -96,15 +92,16 @@ class QdrantVectorStore:
             query: Any = models.SparseVector(indices=vector.indices, values=vector.values)
         else:
             query = vector
-        response = self._client.query_points(
-            collection,
-            query=query,
-            using=channel,
-            query_filter=_qdrant_filter(flt),
-            limit=limit,
-            with_payload=True,
-            with_vectors=False,
-        )
+        with _reachable():
+            response = self._client.query_points(
+                collection,
+                query=query,
+                using=channel,
+                query_filter=_qdrant_filter(flt),
+                limit=limit,
+                with_payload=True,
+                with_vectors=False,
+            )
         return [
             ScoredPoint(id=str(p.id), score=p.score, payload=p.payload or {})
             for p in response.points
@@ -115,7 +112,10 @@ class QdrantVectorStore:
         wanted = canonical_ids(ids)
         if not wanted:
             return []
-        records = self._client.retrieve(collection, wanted, with_payload=True, with_vectors=False)
+        with _reachable():
+            records = self._client.retrieve(
+                collection, wanted, with_payload=True, with_vectors=False
+            )
         by_id = {str(r.id): r.payload for r in records}
         return [StoredPoint(id=i, payload=by_id[i] or {}) for i in wanted if i in by_id]
 
@@ -134,14 +134,16 @@ class QdrantVectorStore:
                 )
             )
         if operations:
-            self._client.batch_update_points(collection, operations, wait=True)
+            with _reachable():
+                self._client.batch_update_points(collection, operations, wait=True)
 
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         """Delete points by id; unknown ids are ignored."""
         wanted: list[Any] = canonical_ids(ids)
         if wanted:
             selector = models.PointIdsList(points=wanted)
-            self._client.delete(collection, points_selector=selector, wait=True)
+            with _reachable():
+                self._client.delete(collection, points_selector=selector, wait=True)
 
     def scroll(
         self, collection: str, flt: PointFilter, limit: int, offset: str | None = None
@@ -149,14 +151,15 @@ class QdrantVectorStore:
         """A page in id order and the next page's offset (None at the end)."""
         if _matches_nothing(flt):
             return [], None
-        records, nxt = self._client.scroll(
-            collection,
-            scroll_filter=_qdrant_filter(flt),
-            limit=limit,
-            offset=offset,
-            with_payload=True,
-            with_vectors=False,
-        )
+        with _reachable():
+            records, nxt = self._client.scroll(
+                collection,
+                scroll_filter=_qdrant_filter(flt),
+                limit=limit,
+                offset=offset,
+                with_payload=True,
+                with_vectors=False,
+            )
         points = [StoredPoint(id=str(r.id), payload=r.payload or {}) for r in records]
         return points, (str(nxt) if nxt is not None else None)
 
@@ -164,7 +167,9 @@ class QdrantVectorStore:
         """Exact number of matching points."""
         if _matches_nothing(flt):
             return 0
-        return self._client.count(collection, count_filter=_qdrant_filter(flt), exact=True).count
+        with _reachable():
+            response = self._client.count(collection, count_filter=_qdrant_filter(flt), exact=True)
+        return response.count
 
     def facet(
         self, collection: str, key: str, flt: PointFilter, limit: int = 1000
@@ -172,9 +177,10 @@ class QdrantVectorStore:
         """Exact counts of each value of an indexed field among matching points."""
         if _matches_nothing(flt):
             return {}
-        response = self._client.facet(
-            collection, key, facet_filter=_qdrant_filter(flt), limit=limit, exact=True
-        )
+        with _reachable():
+            response = self._client.facet(
+                collection, key, facet_filter=_qdrant_filter(flt), limit=limit, exact=True
+            )
         return {_facet_key(h.value): h.count for h in response.hits}
 
     def optimize(self) -> None:
@@ -186,6 +192,43 @@ class QdrantVectorStore:
 
 
 # ---- translation helpers --------------------------------------------------------------------
+
+
+@contextmanager
+def _reachable() -> Iterator[None]:
+    """Connection failures and server-side outages as StoreUnavailable; other errors are bugs."""
+    try:
+        yield
+    except ResponseHandlingException as exc:  # connection refused, DNS, timeout
+        raise StoreUnavailable(f'cannot reach Qdrant: {exc}') from exc
+    except UnexpectedResponse as exc:
+        if exc.status_code not in _UNAVAILABLE_STATUSES:
+            raise
+        # 404 here is a missing collection (point lookups never 404): like a shard Edge cannot open
+        raise StoreUnavailable(
+            f'Qdrant answered HTTP {exc.status_code}: {exc.reason_phrase}',
+            details={'status': exc.status_code},
+        ) from exc
+
+
+def _check_dense_dim(spec: CollectionSpec, vectors: Any) -> None:
+    params = vectors.get('dense') if isinstance(vectors, dict) else None
+    size = getattr(params, 'size', None)
+    if size != spec.dense_dim:
+        # a collection made for another embedder: querying it would fail on every request
+        raise StoreUnavailable(
+            f'collection {spec.name!r} has dense size {size}, expected {spec.dense_dim}',
+            details={'collection': spec.name},
+        )
+
+
+def _vectors(p: VectorPoint) -> dict[str, Any]:
+    # a text without terms gets no sparse vector: an empty one would count in the IDF corpus
+    # of local mode (':memory:') but not on Edge or the server's inverted index
+    vectors: dict[str, Any] = {'dense': p.dense}
+    if p.sparse.indices:
+        vectors['bm25'] = models.SparseVector(indices=p.sparse.indices, values=p.sparse.values)
+    return vectors
 
 
 def _matches_nothing(flt: PointFilter) -> bool:
@@ -253,4 +296,3 @@ def _index_schemas(spec: CollectionSpec) -> list[tuple[str, models.PayloadSchema
         )
         schemas.append((name, params_int))
     return schemas
-

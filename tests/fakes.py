@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.errors import StoreUnavailable
+from recall.filtering import matches
 from recall.models import (
     Channel,
     CollectionSpec,
@@ -39,12 +41,17 @@ class InMemoryVectorStore:
         try:
             return self._collections[collection]
         except KeyError:
-            raise KeyError(f'collection {collection!r} does not exist') from None
+            raise StoreUnavailable(f'vector collection {collection!r} is not open') from None
 
     def ensure_collection(self, spec: CollectionSpec) -> None:
-        """Create the collection if missing."""
+        """Create the collection if missing; an existing one must have the same dense size."""
+        known = self.specs.setdefault(spec.name, spec)
+        if known.dense_dim != spec.dense_dim:
+            raise StoreUnavailable(
+                f'collection {spec.name!r} has dense size {known.dense_dim}, '
+                f'expected {spec.dense_dim}'
+            )
         self._collections.setdefault(spec.name, {})
-        self.specs.setdefault(spec.name, spec)
 
     def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
         """Insert or replace points by id."""
@@ -158,34 +165,6 @@ class InMemoryVectorStore:
     def close(self) -> None:
         """Mark closed (tests may assert it)."""
         self.closed = True
-
-
-def matches(payload: Mapping[str, Any], flt: PointFilter) -> bool:
-    """Qdrant's filter semantics on one payload: a list field matches if any element does."""
-    if flt.scopes is not None and not _any_equal(payload.get('scope'), flt.scopes):
-        return False
-    for key, values in flt.any_of.items():
-        if not _any_equal(payload.get(key), values):
-            return False
-    for key, values in flt.none_of.items():
-        if _any_equal(payload.get(key), values):
-            return False
-    for key, rng in flt.ranges.items():
-        value = payload.get(key)
-        elements = value if isinstance(value, list) else [value]
-        numbers = [v for v in elements if isinstance(v, int | float) and not isinstance(v, bool)]
-        if not any(
-            (rng.gte is None or v >= rng.gte) and (rng.lte is None or v <= rng.lte) for v in numbers
-        ):
-            return False
-    return True
-
-
-def _any_equal(value: Any, wanted: Sequence[str | bool | int]) -> bool:
-    elements = value if isinstance(value, list) else [value]
-    # typed keys: True must not match 1, as in Qdrant where bool and integer are distinct types
-    have = {(type(v), v) for v in elements if isinstance(v, str | bool | int)}
-    return any((type(w), w) in have for w in wanted)
 
 
 def _idf(store: Mapping[str, _Point], terms: Sequence[int]) -> dict[int, float]:

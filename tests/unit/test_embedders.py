@@ -1,0 +1,148 @@
+"""Text clamping, the embedding cache and the hashing fake (no model loaded)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pytest
+
+from recall.embedders import CLAMP_JOINER, CachedEmbedder, HashEmbedder, clamp_text
+
+
+class CountingEmbedder:
+    """Inner embedder that records every text it is asked to embed."""
+
+    name = 'counting'
+    dim = 3
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        self.calls = 0
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls += 1
+        self.seen.extend(texts)
+        return [[float(len(t)), 1.0, 0.0] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed([text])[0]
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True)) / (math.hypot(*a) * math.hypot(*b))
+
+
+# ---- clamp_text -----------------------------------------------------------------------------
+
+
+def test_a_short_text_is_returned_unchanged() -> None:
+    assert clamp_text('hello', 5) == 'hello'
+    assert clamp_text('', 10) == ''
+
+
+def test_a_long_text_keeps_its_head_and_its_tail() -> None:
+    text = 'OPENING ' + 'x' * 1_000 + ' CONCLUSION'
+    clamped = clamp_text(text, 100)
+    assert len(clamped) == 100
+    assert clamped.startswith('OPENING ')
+    assert clamped.endswith(' CONCLUSION')
+    assert CLAMP_JOINER in clamped
+    head, tail = clamped.split(CLAMP_JOINER)
+    assert len(head) > len(tail)  # the opening gets the larger share
+
+
+@pytest.mark.parametrize('max_chars', [0, 1, 2, 3, 4, 5, 10, 64, 99])
+def test_a_clamped_text_is_never_longer_than_the_bound(max_chars: int) -> None:
+    text = 'abcdefghijklmnopqrstuvwxyz' * 4
+    assert len(clamp_text(text, max_chars)) <= max_chars
+
+
+# ---- CachedEmbedder -------------------------------------------------------------------------
+
+
+def test_the_cache_embeds_each_distinct_text_once() -> None:
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, max_entries=10)
+    first = cached.embed(['a', 'bb', 'a', 'ccc'])
+    assert inner.seen == ['a', 'bb', 'ccc']
+    assert first[0] == first[2] == [1.0, 1.0, 0.0]
+    again = cached.embed(['ccc', 'bb', 'a'])
+    assert again == [first[3], first[1], first[0]]
+    assert cached.embed_query('bb') == first[1]
+    assert inner.seen == ['a', 'bb', 'ccc']
+    assert inner.calls == 1
+
+
+def test_the_cache_sends_only_misses_to_the_model_in_one_batch() -> None:
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, max_entries=10)
+    cached.embed(['a'])
+    assert cached.embed(['a', 'new', 'a', 'other']) == [
+        [1.0, 1.0, 0.0],
+        [3.0, 1.0, 0.0],
+        [1.0, 1.0, 0.0],
+        [5.0, 1.0, 0.0],
+    ]
+    assert inner.seen == ['a', 'new', 'other']
+    assert inner.calls == 2
+
+
+def test_the_cache_evicts_the_least_recently_used_text() -> None:
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, max_entries=2)
+    cached.embed(['a', 'b'])
+    cached.embed(['a'])  # 'a' is now more recent than 'b'
+    cached.embed(['c'])  # evicts 'b'
+    inner.seen.clear()
+    cached.embed(['a', 'c'])
+    assert inner.seen == []
+    cached.embed(['b'])
+    assert inner.seen == ['b']
+
+
+def test_the_cache_keys_on_the_clamped_text() -> None:
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, max_entries=10, max_chars=20)
+    long = 'head ' + 'x' * 50 + 'one middle' + 'x' * 50 + ' tail'
+    cached.embed([long])
+    cached.embed([long.replace('one', 'another')])  # same head and tail once clamped
+    assert inner.seen == [clamp_text(long, 20)]
+    assert all(len(t) <= 20 for t in inner.seen)
+
+
+def test_a_zero_size_cache_still_embeds() -> None:
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, max_entries=0)
+    assert cached.embed(['a', 'a']) == [[1.0, 1.0, 0.0]] * 2
+    cached.embed(['a'])
+    assert inner.seen == ['a', 'a']
+
+
+def test_the_cache_reports_its_inner_name_and_dim() -> None:
+    cached = CachedEmbedder(CountingEmbedder())
+    assert (cached.name, cached.dim) == ('counting', 3)
+    assert cached.embed([]) == []
+
+
+# ---- HashEmbedder ---------------------------------------------------------------------------
+
+
+def test_hash_embeddings_are_deterministic_unit_vectors() -> None:
+    embedder = HashEmbedder(dim=32)
+    [a, empty] = embedder.embed(['the cat sat', ''])
+    assert len(a) == 32
+    assert math.hypot(*a) == pytest.approx(1.0)
+    assert math.hypot(*empty) == pytest.approx(1.0)
+    assert embedder.embed_query('the cat sat') == a
+    assert HashEmbedder(dim=32).embed(['the cat sat'])[0] == a
+
+
+def test_texts_sharing_words_are_more_similar_than_texts_sharing_none() -> None:
+    embedder = HashEmbedder()
+    base, shared, unrelated = embedder.embed(
+        ['alice likes green tea', 'alice likes black tea', 'quarterly revenue grew']
+    )
+    assert cosine(base, shared) > 0.5
+    assert cosine(base, shared) > cosine(base, unrelated)
+    assert cosine(base, embedder.embed_query('Alice LIKES green tea')) == pytest.approx(1.0)
