@@ -82,8 +82,11 @@ def ingest(service: Service, conversations: list[Conversation]) -> dict[str, Any
                 'scope': scope_of(conv),
                 'text': turn.text,
                 'created_at': iso(turn.at),
-                'metadata': {'dia_id': turn.dia_id, 'speaker': turn.speaker,
-                             'session': turn.session},
+                'metadata': {
+                    'dia_id': turn.dia_id,
+                    'speaker': turn.speaker,
+                    'session': turn.session,
+                },
             }
             for turn in conv.turns
         ]
@@ -93,8 +96,11 @@ def ingest(service: Service, conversations: list[Conversation]) -> dict[str, Any
                 counts[result['status']] = counts.get(result['status'], 0) + 1
                 if result['status'] == 'error':
                     raise SystemExit(f'bench: write rejected in {conv.sample_id}: {result}')
-    return {'turns': sum(len(c.turns) for c in conversations), 'status': counts,
-            'seconds': round(time.perf_counter() - started, 2)}
+    return {
+        'turns': sum(len(c.turns) for c in conversations),
+        'status': counts,
+        'seconds': round(time.perf_counter() - started, 2),
+    }
 
 
 def settle(service: Service, timeout: float = 900.0) -> float:
@@ -107,8 +113,12 @@ def settle(service: Service, timeout: float = 900.0) -> float:
             break
         previous = current
         time.sleep(2.0)
-    wait_idle(service.pid, min_wait=0.0, quiet=5.0,
-              timeout=max(10.0, timeout - (time.monotonic() - started)))
+    wait_idle(
+        service.pid,
+        min_wait=0.0,
+        quiet=5.0,
+        timeout=max(10.0, timeout - (time.monotonic() - started)),
+    )
     return time.monotonic() - started
 
 
@@ -140,25 +150,34 @@ def ask(
             if not q.evidence:
                 skipped += 1
                 continue
-            body = {'query': q.question, 'scope': scope_of(conv), 'top_k': TOP_K,
-                    'mode': config.mode, 'fusion': config.fusion, 'graph': config.graph}
+            body = {
+                'query': q.question,
+                'scope': scope_of(conv),
+                'top_k': TOP_K,
+                'mode': config.mode,
+                'fusion': config.fusion,
+                'graph': config.graph,
+            }
             started = time.perf_counter()
             answer = service.post('/v1/memory_search', body)
             client_ms.append((time.perf_counter() - started) * 1000.0)
             receipts.append(answer['receipt']['latency_ms'])
             ranked: list[str | None] = [h['metadata'].get('dia_id') for h in answer['hits']]
             hits_without_dia += sum(1 for d in ranked if d is None)
-            rows.append({'sample_id': conv.sample_id, 'category': q.category,
-                         **score(ranked, q.evidence)})
+            rows.append(
+                {'sample_id': conv.sample_id, 'category': q.category, **score(ranked, q.evidence)}
+            )
     return {
         'config': config.__dict__,
         'questions': len(rows),
         'skipped_no_evidence': skipped,
         'hits_without_dia_id': hits_without_dia,
         'by_category': aggregate(rows),
-        'latency_ms': {'p50': round(percentile(client_ms, 50), 2),
-                       'p95': round(percentile(client_ms, 95), 2),
-                       'stage_median': stage_medians(receipts)},
+        'latency_ms': {
+            'p50': round(percentile(client_ms, 50), 2),
+            'p95': round(percentile(client_ms, 95), 2),
+            'stage_median': stage_medians(receipts),
+        },
     }
 
 
@@ -183,12 +202,13 @@ def report(results: list[dict[str, Any]]) -> None:
     names = [r['config']['name'] for r in results]
     print('\noverall, categories 1-4 (question-weighted)')
     rows: list[list[Any]] = [
-        [name, r['by_category']['overall']['n'],
-         *(r['by_category']['overall'][m] for m in METRICS)]
+        [name, r['by_category']['overall']['n'], *(r['by_category']['overall'][m] for m in METRICS)]
         for name, r in zip(names, results, strict=True)
     ]
-    rows += [[f'baseline: {b}', '', *(v.get(m, float('nan')) for m in METRICS)]
-             for b, v in BASELINES.items()]
+    rows += [
+        [f'baseline: {b}', '', *(v.get(m, float('nan')) for m in METRICS)]
+        for b, v in BASELINES.items()
+    ]
     print_table(['config', 'n', *METRICS], rows)
 
     print('\nper category (recall@10 / MRR)')
@@ -206,18 +226,34 @@ def report(results: list[dict[str, Any]]) -> None:
     five = [r for r in results if '5' in r['by_category']]
     if five:
         print('\ncategory 5 (adversarial), not in the overall figure')
-        print_table(['config', 'n', *METRICS],
-                    [[r['config']['name'], r['by_category']['5']['n'],
-                      *(r['by_category']['5'][m] for m in METRICS)] for r in five])
+        print_table(
+            ['config', 'n', *METRICS],
+            [
+                [
+                    r['config']['name'],
+                    r['by_category']['5']['n'],
+                    *(r['by_category']['5'][m] for m in METRICS),
+                ]
+                for r in five
+            ],
+        )
 
     print('\nsearch latency (HTTP round trip; median receipt stages)')
     stages: list[str] = []
     for r in results:
         stages.extend(s for s in r['latency_ms']['stage_median'] if s not in stages)
-    print_table(['config', 'p50 ms', 'p95 ms', *stages],
-                [[r['config']['name'], r['latency_ms']['p50'], r['latency_ms']['p95'],
-                  *(r['latency_ms']['stage_median'].get(s, float('nan')) for s in stages)]
-                 for r in results])
+    print_table(
+        ['config', 'p50 ms', 'p95 ms', *stages],
+        [
+            [
+                r['config']['name'],
+                r['latency_ms']['p50'],
+                r['latency_ms']['p95'],
+                *(r['latency_ms']['stage_median'].get(s, float('nan')) for s in stages),
+            ]
+            for r in results
+        ],
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -225,15 +261,30 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--mode', choices=['hybrid', 'dense', 'bm25'], default='hybrid')
     parser.add_argument('--fusion', choices=['rrf', 'weighted'], default='rrf')
-    parser.add_argument('--graph', action=argparse.BooleanOptionalAction, default=True,
-                        help='graph channel in hybrid search (request field `graph`); '
-                             '--no-graph also starts the service with KG_GRAPH_ENABLED=false')
-    parser.add_argument('--compare', action='store_true',
-                        help='one ingest; hybrid+graph, hybrid, dense and bm25 side by side')
-    parser.add_argument('--conversations', type=int, default=None,
-                        help='only the first N conversations (a smoke check, not a result)')
-    parser.add_argument('--max-questions', type=int, default=None,
-                        help='only the first N questions per conversation (smoke check)')
+    parser.add_argument(
+        '--graph',
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help='graph channel in hybrid search (request field `graph`); '
+        '--no-graph also starts the service with KG_GRAPH_ENABLED=false',
+    )
+    parser.add_argument(
+        '--compare',
+        action='store_true',
+        help='one ingest; hybrid+graph, hybrid, dense and bm25 side by side',
+    )
+    parser.add_argument(
+        '--conversations',
+        type=int,
+        default=None,
+        help='only the first N conversations (a smoke check, not a result)',
+    )
+    parser.add_argument(
+        '--max-questions',
+        type=int,
+        default=None,
+        help='only the first N questions per conversation (smoke check)',
+    )
     args = parser.parse_args(argv)
 
     conversations = load_locomo()[: args.conversations]
@@ -250,22 +301,33 @@ def main(argv: list[str] | None = None) -> int:
         configs = [Config(name, args.mode, args.fusion, graph)]
     service_graph = args.compare or args.graph
     started = time.perf_counter()
-    print(f'{len(conversations)} conversations from {LOCOMO_PATH}; service graph '
-          f'{"on" if service_graph else "off"}', flush=True)
+    print(
+        f'{len(conversations)} conversations from {LOCOMO_PATH}; service graph '
+        f'{"on" if service_graph else "off"}',
+        flush=True,
+    )
     service = start_service(graph=service_graph)
     try:
         written = ingest(service, conversations)
-        print(f'ingested {written["turns"]} turns in {written["seconds"]} s: {written["status"]}',
-              flush=True)
+        print(
+            f'ingested {written["turns"]} turns in {written["seconds"]} s: {written["status"]}',
+            flush=True,
+        )
         waited = settle(service)
         stats = service.get('/v1/memory/stats')
-        print(f'background work settled after {waited:.0f} s; stored {stats["total"]} '
-              f'({stats["by_kind"]})', flush=True)
+        print(
+            f'background work settled after {waited:.0f} s; stored {stats["total"]} '
+            f'({stats["by_kind"]})',
+            flush=True,
+        )
         results = []
         for config in configs:
             results.append(ask(service, conversations, config, args.max_questions))
-            print(f'{config.name}: recall@10 '
-                  f'{results[-1]["by_category"]["overall"]["recall@10"]:.3f}', flush=True)
+            print(
+                f'{config.name}: recall@10 '
+                f'{results[-1]["by_category"]["overall"]["recall@10"]:.3f}',
+                flush=True,
+            )
     finally:
         service.stop()
     report(results)
