@@ -15,22 +15,34 @@ def _values(payload: dict[str, Any], key: str) -> list[Any]:
     return list(value) if isinstance(value, list) else [value]
 
 
+def _same(a: Any, b: Any) -> bool:
+    # Python has True == 1; Qdrant keeps bool and integer payloads apart
+    return a == b and isinstance(a, bool) == isinstance(b, bool)
+
+
+def _any_in(values: list[Any], wanted: list[Any]) -> bool:
+    return any(_same(v, w) for v in values for w in wanted)
+
+
+def _in_range(value: Any, rng: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    if rng.gte is not None and value < rng.gte:
+        return False
+    return rng.lte is None or value <= rng.lte
+
+
 def matches(payload: dict[str, Any], flt: PointFilter) -> bool:
     """True when `payload` satisfies every condition of `flt` (Qdrant semantics)."""
     if flt.scopes is not None and payload.get('scope') not in flt.scopes:
         return False
     for key, wanted in flt.any_of.items():
-        if not any(v in wanted for v in _values(payload, key)):
+        if not _any_in(_values(payload, key), list(wanted)):
             return False
     for key, banned in flt.none_of.items():
-        if any(v in banned for v in _values(payload, key)):
+        if _any_in(_values(payload, key), list(banned)):
             return False
-    for key, rng in flt.ranges.items():
-        value = payload.get(key)
-        if not isinstance(value, int | float):
-            return False
-        if rng.gte is not None and value < rng.gte:
-            return False
-        if rng.lte is not None and value > rng.lte:
-            return False
-    return True
+    # a list field is in range when any of its elements is, as in Qdrant
+    return all(
+        any(_in_range(v, rng) for v in _values(payload, key)) for key, rng in flt.ranges.items()
+    )

@@ -275,12 +275,7 @@ def test_any_of_and_none_of_on_keyword_bool_and_list_fields(store: VectorStore) 
     assert found(none_of={'kind': []}) == ['1', '2', '3', '4']
 
 
-def test_a_range_matches_a_list_field_when_any_element_is_in_range(
-    request: pytest.FixtureRequest, store: VectorStore
-) -> None:
-    if request.node.callspec.params['store'] == 'memory':
-        # the fake filters with recall.filtering.matches, which puts a list value out of range
-        request.applymarker(pytest.mark.xfail(strict=True, reason='recall/filtering.py gap'))
+def test_a_range_matches_a_list_field_when_any_element_is_in_range(store: VectorStore) -> None:
     store.upsert(C, [point(1, scores=[1.0, 5.0]), point(2, scores=[2.0]), point(3, scores=[])])
     flt = scoped('agent:a', ranges={'scores': Range(gte=4.0)})
     assert [uuid.UUID(p.id).int for p in store.scroll(C, flt, 10)[0]] == [1]

@@ -121,3 +121,14 @@ def test_python_filter_follows_store_semantics():
     assert matches(payload, PointFilter(scopes=None, ranges={'created_at': Range(gte=ts)}))
     assert not matches(payload, PointFilter(scopes=None, ranges={'created_at': Range(lte=ts - 1)}))
     assert not matches(payload, PointFilter(scopes=None, ranges={'expires_at': Range(gte=0)}))
+
+
+def test_python_filter_keeps_bools_and_integers_apart_and_ranges_any_list_element():
+    flags = {'scope': 'agent:a', 'pinned': True, 'count': 1, 'scores': [1.0, 5.0]}
+    assert matches(flags, PointFilter(scopes=None, any_of={'pinned': [True]}))
+    assert not matches(flags, PointFilter(scopes=None, any_of={'pinned': [1]}))
+    assert not matches(flags, PointFilter(scopes=None, any_of={'count': [True]}))
+    assert matches(flags, PointFilter(scopes=None, none_of={'count': [True]}))
+    assert not matches(flags, PointFilter(scopes=None, ranges={'pinned': Range(gte=0)}))
+    assert matches(flags, PointFilter(scopes=None, ranges={'scores': Range(gte=4.0)}))
+    assert not matches(flags, PointFilter(scopes=None, ranges={'scores': Range(gte=6.0)}))
