@@ -18,7 +18,7 @@ class Principal(BaseModel):
     agent_id: str | None = None
     extra_scopes: tuple[str, ...] = ()
     leader_scopes: tuple[str, ...] = Field(
-        default=(), description='team leaders\' scopes: readable as fallback, never writable'
+        default=(), description="team leaders' scopes: readable as fallback, never writable"
     )
 
     def can_write(self, scope: str) -> bool:

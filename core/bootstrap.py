@@ -151,4 +151,6 @@ def _build_graph(
 
     store = KuzuGraphStore(settings.graph_path)
     closers.append(store.close)
-    return KnowledgeGraphService(store, SpacyExtractor(settings.spacy_model), embedder, clock)
+    extractor = SpacyExtractor(settings.spacy_model, workers=settings.extract_workers)
+    closers.append(extractor.close)
+    return KnowledgeGraphService(store, extractor, embedder, clock)

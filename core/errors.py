@@ -22,9 +22,7 @@ class InvalidInput(KnowledgeStoreError):
     code = 'invalid_request'
 
     def __init__(self, field: str, message: str) -> None:
-        super().__init__(
-            f'{field}: {message}', details=[{'loc': field.split('.'), 'msg': message}]
-        )
+        super().__init__(f'{field}: {message}', details=[{'loc': field.split('.'), 'msg': message}])
         self.field = field
 
 

@@ -35,9 +35,7 @@ def check_scope(value: str) -> str:
 def _validate_scope(value: str) -> str:
     if not is_scope(value):
         # a ValueError lets pydantic report the field location itself
-        raise ValueError(
-            'not a scope: use agent:<id>, agent:<id>:<channel>, team:<id> or global'
-        )
+        raise ValueError('not a scope: use agent:<id>, agent:<id>:<channel>, team:<id> or global')
     return value
 
 

