@@ -146,10 +146,16 @@ def _build_graph(
     settings: Settings, embedder: Embedder, clock: Clock, closers: list[Any]
 ) -> KnowledgeGraphService:
     from kg.kuzu_store import KuzuGraphStore
+    from kg.mirror import MirroredGraphStore
     from kg.service import KnowledgeGraphService
     from kg.spacy_extractor import SpacyExtractor
 
-    store = KuzuGraphStore(settings.graph_path)
+    durable = KuzuGraphStore(settings.graph_path)
+    try:
+        store = MirroredGraphStore(durable)
+    except BaseException:
+        durable.close()
+        raise
     closers.append(store.close)
     extractor = SpacyExtractor(settings.spacy_model, workers=settings.extract_workers)
     closers.append(extractor.close)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util  # noqa: F401  kuzu 0.11.3 uses importlib.util without importing it
 import json
+import sys
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -18,7 +19,7 @@ import kuzu
 import pyarrow as pa
 
 from core.errors import StoreUnavailable
-from kg.models import Entity, Mention, Relation, RelationUpdate
+from kg.models import Entity, Mention, MentionRow, Relation, RelationRow, RelationUpdate
 
 # Kuzu TIMESTAMP is zone-less: we store naive UTC and re-attach UTC on the way out.
 _SCHEMA = (
@@ -396,16 +397,7 @@ class KuzuGraphStore:
             'RETURN e.id, c.id, label(c), m.scope, m.at ORDER BY m.at DESC LIMIT $n',
             {'ids': list(entity_ids), 'n': limit},
         )
-        return [
-            Mention(
-                entity_id=r[0],
-                source_id=r[1],
-                kind='episode' if r[2] == 'Episode' else 'chunk',
-                scope=r[3],
-                at=_aware(r[4]),
-            )
-            for r in rows
-        ]
+        return [_mention(r) for r in rows]
 
     def forget_sources(self, source_ids: Sequence[str]) -> None:
         if not source_ids:
@@ -416,6 +408,46 @@ class KuzuGraphStore:
                     f'MATCH (c:{table}) WHERE c.id IN $ids DETACH DELETE c',
                     {'ids': list(source_ids)},
                 )
+
+    # ---- full dumps (to fill an in-memory mirror) -------------------------------------------
+
+    def iter_entity_ids(self) -> Iterator[str]:
+        for row in self._dump('MATCH (e:Entity) RETURN e.id'):
+            yield row[0]
+
+    def iter_relation_rows(self) -> Iterator[RelationRow]:
+        query = (
+            'MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN r.id, r.scope, a.id, r.predicate, '
+            'b.id, r.fact, r.valid_from, r.valid_to, r.recorded_at, r.expired_at, r.confidence, '
+            'r.source_chunk, r.source_episode'
+        )
+        intern = sys.intern  # ids and predicates repeat across rows: one copy of each in memory
+        for r in self._dump(query):
+            yield RelationRow(
+                r[0], intern(r[1]), intern(r[2]), intern(r[3]), intern(r[4]), r[5] or '', *r[6:]
+            )
+
+    def iter_mention_rows(self) -> Iterator[MentionRow]:
+        query = 'MATCH (e:Entity)-[m:MENTIONS]->(c) RETURN e.id, c.id, label(c), m.scope, m.at'
+        for r in self._dump(query):
+            kind = 'episode' if r[2] == 'Episode' else 'chunk'
+            yield MentionRow(sys.intern(r[0]), sys.intern(r[1]), kind, sys.intern(r[3]), r[4])
+
+    def _dump(self, query: str) -> Iterator[tuple[Any, ...]]:
+        # Arrow columns, timestamps as integer microseconds: 5x faster than rows of datetimes
+        with self._rw.read():
+            result = self._conn().execute(query)
+            assert not isinstance(result, list)
+            try:
+                table = result.get_as_arrow(chunk_size=100_000)
+            finally:
+                result.close()
+        for batch in table.to_batches(max_chunksize=100_000):
+            columns = [
+                (col.cast(pa.int64()) if pa.types.is_timestamp(col.type) else col).to_pylist()
+                for col in batch.columns
+            ]
+            yield from zip(*columns, strict=True)
 
     def close(self) -> None:
         with self._rw.write():
@@ -507,6 +539,16 @@ def _relation(row: list[Any]) -> Relation:
         data[key] = _aware(data[key])
     data['fact'] = data['fact'] or ''
     return Relation(subject_id=row[0], object_id=row[1], **data)
+
+
+def _mention(row: list[Any]) -> Mention:
+    return Mention(
+        entity_id=row[0],
+        source_id=row[1],
+        kind='episode' if row[2] == 'Episode' else 'chunk',
+        scope=row[3],
+        at=_aware(row[4]),
+    )
 
 
 def _unique_relations(rows: list[list[Any]]) -> list[Relation]:

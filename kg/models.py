@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -104,6 +104,94 @@ class Relation(BaseModel):
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:
         return aware(value) if value is not None else None
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICRO = timedelta(microseconds=1)
+
+
+def to_micros(value: datetime | None) -> int | None:
+    """Microseconds since the epoch, exact (a float would lose the last digit)."""
+    return None if value is None else (aware(value) - _EPOCH) // _MICRO
+
+
+def from_micros(value: int | None) -> datetime | None:
+    """The aware UTC datetime of `to_micros`."""
+    return None if value is None else _EPOCH + timedelta(microseconds=value)
+
+
+class RelationRow(NamedTuple):
+    """A Relation as a tuple with integer-microsecond times, for bulk reads and in-memory
+    copies (a third of a Relation model's memory)."""
+
+    id: str
+    scope: str
+    subject_id: str
+    predicate: str
+    object_id: str
+    fact: str
+    valid_from: int | None
+    valid_to: int | None
+    recorded_at: int
+    expired_at: int | None
+    confidence: float
+    source_chunk: str | None
+    source_episode: str | None
+
+    @classmethod
+    def of(cls, rel: Relation) -> RelationRow:
+        """The row of a validated Relation."""
+        return cls(
+            rel.id,
+            rel.scope,
+            rel.subject_id,
+            rel.predicate,
+            rel.object_id,
+            rel.fact,
+            to_micros(rel.valid_from),
+            to_micros(rel.valid_to),
+            to_micros(rel.recorded_at),  # type: ignore[arg-type]
+            to_micros(rel.expired_at),
+            rel.confidence,
+            rel.source_chunk,
+            rel.source_episode,
+        )
+
+    def model(self) -> Relation:
+        """Back to a Relation (construct: the row came from a validated one)."""
+        return Relation.model_construct(
+            id=self.id,
+            scope=self.scope,
+            subject_id=self.subject_id,
+            predicate=self.predicate,
+            object_id=self.object_id,
+            fact=self.fact,
+            valid_from=from_micros(self.valid_from),
+            valid_to=from_micros(self.valid_to),
+            recorded_at=from_micros(self.recorded_at),
+            expired_at=from_micros(self.expired_at),
+            confidence=self.confidence,
+            source_chunk=self.source_chunk,
+            source_episode=self.source_episode,
+        )
+
+    def valid_at(self, as_of: int) -> bool:
+        """kg.temporal.valid_at on a row (`as_of` in microseconds)."""
+        if self.expired_at is not None:
+            return False
+        if self.valid_from is not None and self.valid_from > as_of:
+            return False
+        return self.valid_to is None or as_of < self.valid_to
+
+
+class MentionRow(NamedTuple):
+    """A Mention as a tuple, `at` in microseconds."""
+
+    entity_id: str
+    source_id: str
+    kind: SourceKind
+    scope: str
+    at: int
 
 
 class RelationUpdate(BaseModel):

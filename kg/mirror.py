@@ -1,0 +1,208 @@
+"""A durable GraphStore with its relations and mentions mirrored in memory for reads.
+
+Kuzu looks rows up by primary key only for a single `{id: $x}`; `WHERE a.id IN $ids` scans the
+whole table (25 ms at 100k entities, 80 ms for a 2-hop walk from 30 seeds). Graph search and the
+recall channel walk from a handful of seeds, so they read a compact copy held here instead.
+Writes go to the durable store first and reach the copy only once they succeeded, so the copy
+never shows what Kuzu does not hold. One process owns the Kuzu folder, so nothing else writes.
+"""
+
+from __future__ import annotations
+
+import heapq
+import sys
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import NamedTuple, Protocol
+
+from kg.models import (
+    Entity,
+    Mention,
+    MentionRow,
+    Relation,
+    RelationRow,
+    RelationUpdate,
+    SourceKind,
+    from_micros,
+    to_micros,
+)
+from kg.ports import GraphStore
+
+
+class DumpableGraphStore(GraphStore, Protocol):
+    """A GraphStore that can stream everything it holds (to fill the mirror at open)."""
+
+    def iter_entity_ids(self) -> Iterator[str]:
+        """Every entity id."""
+        ...
+
+    def iter_relation_rows(self) -> Iterator[RelationRow]:
+        """Every relation, closed and retracted ones included."""
+        ...
+
+    def iter_mention_rows(self) -> Iterator[MentionRow]:
+        """Every MENTIONS link."""
+        ...
+
+
+class _Seen(NamedTuple):
+    at: int  # microseconds
+    kind: SourceKind
+    scope: str
+
+
+class MirroredGraphStore:
+    """GraphStore: `durable` holds the truth; relation and mention reads come from memory."""
+
+    def __init__(self, durable: DumpableGraphStore) -> None:
+        self._durable = durable
+        self._lock = threading.RLock()
+        self._entities: set[str] = set()
+        self._rels: dict[str, RelationRow] = {}
+        self._adjacent: dict[str, list[str]] = {}  # entity id -> relation ids, both directions
+        self._mentions: dict[str, dict[str, _Seen]] = {}  # entity id -> source id -> link
+        self._sources: dict[str, set[str]] = {}  # source id -> entity ids
+        self._entities.update(sys.intern(i) for i in durable.iter_entity_ids())
+        for row in durable.iter_relation_rows():
+            self._put_relation(row)  # rows from a dump come interned
+        for m in durable.iter_mention_rows():
+            self._put_mention(m)
+
+    # ---- entities: the durable store answers (the service keeps its own name index) --------
+
+    def upsert_entities(
+        self,
+        entities: Sequence[Entity],
+        embeddings: Mapping[str, Sequence[float]] | None = None,
+    ) -> None:
+        self._durable.upsert_entities(entities, embeddings)
+        with self._lock:
+            self._entities.update(sys.intern(e.id) for e in entities)
+
+    def get_entities(self, ids: Sequence[str]) -> list[Entity]:
+        return self._durable.get_entities(ids)
+
+    def list_entities(self, scope: str) -> list[Entity]:
+        return self._durable.list_entities(scope)
+
+    def entity_embeddings(self, scope: str) -> dict[str, list[float]]:
+        return self._durable.entity_embeddings(scope)
+
+    # ---- relations ---------------------------------------------------------------------------
+
+    def add_relations(self, relations: Sequence[Relation]) -> None:
+        self._durable.add_relations(relations)
+        with self._lock:
+            for rel in relations:
+                if rel.id not in self._rels:
+                    self._put_relation(_interned(RelationRow.of(rel)))
+
+    def update_relations(self, updates: Sequence[RelationUpdate]) -> None:
+        self._durable.update_relations(updates)
+        with self._lock:
+            for upd in updates:
+                rel = self._rels.get(upd.id)
+                if rel is None:
+                    continue
+                if upd.valid_to is not None:
+                    rel = rel._replace(valid_to=to_micros(upd.valid_to))
+                if upd.expired_at is not None:
+                    rel = rel._replace(expired_at=to_micros(upd.expired_at))
+                self._rels[upd.id] = rel
+
+    def relations_of(self, entity_ids: Sequence[str]) -> list[Relation]:
+        with self._lock:
+            ids = dict.fromkeys(r for e in entity_ids for r in self._adjacent.get(e, ()))
+            return [self._rels[r].model() for r in ids]
+
+    def neighbourhood(
+        self, seed_ids: Sequence[str], hops: int, as_of: datetime, max_edges: int = 500
+    ) -> list[Relation]:
+        t = to_micros(as_of)
+        assert t is not None
+        with self._lock:
+            seen: dict[str, RelationRow] = {}
+            visited = {i for i in seed_ids if i in self._entities}
+            frontier = sorted(visited)
+            for _ in range(hops):
+                found: list[RelationRow] = []
+                for node in frontier:
+                    for rid in self._adjacent.get(node, ()):
+                        rel = self._rels[rid]
+                        if rid not in seen and rel.valid_at(t):
+                            found.append(rel)
+                nxt: set[str] = set()
+                for rel in list(dict.fromkeys(found))[:max_edges]:
+                    seen[rel.id] = rel
+                    nxt.update(e for e in (rel.subject_id, rel.object_id) if e not in visited)
+                visited |= nxt
+                frontier = sorted(nxt)
+                if not frontier:
+                    break
+            return [r.model() for r in seen.values()]
+
+    # ---- mentions ----------------------------------------------------------------------------
+
+    def add_mentions(self, mentions: Sequence[Mention]) -> None:
+        self._durable.add_mentions(mentions)
+        with self._lock:
+            for m in mentions:
+                at = to_micros(m.at)
+                assert at is not None
+                intern = sys.intern
+                row = MentionRow(intern(m.entity_id), intern(m.source_id), m.kind, m.scope, at)
+                self._put_mention(row)
+
+    def mentions(self, entity_ids: Sequence[str], limit: int) -> list[Mention]:
+        with self._lock:
+            found = [
+                (seen.at, source, entity, seen)
+                for entity in dict.fromkeys(entity_ids)
+                for source, seen in self._mentions.get(entity, {}).items()
+            ]
+        best = heapq.nlargest(limit, found, key=lambda f: f[0])
+        return [
+            Mention.model_construct(
+                entity_id=e, source_id=s, scope=seen.scope, kind=seen.kind, at=from_micros(at)
+            )
+            for at, s, e, seen in best
+        ]
+
+    def forget_sources(self, source_ids: Sequence[str]) -> None:
+        self._durable.forget_sources(source_ids)
+        with self._lock:
+            for source in source_ids:
+                for entity in self._sources.pop(source, ()):
+                    self._mentions.get(entity, {}).pop(source, None)
+
+    def close(self) -> None:
+        self._durable.close()
+
+    # ---- internals ---------------------------------------------------------------------------
+
+    def _put_relation(self, rel: RelationRow) -> None:
+        self._rels[rel.id] = rel
+        self._adjacent.setdefault(rel.subject_id, []).append(rel.id)
+        if rel.object_id != rel.subject_id:
+            self._adjacent.setdefault(rel.object_id, []).append(rel.id)
+
+    def _put_mention(self, m: MentionRow) -> None:
+        if m.entity_id not in self._entities:
+            return  # the durable store ignores links to unknown entities too
+        source = sys.intern(m.source_id)
+        self._mentions.setdefault(m.entity_id, {})[source] = _Seen(
+            m.at, m.kind, sys.intern(m.scope)
+        )
+        self._sources.setdefault(source, set()).add(m.entity_id)
+
+
+def _interned(rel: RelationRow) -> RelationRow:
+    # ids and predicates repeat across rows: keep one copy of each
+    intern = sys.intern
+    return rel._replace(
+        scope=intern(rel.scope),
+        subject_id=intern(rel.subject_id),
+        predicate=intern(rel.predicate),
+        object_id=intern(rel.object_id),
+    )
