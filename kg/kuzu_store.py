@@ -399,6 +399,18 @@ class KuzuGraphStore:
         )
         return [_mention(r) for r in rows]
 
+    def chunk_mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+        if not entity_ids:
+            return {}
+        rows = self._rows(
+            'MATCH (e:Entity)-[:MENTIONS]->(c:Chunk) WHERE e.id IN $ids RETURN e.id, c.id',
+            {'ids': list(entity_ids)},
+        )
+        out: dict[str, list[str]] = {}
+        for entity, chunk in rows:
+            out.setdefault(entity, []).append(chunk)
+        return out
+
     def forget_sources(self, source_ids: Sequence[str]) -> None:
         if not source_ids:
             return

@@ -169,6 +169,14 @@ class MirroredGraphStore:
             for at, s, e, seen in best
         ]
 
+    def chunk_mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+        with self._lock:
+            out = {
+                i: [s for s, seen in self._mentions.get(i, {}).items() if seen.kind == 'chunk']
+                for i in entity_ids
+            }
+        return {i: sources for i, sources in out.items() if sources}
+
     def forget_sources(self, source_ids: Sequence[str]) -> None:
         self._durable.forget_sources(source_ids)
         with self._lock:

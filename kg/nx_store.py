@@ -119,6 +119,14 @@ class NetworkxGraphStore:
         found.sort(key=lambda m: m.at, reverse=True)
         return found[:limit]
 
+    def chunk_mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+        with self._lock:
+            out = {
+                i: [s for s, m in self._mentions.get(i, {}).items() if m.kind == 'chunk']
+                for i in entity_ids
+            }
+        return {i: sources for i, sources in out.items() if sources}
+
     def forget_sources(self, source_ids: Sequence[str]) -> None:
         gone = set(source_ids)
         with self._lock:

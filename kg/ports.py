@@ -62,6 +62,10 @@ class GraphStore(Protocol):
         """Mentions of the entities, newest first, at most `limit`."""
         ...
 
+    def chunk_mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Ids of the chunks that mention each entity, in no particular order."""
+        ...
+
     def forget_sources(self, source_ids: Sequence[str]) -> None:
         """Drop the MENTIONS of deleted chunks/episodes (entities and facts stay)."""
         ...

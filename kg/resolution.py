@@ -52,7 +52,7 @@ class NameIndex:
         self._keys: dict[str, str] = {}
         self._grams: dict[str, set[str]] = {}
         self._vec_ids: list[str] = []
-        self._vecs: list[np.ndarray] = []
+        # rows [0, len(_vec_ids)) are in use; capacity doubles, so adding a name stays O(1)
         self._matrix: np.ndarray | None = None
         for entity in entities:
             self.put(entity)
@@ -86,9 +86,14 @@ class NameIndex:
         if norm == 0.0:
             return
         with self._lock:
+            used = len(self._vec_ids)
+            if self._matrix is None or used == len(self._matrix):
+                grown = np.zeros((max(64, 2 * used), len(vec)), dtype=np.float32)
+                if self._matrix is not None:
+                    grown[:used] = self._matrix
+                self._matrix = grown
+            self._matrix[used] = vec / norm
             self._vec_ids.append(ident)
-            self._vecs.append(vec / norm)
-            self._matrix = None
 
     # ---- reads ---------------------------------------------------------------------------
 
@@ -135,17 +140,15 @@ class NameIndex:
         self, vector: Sequence[float], threshold: float, limit: int = 5
     ) -> list[tuple[str, float]]:
         """Live entities whose name vectors have cosine >= threshold, best first."""
-        with self._lock:
-            if not self._vecs:
-                return []
-            if self._matrix is None:
-                self._matrix = np.vstack(self._vecs)
-            matrix, ids = self._matrix, list(self._vec_ids)
         query = np.asarray(vector, dtype=np.float32)
         norm = float(np.linalg.norm(query))
         if norm == 0.0:
             return []
-        sims = matrix @ (query / norm)
+        with self._lock:
+            if self._matrix is None or not self._vec_ids:
+                return []
+            ids = self._vec_ids
+            sims = self._matrix[: len(ids)] @ (query / norm)
         order = np.argsort(-sims)[: limit * 3]
         out: list[tuple[str, float]] = []
         for i in order:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import re
 import threading
 from collections import defaultdict
@@ -58,6 +59,7 @@ _SEED_FUZZY = 88.0
 _SEED_EMBED = 0.6  # cosine of a query to a name; only used when no name matched lexically
 _MAX_SEEDS = 8
 _RELATED_EDGES = 200
+_RELATED_ENTITIES = 100  # past this, an entity adds latency but no longer moves a rank
 _SEARCH_EDGES = 500
 _INGEST_GROUP = 512
 _STOP_WORDS = (
@@ -140,12 +142,18 @@ class KnowledgeGraphService:
         weight = dict(seeds)
         for ident, dist in _distances(seeds, rels).items():
             weight.setdefault(ident, 1.0 / (1.0 + dist))
-        ranked = sorted(weight, key=lambda i: -weight[i])[: limit * 2]
+        entities = self._entities(list(weight), scopes)
+        for ident in weight:
+            # an entity named in every chunk (the speaker of a chat) says little about any one
+            # of them: damp by how many chunks mention it, as IDF does for words
+            count = entities[ident].mention_count if ident in entities else 1
+            weight[ident] /= math.log2(2 + count)
+        ranked = sorted(weight, key=lambda i: -weight[i])[:_RELATED_ENTITIES]
         scores: dict[str, float] = defaultdict(float)
-        for m in self._store.mentions(ranked, limit * 4):
-            if m.kind == 'chunk':
-                scores[m.source_id] += weight.get(m.entity_id, 0.0)
-        best = sorted(scores.items(), key=lambda kv: -kv[1])[:limit]
+        for ident, chunks in self._store.chunk_mentions(ranked).items():
+            for chunk in chunks:
+                scores[chunk] += weight[ident]
+        best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
         return [ScoredPoint(id=cid, score=score) for cid, score in best]
 
     def forget_chunks(self, ids: Sequence[str]) -> None:
@@ -277,11 +285,13 @@ class KnowledgeGraphService:
             now = self._clock.now()
             touched: dict[str, Entity] = {}
             fresh: dict[str, Entity] = {}
+            names = self._name_vectors(items)
             for item in items:
                 index = self._index(item.scope)
                 ids: dict[str, str] = {}
                 for mention in item.extraction.entities:
-                    entity = self._resolve(index, item.scope, mention, touched, fresh, now)
+                    vector = names.get(mention.name)
+                    entity = self._resolve(index, item.scope, mention, vector, touched, fresh, now)
                     ids[mention.name] = entity.id
                 item.entity_ids = list(dict.fromkeys(ids.values()))
                 item.extraction = item.extraction.model_copy(
@@ -297,13 +307,10 @@ class KnowledgeGraphService:
                         ]
                     }
                 )
-            vectors = self._embed_names(list(fresh.values()))
+            vectors = {i: names[e.name] for i, e in fresh.items() if e.name in names}
             self._store.upsert_entities(list(touched.values()), vectors)
-            for ident, entity in touched.items():
-                index = self._index(entity.scope)
-                index.put(entity)
-                if ident in vectors:
-                    index.put_vector(ident, vectors[ident])
+            for entity in touched.values():
+                self._index(entity.scope).put(entity)
             self._write_relations(items, now)
             self._store.add_mentions(
                 [
@@ -314,11 +321,30 @@ class KnowledgeGraphService:
                 ]
             )
 
+    def _name_vectors(self, items: list[_Pending]) -> dict[str, list[float]]:
+        """Vectors of the mentioned names no scope index knows by key: new names and
+        candidates for an embedding match (known names need none)."""
+        unknown = {
+            m.name: None
+            for item in items
+            for m in item.extraction.entities
+            if self._index(item.scope).exact(m.name) is None
+        }
+        if not unknown:
+            return {}
+        try:
+            vectors = self._embedder.embed(list(unknown))
+        except Exception:  # names without vectors still match by key and trigram
+            log.exception('embedding entity names failed; continuing without vectors')
+            return {}
+        return {name: list(v) for name, v in zip(unknown, vectors, strict=True)}
+
     def _resolve(
         self,
         index: NameIndex,
         scope: str,
         mention: EntityMention,
+        vector: list[float] | None,
         touched: dict[str, Entity],
         fresh: dict[str, Entity],
         now: datetime,
@@ -326,6 +352,13 @@ class KnowledgeGraphService:
         ident = index.exact(mention.name)
         if ident is None:
             for cand, _ in index.fuzzy(mention.name, FUZZY_MERGE, limit=3):
+                known = touched.get(cand) or index.entities.get(cand)
+                if known is not None and types_compatible(known.type, mention.type):
+                    ident = cand
+                    break
+        if ident is None and vector is not None and len(normalize(mention.name)) >= 5:
+            # "NYC Marathon" / "New York City Marathon": same thing, no shared trigrams
+            for cand, _ in index.nearest(vector, EMBED_MERGE, limit=3):
                 known = touched.get(cand) or index.entities.get(cand)
                 if known is not None and types_compatible(known.type, mention.type):
                     ident = cand
@@ -346,6 +379,8 @@ class KnowledgeGraphService:
                 fresh[ident] = entity
                 touched[ident] = entity
                 index.put(entity)  # later mentions in this batch resolve to it
+                if vector is not None:
+                    index.put_vector(ident, vector)
         entity = touched.get(ident) or index.entities[ident]
         entity = entity.model_copy(deep=True) if ident not in touched else entity
         entity.mention_count += 1

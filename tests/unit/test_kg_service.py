@@ -247,3 +247,52 @@ def test_merge_duplicates_flags_near_names_without_merging(
     result = kg.merge_duplicates(SCOPE, [a.id])
     assert result.merged == {}
     assert result.ambiguous == [tuple(sorted((a.id, b.id)))]
+
+
+class NicknameEmbedder(TrigramEmbedder):
+    """The trigram fake, except that a nickname embeds exactly like the full name."""
+
+    SAME = {'bobby smithson': 'robert smithson', 'bo': 'robert smithson'}
+
+    def _one(self, text: str) -> list[float]:
+        return super()._one(self.SAME.get(text.lower(), text))
+
+
+def test_a_name_with_no_lexical_match_resolves_by_embedding_at_write(
+    store: KuzuGraphStore, extractor: SpacyExtractor
+) -> None:
+    kg = KnowledgeGraphService(store, extractor, NicknameEmbedder(), ManualClock(NOW))
+    first = kg.index_chunks([chunk('c1', 'Robert Smithson works at Acme.', Y2023)])
+    second = kg.index_chunks([chunk('c2', 'Bobby Smithson lives in Lisbon.', Y2024)])
+    robert = entity_id(SCOPE, 'robert smithson')
+    assert robert in first['c1'] and robert in second['c2']
+    detail = kg.entity(robert, [SCOPE])
+    assert 'Bobby Smithson' in detail.entity.aliases
+    assert {(f.predicate, f.object) for f in detail.current} == {
+        ('works_at', 'Acme'),
+        ('lives_in', 'Lisbon'),
+    }
+    # a short name never merges on a vector alone: "Bo" may be anyone
+    third = kg.index_chunks([chunk('c3', 'Bo lives in Porto.', Y2024)])
+    assert robert not in third['c3']
+
+
+def test_without_the_embedding_match_the_nickname_is_a_new_entity(
+    store: KuzuGraphStore, extractor: SpacyExtractor
+) -> None:
+    kg = KnowledgeGraphService(store, extractor, TrigramEmbedder(), ManualClock(NOW))
+    kg.index_chunks([chunk('c1', 'Robert Smithson works at Acme.', Y2023)])
+    second = kg.index_chunks([chunk('c2', 'Bobby Smithson lives in Lisbon.', Y2024)])
+    assert entity_id(SCOPE, 'robert smithson') not in second['c2']
+
+
+def test_an_entity_named_everywhere_weighs_less_in_the_recall_channel(
+    kg: KnowledgeGraphService,
+) -> None:
+    busy = [chunk(f'c{i}', f'Dana went hiking on trail number {i}.', Y2023) for i in range(1, 7)]
+    kg.index_chunks([*busy, chunk('c9', 'Marcus works at Acme.', Y2023)])
+    related = kg.related_chunks('Did Dana ever talk to Marcus?', [SCOPE], hops=1, limit=10)
+    # without damping every chunk scores 1.0 and the tie goes to c1
+    assert related[0].id == 'c9'
+    assert {r.id for r in related} == {f'c{i}' for i in (1, 2, 3, 4, 5, 6, 9)}
+    assert related[1].score < related[0].score
