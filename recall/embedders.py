@@ -145,7 +145,7 @@ class HashEmbedder:
 
     name = 'hash'
 
-    def __init__(self, dim: int = 64) -> None:
+    def __init__(self, dim: int = 384) -> None:
         self.dim = dim
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
@@ -159,8 +159,12 @@ class HashEmbedder:
     def _one(self, text: str) -> list[float]:
         vector = [0.0] * self.dim
         for word in _WORD.findall(text.lower()):
-            digest = hashlib.blake2b(word.encode(), digest_size=4).digest()
-            vector[int.from_bytes(digest, 'little') % self.dim] += 1.0
+            # three signed slots per word: two different words reach cosine 1 only if all three
+            # collide, so a fake never makes unrelated names look identical
+            digest = hashlib.blake2b(word.encode(), digest_size=12).digest()
+            for i in range(0, 12, 4):
+                slot = int.from_bytes(digest[i : i + 4], 'little')
+                vector[(slot >> 1) % self.dim] += 1.0 if slot & 1 else -1.0
         norm = math.sqrt(sum(v * v for v in vector))
         if norm == 0:
             vector[0] = 1.0

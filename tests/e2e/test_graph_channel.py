@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -34,12 +35,21 @@ def test_the_graph_channel_reaches_a_memory_through_an_entity(client, auth, scop
     assert 'graph' in result['receipt']['latency_ms']
 
 
-def test_the_graph_channel_is_off_unless_asked(client, auth, scope):
+def test_the_graph_channel_is_on_by_default_and_off_when_asked(client, auth, scope):
     client.post('/v1/memories', json={'scope': scope, 'text': 'Carol lives in Oslo.'}, headers=auth)
-    result = client.post(
-        '/v1/memory_search', json={'query': 'Carol', 'scope': scope}, headers=auth
-    ).get_json()
-    assert 'graph' not in result['receipt']['channels']
+    deadline = time.monotonic() + 20
+    while True:  # extraction runs as a background job
+        default = client.post(
+            '/v1/memory_search', json={'query': 'Carol', 'scope': scope}, headers=auth
+        ).get_json()
+        if default['receipt']['channels'].get('graph') or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert default['receipt']['channels']['graph'] == [default['hits'][0]['id']]
+    body = {'query': 'Carol', 'scope': scope, 'graph': False}
+    off = client.post('/v1/memory_search', json=body, headers=auth).get_json()
+    assert 'graph' not in off['receipt']['channels']
+    assert 'graph' not in off['receipt']['latency_ms']
 
 
 def test_written_memories_record_the_entities_they_mention(client, auth, scope):

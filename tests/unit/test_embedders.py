@@ -146,3 +146,16 @@ def test_texts_sharing_words_are_more_similar_than_texts_sharing_none() -> None:
     assert cosine(base, shared) > 0.5
     assert cosine(base, shared) > cosine(base, unrelated)
     assert cosine(base, embedder.embed_query('Alice LIKES green tea')) == pytest.approx(1.0)
+
+
+def test_different_words_never_look_identical_to_the_fake() -> None:
+    # one slot per word in 64 dims made "Initech" and "Globex" identical: entity resolution
+    # merged them by embedding in the e2e graph test
+    words = [f'name{i}' for i in range(400)] + ['Initech', 'Globex', 'Acme', 'Alice', 'Bob']
+    vectors = HashEmbedder().embed(words)
+    worst = max(
+        cosine(vectors[i], vectors[j])
+        for i in range(len(words))
+        for j in range(i + 1, len(words))
+    )
+    assert worst < 0.9
