@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util  # noqa: F401  kuzu 0.11.3 uses importlib.util without importing it
 import json
+import re
 import sys
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -72,6 +73,10 @@ _VALID_AT = (
     'AND (r.valid_to IS NULL OR r.valid_to > $t)'
 )
 _SOURCE_TABLES = {'chunk': 'Chunk', 'episode': 'Episode'}
+# Kuzu uses its primary-key index for `{id: $x}` only; `id IN $list` scans the table, and a COPY
+# costs 50-450 ms whatever its size once tables hold ~100k rows. Up to this many rows, one
+# indexed statement per row (~2 ms each) is cheaper; above it, the scan and the COPY are.
+_SMALL = 64
 _TS = pa.timestamp('us')
 
 
@@ -177,6 +182,17 @@ class KuzuGraphStore:
         finally:
             result.close()  # an open result keeps its read transaction alive
 
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """Statements inside commit together or not at all (one row per statement is many)."""
+        self._write('BEGIN TRANSACTION')
+        try:
+            yield
+        except BaseException:
+            self._write('ROLLBACK')
+            raise
+        self._write('COMMIT')
+
     def _write(self, query: str, params: dict[str, Any] | None = None) -> None:
         result = self._conn().execute(query, params or {})
         for r in result if isinstance(result, list) else [result]:
@@ -194,37 +210,33 @@ class KuzuGraphStore:
         if not latest and not vectors:
             return
         with self._writing():
-            ids = list(latest.keys() | vectors.keys())
-            stored = {
-                r[0]
-                for r in self._rows('MATCH (e:Entity) WHERE e.id IN $ids RETURN e.id', {'ids': ids})
-            }
+            stored = self._existing('Entity', sorted(latest.keys() | vectors.keys()))
             fresh = [e for i, e in latest.items() if i not in stored]
-            if fresh:
-                # COPY from pyarrow is the fast path; parameterised CREATE runs at ~150/s
+            if len(fresh) > _SMALL:
                 self._write('COPY Entity FROM $t', {'t': _entity_table(fresh, vectors)})
+            elif fresh:
+                with self._transaction():
+                    for e in fresh:
+                        props = _entity_props(e, vectors.get(e.id))
+                        keys = ', '.join(f'{k}: ${k}' for k in props)
+                        self._write(f'CREATE (:Entity {{{keys}}})', props)
             changed = [_entity_row(e) for i, e in latest.items() if i in stored]
-            if changed:
-                self._write(
-                    'UNWIND $rows AS r MATCH (e:Entity {id: r.id}) SET e.name = r.name, '
-                    'e.canonical_name = r.canonical_name, e.type = r.type, e.aliases = r.aliases, '
-                    'e.summary = r.summary, e.mention_count = r.mention_count, '
-                    'e.attributes = r.attributes, e.updated_at = r.updated_at, '
-                    "e.merged_into = CASE WHEN r.merged_into = '' THEN NULL "
-                    'ELSE r.merged_into END',
-                    {'rows': changed},
-                )
+            self._each_or_unwind(
+                'MATCH (e:Entity {id: r.id}) SET e.name = r.name, '
+                'e.canonical_name = r.canonical_name, e.type = r.type, e.aliases = r.aliases, '
+                'e.summary = r.summary, e.mention_count = r.mention_count, '
+                'e.attributes = r.attributes, e.updated_at = r.updated_at, '
+                "e.merged_into = CASE WHEN r.merged_into = '' THEN NULL "
+                'ELSE r.merged_into END',
+                changed,
+            )
             fresh_ids = {e.id for e in fresh}
             revectored = [
                 {'id': i, 'v': [float(x) for x in v]}
                 for i, v in vectors.items()
                 if i not in fresh_ids and (i in stored)
             ]
-            if revectored:
-                self._write(
-                    'UNWIND $rows AS r MATCH (e:Entity {id: r.id}) SET e.embedding = r.v',
-                    {'rows': revectored},
-                )
+            self._each_or_unwind('MATCH (e:Entity {id: r.id}) SET e.embedding = r.v', revectored)
 
     def get_entities(self, ids: Sequence[str]) -> list[Entity]:
         if not ids:
@@ -256,20 +268,47 @@ class KuzuGraphStore:
         if not unique:
             return
         with self._writing():
-            stored = {
-                r[0]
-                for r in self._rows(
-                    'MATCH (a:Entity)-[r:RELATES]->(:Entity) WHERE a.id IN $subjects '
-                    'AND r.id IN $ids RETURN r.id',
-                    {
-                        'subjects': sorted({r.subject_id for r in unique}),
-                        'ids': [r.id for r in unique],
-                    },
-                )
-            }
+            subjects = sorted({r.subject_id for r in unique})
+            ids = [r.id for r in unique]
+            if len(subjects) > _SMALL:
+                stored = {
+                    r[0]
+                    for r in self._rows(
+                        'MATCH (a:Entity)-[r:RELATES]->(:Entity) WHERE a.id IN $subjects '
+                        'AND r.id IN $ids RETURN r.id',
+                        {'subjects': subjects, 'ids': ids},
+                    )
+                }
+            else:
+                stored = {
+                    r[0]
+                    for subject in subjects
+                    for r in self._rows(
+                        'MATCH (a:Entity {id: $s})-[r:RELATES]->(:Entity) WHERE r.id IN $ids '
+                        'RETURN r.id',
+                        {'s': subject, 'ids': ids},
+                    )
+                }
             fresh = [r for r in unique if r.id not in stored]
-            if fresh:
+            if len(fresh) > _SMALL:
                 self._write('COPY RELATES FROM $t', {'t': _relation_table(fresh)})
+            elif fresh:
+                self._create_relations(fresh)
+
+    def _create_relations(self, fresh: list[Relation]) -> None:
+        with self._transaction():
+            for rel in fresh:
+                created = self._rows(
+                    'MATCH (a:Entity {id: $a}), (b:Entity {id: $b}) CREATE (a)-[r:RELATES '
+                    '{id: $id, scope: $scope, predicate: $predicate, fact: $fact, '
+                    'valid_from: $valid_from, valid_to: $valid_to, recorded_at: $recorded_at, '
+                    'expired_at: $expired_at, confidence: $confidence, '
+                    'source_chunk: $source_chunk, source_episode: $source_episode}]->(b) '
+                    'RETURN r.id',
+                    _relation_props(rel),
+                )
+                if not created:  # as COPY does: a relation needs both its ends stored
+                    raise ValueError(f'relation {rel.id}: an endpoint entity is not stored')
 
     def update_relations(self, updates: Sequence[RelationUpdate]) -> None:
         closes = [
@@ -284,13 +323,12 @@ class KuzuGraphStore:
         ]
         with self._writing():
             for field, rows in (('valid_to', closes), ('expired_at', expiries)):
-                if rows:
-                    # MATCH from the indexed subject: rel properties have no index of their own
-                    self._write(
-                        'UNWIND $rows AS u MATCH (a:Entity {id: u.s})-[r:RELATES]->(:Entity) '
-                        f'WHERE r.id = u.id SET r.{field} = u.v',
-                        {'rows': rows},
-                    )
+                # MATCH from the indexed subject: rel properties have no index of their own
+                self._each_or_unwind(
+                    'MATCH (a:Entity {id: r.s})-[x:RELATES]->(:Entity) '
+                    f'WHERE x.id = r.id SET x.{field} = r.v',
+                    rows,
+                )
 
     def relations_of(self, entity_ids: Sequence[str]) -> list[Relation]:
         if not entity_ids:
@@ -344,50 +382,63 @@ class KuzuGraphStore:
 
     def _add_mentions(self, table: str, batch: list[Mention]) -> None:
         source_ids = sorted({m.source_id for m in batch})
-        stored = {
-            r[0]
-            for r in self._rows(
-                f'MATCH (c:{table}) WHERE c.id IN $ids RETURN c.id', {'ids': source_ids}
-            )
-        }
+        stored = self._existing(table, source_ids)
         scopes = {m.source_id: m.scope for m in batch}
         fresh = [s for s in source_ids if s not in stored]
-        if fresh:
-            nodes = pa.table({'id': fresh, 'scope': [scopes[s] for s in fresh]})
-            self._write(f'COPY {table} FROM $t', {'t': nodes})
-        linked = (
-            {
-                (r[0], r[1])
-                for r in self._rows(
-                    f'MATCH (e:Entity)-[:MENTIONS]->(c:{table}) WHERE c.id IN $ids '
-                    'RETURN e.id, c.id',
-                    {'ids': [s for s in source_ids if s in stored]},
-                )
-            }
-            if stored
-            else set()
-        )
-        entities = {
-            r[0]
-            for r in self._rows(
-                'MATCH (e:Entity) WHERE e.id IN $ids RETURN e.id',
-                {'ids': sorted({m.entity_id for m in batch})},
+        if fresh:  # UNWIND CREATE of nodes is cheaper than COPY at every size measured
+            self._write(
+                f'UNWIND $rows AS r CREATE (:{table} {{id: r.id, scope: r.scope}})',
+                {'rows': [{'id': s, 'scope': scopes[s]} for s in fresh]},
             )
-        }
+        linked = self._linked(table, [s for s in source_ids if s in stored])
+        entities = self._existing('Entity', sorted({m.entity_id for m in batch}))
         todo = [
             m for m in batch if (m.entity_id, m.source_id) not in linked and m.entity_id in entities
         ]
-        if not todo:
+        if len(todo) > _SMALL:
+            edges = pa.table(
+                {
+                    'from': [m.entity_id for m in todo],
+                    'to': [m.source_id for m in todo],
+                    'scope': [m.scope for m in todo],
+                    'at': pa.array([_naive(m.at) for m in todo], type=_TS),
+                }
+            )
+            self._write(f"COPY MENTIONS FROM $t (from='Entity', to='{table}')", {'t': edges})
             return
-        edges = pa.table(
-            {
-                'from': [m.entity_id for m in todo],
-                'to': [m.source_id for m in todo],
-                'scope': [m.scope for m in todo],
-                'at': pa.array([_naive(m.at) for m in todo], type=_TS),
-            }
-        )
-        self._write(f"COPY MENTIONS FROM $t (from='Entity', to='{table}')", {'t': edges})
+        with self._transaction():
+            for m in todo:
+                self._write(
+                    f'MATCH (e:Entity {{id: $e}}), (c:{table} {{id: $c}}) '
+                    'CREATE (e)-[:MENTIONS {scope: $scope, at: $at}]->(c)',
+                    {'e': m.entity_id, 'c': m.source_id, 'scope': m.scope, 'at': _naive(m.at)},
+                )
+
+    def _linked(self, table: str, source_ids: list[str]) -> set[tuple[str, str]]:
+        """(entity, source) pairs already linked, for sources that exist."""
+        query = 'MATCH (e:Entity)-[:MENTIONS]->(c:{t}) WHERE c.id IN $ids RETURN e.id, c.id'
+        if len(source_ids) > _SMALL:
+            return {(r[0], r[1]) for r in self._rows(query.format(t=table), {'ids': source_ids})}
+        one = f'MATCH (e:Entity)-[:MENTIONS]->(c:{table} {{id: $id}}) RETURN e.id, c.id'
+        return {(r[0], r[1]) for s in source_ids for r in self._rows(one, {'id': s})}
+
+    def _each_or_unwind(self, statement: str, rows: list[dict[str, Any]]) -> None:
+        """Run `statement` (which reads row fields as `r.<field>`) for every row: one UNWIND
+        for many rows, one indexed statement per row for a few."""
+        if len(rows) > _SMALL:
+            self._write(f'UNWIND $rows AS r {statement}', {'rows': rows})
+        elif rows:
+            with self._transaction():
+                for row in rows:
+                    self._write(re.sub(r'\br\.(\w+)', r'$\1', statement), row)
+
+    def _existing(self, table: str, ids: list[str]) -> set[str]:
+        """Which of `ids` are stored in a node table."""
+        if len(ids) > _SMALL:
+            query = f'MATCH (n:{table}) WHERE n.id IN $ids RETURN n.id'
+            return {r[0] for r in self._rows(query, {'ids': ids})}
+        one = f'MATCH (n:{table} {{id: $id}}) RETURN n.id'
+        return {i for i in ids if self._rows(one, {'id': i})}
 
     def mentions(self, entity_ids: Sequence[str], limit: int) -> list[Mention]:
         if not entity_ids:
@@ -485,6 +536,43 @@ def _entity_row(e: Entity) -> dict[str, Any]:
         'updated_at': _naive(e.updated_at),
         # '' stands for null: UNWIND infers one struct type and a None-only column has none
         'merged_into': e.merged_into or '',
+    }
+
+
+def _entity_props(e: Entity, vector: Sequence[float] | None) -> dict[str, Any]:
+    props = {
+        'id': e.id,
+        'scope': e.scope,
+        'name': e.name,
+        'canonical_name': e.canonical_name,
+        'type': e.type.value,
+        'aliases': list(e.aliases),
+        'summary': e.summary,
+        'mention_count': e.mention_count,
+        'attributes': json.dumps(e.attributes, sort_keys=True),
+        'created_at': _naive(e.created_at),
+        'updated_at': _naive(e.updated_at),
+        'merged_into': e.merged_into,
+        'embedding': [float(x) for x in vector] if vector is not None else None,
+    }
+    return props
+
+
+def _relation_props(r: Relation) -> dict[str, Any]:
+    return {
+        'a': r.subject_id,
+        'b': r.object_id,
+        'id': r.id,
+        'scope': r.scope,
+        'predicate': r.predicate,
+        'fact': r.fact,
+        'valid_from': _naive(r.valid_from),
+        'valid_to': _naive(r.valid_to),
+        'recorded_at': _naive(r.recorded_at),
+        'expired_at': _naive(r.expired_at),
+        'confidence': r.confidence,
+        'source_chunk': r.source_chunk,
+        'source_episode': r.source_episode,
     }
 
 

@@ -217,12 +217,41 @@ def test_the_mirror_reopens_with_what_kuzu_holds(tmp_path: Path) -> None:
 def test_a_failed_durable_write_never_reaches_the_mirror(tmp_path: Path) -> None:
     store = make_store('mirror', tmp_path)
     try:
-        alice = ent('Alice')
-        store.upsert_entities([alice])
+        alice, bob = ent('Alice'), ent('Bob')
+        store.upsert_entities([alice, bob])
+        fine = rel(alice, 'knows', bob, T0)
         orphan = rel(alice, 'knows', ent('Nobody'), T0)  # its object was never stored
         with pytest.raises(Exception):  # noqa: B017  kuzu raises its own RuntimeError
-            store.add_relations([orphan])
-        assert store.relations_of([alice.id]) == []
+            store.add_relations([fine, orphan])
+        assert store.relations_of([alice.id]) == []  # nothing half-written, in Kuzu or memory
         assert store.neighbourhood([alice.id], 1, T1) == []
+        assert store._durable.relations_of([alice.id]) == []  # type: ignore[attr-defined]
     finally:
         store.close()
+
+
+def test_large_batches_behave_like_small_ones(store: GraphStore) -> None:
+    # Kuzu switches from one statement per row to COPY/UNWIND above 64 rows: same contract
+    people = [ent(f'Person {i}') for i in range(100)]
+    store.upsert_entities(people, {p.id: [1.0, float(i)] for i, p in enumerate(people)})
+    chain = [rel(people[i], 'knows', people[i + 1], T0) for i in range(99)]
+    store.add_relations(chain)
+    store.add_relations(chain)  # idempotent through the bulk existence check as well
+    assert len(store.relations_of([p.id for p in people])) == 99
+    store.upsert_entities([p.model_copy(update={'mention_count': 7}) for p in people])
+    assert {e.mention_count for e in store.get_entities([p.id for p in people])} == {7}
+    assert len(store.entity_embeddings(SCOPE)) == 100
+    store.update_relations(
+        [RelationUpdate(id=r.id, subject_id=r.subject_id, valid_to=T1) for r in chain]
+    )
+    assert store.neighbourhood([people[0].id], 3, T2) == []
+    assert len(store.neighbourhood([people[0].id], 3, T0)) == 3
+    mentions = [
+        Mention(entity_id=p.id, source_id=f'c{i % 70}', scope=SCOPE, at=T0)
+        for i, p in enumerate(people)
+    ]
+    store.add_mentions(mentions)
+    store.add_mentions(mentions)
+    found = store.chunk_mentions([p.id for p in people])
+    assert sum(len(v) for v in found.values()) == 100
+    assert found[people[75].id] == ['c5']
