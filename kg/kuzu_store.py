@@ -76,7 +76,7 @@ _SOURCE_TABLES = {'chunk': 'Chunk', 'episode': 'Episode'}
 # Kuzu uses its primary-key index for `{id: $x}` only; `id IN $list` scans the table, and a COPY
 # costs 50-450 ms whatever its size once tables hold ~100k rows. Up to this many rows, one
 # indexed statement per row (~2 ms each) is cheaper; above it, the scan and the COPY are.
-_SMALL = 64
+_SMALL = 24
 _TS = pa.timestamp('us')
 
 

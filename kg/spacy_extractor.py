@@ -6,7 +6,7 @@ import logging
 import multiprocessing
 import re
 import threading
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -350,11 +350,12 @@ class SpacyExtractor:
             skip = [p for p in ('ner', 'lemmatizer', 'attribute_ruler') if p in nlp.pipe_names]
             texts_in = (t.text for t in texts)
             docs = list(nlp.pipe(texts_in, disable=skip, batch_size=self._batch_size))
-            ner_ran = self._run_ner(nlp, docs)
+            runs = [list(_proper_runs(doc)) for doc in docs]  # NER gating and the reader share
+            ner_ran = self._run_ner(nlp, docs, runs)
             out = []
-            for doc, item, ran in zip(docs, texts, ner_ran, strict=True):
+            for doc, item, ran, names in zip(docs, texts, ner_ran, runs, strict=True):
                 try:
-                    out.append(_DocReader(self, doc, item, ran).read())
+                    out.append(_DocReader(self, doc, item, ran, names).read())
                 except Exception:  # one odd parse must not sink a batch
                     log.exception('extraction failed for one text; skipped')
                     out.append(Extraction())
@@ -379,16 +380,25 @@ class SpacyExtractor:
     def _pooled(self, texts: Sequence[SourceText]) -> Iterator[list[Extraction]]:
         pools = self._pool_list()
         parts = [texts[i : i + _POOL_PART] for i in range(0, len(texts), _POOL_PART)]
-        # part i always goes to worker i mod n: each worker sees the same names in the same
-        # order on every run, so its type votes (and the result) are reproducible
-        pending: deque[tuple[Sequence[SourceText], Future[list[Extraction]] | None]] = deque()
-        ahead = 2 * len(pools)
+        # part i goes to slot i mod (workers + 1), the last slot being this process, which would
+        # otherwise sit idle while the workers parse; fixed slots mean each parser sees the same
+        # names in the same order on every run, so type votes (and the result) are reproducible
+        slots = len(pools) + 1
+        ahead = 2 * slots
+        futures: dict[int, Future[list[Extraction]] | None] = {}
+
+        def submit_up_to(limit: int) -> None:
+            for j in range(len(futures), min(limit, len(parts))):
+                remote = j % slots < len(pools)
+                futures[j] = self._submit(pools[j % slots], parts[j]) if remote else None
+
         for i, part in enumerate(parts):
-            pending.append((part, self._submit(pools[i % len(pools)], part)))
-            if len(pending) >= ahead:
-                yield self._collect(*pending.popleft())
-        while pending:
-            yield self._collect(*pending.popleft())
+            submit_up_to(i + ahead)
+            if i % slots == len(pools):
+                yield self._extract_here(part)
+            else:
+                yield self._collect(part, futures[i])
+            futures[i] = None  # drop the result as soon as it is handed over
 
     def _submit(
         self, pool: ProcessPoolExecutor, part: Sequence[SourceText]
@@ -416,7 +426,9 @@ class SpacyExtractor:
         for pool in pools:
             pool.shutdown(wait=False, cancel_futures=True)
 
-    def _run_ner(self, nlp: Any, docs: list[Any]) -> list[bool]:
+    def _run_ner(
+        self, nlp: Any, docs: list[Any], runs: list[list[tuple[str, int, int]]]
+    ) -> list[bool]:
         from spacy.tokens import Span
 
         if 'ner' not in nlp.pipe_names:
@@ -426,7 +438,7 @@ class SpacyExtractor:
         targets: list[tuple[int, int, int]] = []
         for i, doc in enumerate(docs):
             sentences: dict[int, int] = {}
-            for name, start, _ in _proper_runs(doc):
+            for name, start, _ in runs[i]:
                 if self._votes_for(name).total() < _TRUSTED_VOTES:
                     sent = doc[start].sent
                     sentences[sent.start] = sent.end
@@ -512,7 +524,14 @@ def _proper_runs(doc: Any) -> Iterable[tuple[str, int, int]]:
 class _DocReader:
     """Reads one parsed doc into an Extraction."""
 
-    def __init__(self, owner: SpacyExtractor, doc: Any, item: SourceText, ner_ran: bool) -> None:
+    def __init__(
+        self,
+        owner: SpacyExtractor,
+        doc: Any,
+        item: SourceText,
+        ner_ran: bool,
+        proper_runs: list[tuple[str, int, int]],
+    ) -> None:
         self.owner = owner
         self.doc = doc
         self.item = item
@@ -523,6 +542,7 @@ class _DocReader:
         self.seen: set[tuple[str, str, str]] = set()
         self.soft: set[str] = set()  # common-noun entities: kept only if a fact uses them
         self.ner_ran = ner_ran
+        self.proper_runs = proper_runs
 
     def read(self) -> Extraction:
         self._named_entities()
@@ -567,7 +587,7 @@ class _DocReader:
                         and not any(c.isdigit() for c in name)
                     ):
                         self._add_span(name, ent.start, ent.end)
-        for name, start, end in _proper_runs(self.doc):
+        for name, start, end in self.proper_runs:
             if name and not any(i in blocked or i in self.tok_ent for i in range(start, end)):
                 self._add_span(name, start, end)
         if self.speaker:

@@ -231,7 +231,7 @@ def test_a_failed_durable_write_never_reaches_the_mirror(tmp_path: Path) -> None
 
 
 def test_large_batches_behave_like_small_ones(store: GraphStore) -> None:
-    # Kuzu switches from one statement per row to COPY/UNWIND above 64 rows: same contract
+    # Kuzu switches from one statement per row to COPY/UNWIND above 24 rows: same contract
     people = [ent(f'Person {i}') for i in range(100)]
     store.upsert_entities(people, {p.id: [1.0, float(i)] for i, p in enumerate(people)})
     chain = [rel(people[i], 'knows', people[i + 1], T0) for i in range(99)]
