@@ -523,20 +523,15 @@ class KuzuGraphStore:
 # ---- row <-> model ---------------------------------------------------------------------------
 
 
+# an update never moves an entity across scopes or rewrites when it was first seen
+_UPDATED_FIELDS = tuple(c for c in _ENTITY_COLS if c not in ('scope', 'created_at', 'merged_into'))
+
+
 def _entity_row(e: Entity) -> dict[str, Any]:
-    return {
-        'id': e.id,
-        'name': e.name,
-        'canonical_name': e.canonical_name,
-        'type': e.type.value,
-        'aliases': list(e.aliases),
-        'summary': e.summary,
-        'mention_count': e.mention_count,
-        'attributes': json.dumps(e.attributes, sort_keys=True),
-        'updated_at': _naive(e.updated_at),
-        # '' stands for null: UNWIND infers one struct type and a None-only column has none
-        'merged_into': e.merged_into or '',
-    }
+    row = {k: v for k, v in _entity_props(e, None).items() if k in _UPDATED_FIELDS}
+    # '' stands for null: UNWIND infers one struct type and a None-only column has none
+    row['merged_into'] = e.merged_into or ''
+    return row
 
 
 def _entity_props(e: Entity, vector: Sequence[float] | None) -> dict[str, Any]:
