@@ -146,8 +146,10 @@ class MirroredGraphStore:
 
     def add_mentions(self, mentions: Sequence[Mention]) -> None:
         self._durable.add_mentions(mentions)
+        # as the durable store: the last of a batch wins, a link already stored is kept
+        latest = {(m.entity_id, m.source_id, m.kind): m for m in mentions}
         with self._lock:
-            for m in mentions:
+            for m in latest.values():
                 at = to_micros(m.at)
                 assert at is not None
                 intern = sys.intern
@@ -198,11 +200,10 @@ class MirroredGraphStore:
     def _put_mention(self, m: MentionRow) -> None:
         if m.entity_id not in self._entities:
             return  # the durable store ignores links to unknown entities too
-        source = sys.intern(m.source_id)
-        self._mentions.setdefault(m.entity_id, {})[source] = _Seen(
-            m.at, m.kind, sys.intern(m.scope)
-        )
-        self._sources.setdefault(source, set()).add(m.entity_id)
+        links = self._mentions.setdefault(m.entity_id, {})
+        if m.source_id not in links:
+            links[m.source_id] = _Seen(m.at, m.kind, sys.intern(m.scope))
+            self._sources.setdefault(m.source_id, set()).add(m.entity_id)
 
 
 def _interned(rel: RelationRow) -> RelationRow:

@@ -108,10 +108,11 @@ class NetworkxGraphStore:
             return list(seen.values())
 
     def add_mentions(self, mentions: Sequence[Mention]) -> None:
+        latest = {(m.entity_id, m.source_id, m.kind): m for m in mentions}  # last of a batch
         with self._lock:
-            for m in mentions:
+            for m in latest.values():
                 if m.entity_id in self._graph:
-                    self._mentions.setdefault(m.entity_id, {})[m.source_id] = m
+                    self._mentions.setdefault(m.entity_id, {}).setdefault(m.source_id, m)
 
     def mentions(self, entity_ids: Sequence[str], limit: int) -> list[Mention]:
         with self._lock:

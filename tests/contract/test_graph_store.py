@@ -170,6 +170,7 @@ def test_mentions_link_entities_to_chunks_and_episodes(store: GraphStore) -> Non
     ep = Mention(entity_id=bob.id, source_id='ep1', scope=SCOPE, kind='episode', at=T2)
     store.add_mentions([m1, m2, m3, ep])
     store.add_mentions([m1])  # idempotent per pair
+    store.add_mentions([m1.model_copy(update={'at': T2})])  # a stored link keeps its time
     assert [m.source_id for m in store.mentions([alice.id], 10)] == ['c2', 'c1']
     assert [(m.source_id, m.kind) for m in store.mentions([bob.id], 10)] == [
         ('ep1', 'episode'),
