@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import secrets
+import signal
 import sys
 import urllib.error
 import urllib.parse
@@ -55,6 +56,9 @@ def serve(args: argparse.Namespace) -> int:
     if token_path is not None:
         print(f'mnemos: admin token in {token_path.resolve()}', flush=True)
     print(f'mnemos: listening on http://{settings.host}:{settings.port}', flush=True)
+    # SIGTERM (docker stop, systemd, kill) exits through atexit, which closes the stores
+    # (Qdrant Edge flush, Kuzu) and stops the extraction workers; the default would just die
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     waitress_serve(
         app, host=settings.host, port=settings.port, threads=args.threads, ident='mnemos'
     )

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import re
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -371,7 +373,7 @@ class SpacyExtractor:
                         1,
                         mp_context=ctx,
                         initializer=_worker_init,
-                        initargs=(self._model_name, self._batch_size),
+                        initargs=(self._model_name, self._batch_size, os.getpid()),
                     )
                     for _ in range(self._workers)
                 ]
@@ -496,10 +498,20 @@ class SpacyExtractor:
 _WORKER: SpacyExtractor | None = None
 
 
-def _worker_init(model_name: str, batch_size: int) -> None:
+def _worker_init(model_name: str, batch_size: int, parent: int) -> None:
     global _WORKER
+    # the parent's pid comes from the parent: it may already be gone by the time we run
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     _WORKER = SpacyExtractor(model_name, batch_size)
     _WORKER._load()
+
+
+def _exit_with_parent(parent: int) -> None:
+    # a pool worker only notices its parent is gone when it next reads a task; a service killed
+    # hard never sends one, which left idle workers (160 MB each) behind
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
 
 
 def _worker_extract(texts: list[SourceText]) -> list[Extraction]:

@@ -1,0 +1,127 @@
+"""`mnemos serve` as a process: a stop signal closes it cleanly, and no extraction worker outlives
+it, however it ends."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+TOKEN = 's' * 32
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return int(s.getsockname()[1])
+
+
+def children(pid: int) -> set[int]:
+    """Live child processes of `pid` (from /proc: no psutil here)."""
+    found = set()
+    for entry in Path('/proc').iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / 'stat').read_text()
+        except OSError:
+            continue
+        # the command name may hold spaces: fields after the closing parenthesis are fixed
+        ppid = int(stat.rsplit(')', 1)[1].split()[1])
+        if ppid == pid:
+            found.add(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != 'Z'
+
+
+def call(port: int, path: str, body: object | None = None) -> dict:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(
+        f'http://127.0.0.1:{port}{path}',
+        data=data,
+        headers={'Authorization': f'Bearer {TOKEN}', 'Content-Type': 'application/json'},
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read())
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    port = free_port()
+    env = {
+        **os.environ,
+        'KG_DATA_DIR': str(tmp_path / 'data'),
+        'KG_API_TOKEN': TOKEN,
+        'KG_PORT': str(port),
+        'KG_EXTRACT_WORKERS': '1',
+    }
+    proc = subprocess.Popen([sys.executable, '-m', 'api.cli', 'serve'], env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=1)
+                break
+            except OSError:
+                assert proc.poll() is None, 'the service exited at start'
+                assert time.monotonic() < deadline, 'the service never answered'
+                time.sleep(0.2)
+        yield proc, port
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def start_workers(proc: subprocess.Popen[bytes], port: int) -> set[int]:
+    """Write a batch large enough for the graph job to use the extraction worker."""
+    items = [
+        {'scope': 'agent:p', 'text': f'Alice number {i} works at Acme in Lisbon.'}
+        for i in range(80)
+    ]
+    call(port, '/v1/memories/batch', {'items': items})
+    deadline = time.monotonic() + 60
+    while not (workers := children(proc.pid)):
+        assert time.monotonic() < deadline, 'no extraction worker started'
+        time.sleep(0.2)
+    return workers
+
+
+def test_sigterm_closes_the_service_and_its_workers(service) -> None:  # type: ignore[no-untyped-def]
+    proc, port = service
+    workers = start_workers(proc, port)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0  # killed by the signal it would be -15
+    deadline = time.monotonic() + 10
+    while any(alive(w) for w in workers):
+        assert time.monotonic() < deadline, 'extraction workers outlived the service'
+        time.sleep(0.2)
+
+
+def test_workers_exit_when_the_service_is_killed_outright(service) -> None:  # type: ignore[no-untyped-def]
+    proc, port = service
+    workers = start_workers(proc, port)
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while any(alive(w) for w in workers):
+        assert time.monotonic() < deadline, 'extraction workers outlived a killed service'
+        time.sleep(0.2)
