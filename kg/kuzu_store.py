@@ -20,7 +20,15 @@ import kuzu
 import pyarrow as pa
 
 from core.errors import StoreUnavailable
-from kg.models import Entity, Mention, MentionRow, Relation, RelationRow, RelationUpdate
+from kg.models import (
+    Entity,
+    Mention,
+    MentionRow,
+    Relation,
+    RelationRow,
+    RelationUpdate,
+    SourceKind,
+)
 
 # Kuzu TIMESTAMP is zone-less: we store naive UTC and re-attach UTC on the way out.
 _SCHEMA = (
@@ -72,7 +80,8 @@ _VALID_AT = (
     'r.expired_at IS NULL AND (r.valid_from IS NULL OR r.valid_from <= $t) '
     'AND (r.valid_to IS NULL OR r.valid_to > $t)'
 )
-_SOURCE_TABLES = {'chunk': 'Chunk', 'episode': 'Episode'}
+_SOURCE_TABLES: dict[SourceKind, str] = {'chunk': 'Chunk', 'episode': 'Episode'}
+_SOURCE_KINDS: dict[str, SourceKind] = {t: k for k, t in _SOURCE_TABLES.items()}
 # Kuzu uses its primary-key index for `{id: $x}` only; `id IN $list` scans the table, and a COPY
 # costs 50-450 ms whatever its size once tables hold ~100k rows. Up to this many rows, one
 # indexed statement per row (~2 ms each) is cheaper; above it, the scan and the COPY are.
@@ -268,27 +277,14 @@ class KuzuGraphStore:
         if not unique:
             return
         with self._writing():
-            subjects = sorted({r.subject_id for r in unique})
-            ids = [r.id for r in unique]
-            if len(subjects) > _SMALL:
-                stored = {
-                    r[0]
-                    for r in self._rows(
-                        'MATCH (a:Entity)-[r:RELATES]->(:Entity) WHERE a.id IN $subjects '
-                        'AND r.id IN $ids RETURN r.id',
-                        {'subjects': subjects, 'ids': ids},
-                    )
-                }
-            else:
-                stored = {
-                    r[0]
-                    for subject in subjects
-                    for r in self._rows(
-                        'MATCH (a:Entity {id: $s})-[r:RELATES]->(:Entity) WHERE r.id IN $ids '
-                        'RETURN r.id',
-                        {'s': subject, 'ids': ids},
-                    )
-                }
+            rows = self._by_keys(
+                sorted({r.subject_id for r in unique}),
+                'MATCH (a:Entity)-[r:RELATES]->(:Entity) WHERE a.id IN $keys AND r.id IN $ids '
+                'RETURN r.id',
+                'MATCH (a:Entity {id: $key})-[r:RELATES]->(:Entity) WHERE r.id IN $ids RETURN r.id',
+                {'ids': [r.id for r in unique]},
+            )
+            stored = {r[0] for r in rows}
             fresh = [r for r in unique if r.id not in stored]
             if len(fresh) > _SMALL:
                 self._write('COPY RELATES FROM $t', {'t': _relation_table(fresh)})
@@ -416,11 +412,12 @@ class KuzuGraphStore:
 
     def _linked(self, table: str, source_ids: list[str]) -> set[tuple[str, str]]:
         """(entity, source) pairs already linked, for sources that exist."""
-        query = 'MATCH (e:Entity)-[:MENTIONS]->(c:{t}) WHERE c.id IN $ids RETURN e.id, c.id'
-        if len(source_ids) > _SMALL:
-            return {(r[0], r[1]) for r in self._rows(query.format(t=table), {'ids': source_ids})}
-        one = f'MATCH (e:Entity)-[:MENTIONS]->(c:{table} {{id: $id}}) RETURN e.id, c.id'
-        return {(r[0], r[1]) for s in source_ids for r in self._rows(one, {'id': s})}
+        rows = self._by_keys(
+            source_ids,
+            f'MATCH (e:Entity)-[:MENTIONS]->(c:{table}) WHERE c.id IN $keys RETURN e.id, c.id',
+            f'MATCH (e:Entity)-[:MENTIONS]->(c:{table} {{id: $key}}) RETURN e.id, c.id',
+        )
+        return {(r[0], r[1]) for r in rows}
 
     def _each_or_unwind(self, statement: str, rows: list[dict[str, Any]]) -> None:
         """Run `statement` (which reads row fields as `r.<field>`) for every row: one UNWIND
@@ -434,11 +431,21 @@ class KuzuGraphStore:
 
     def _existing(self, table: str, ids: list[str]) -> set[str]:
         """Which of `ids` are stored in a node table."""
-        if len(ids) > _SMALL:
-            query = f'MATCH (n:{table}) WHERE n.id IN $ids RETURN n.id'
-            return {r[0] for r in self._rows(query, {'ids': ids})}
-        one = f'MATCH (n:{table} {{id: $id}}) RETURN n.id'
-        return {i for i in ids if self._rows(one, {'id': i})}
+        rows = self._by_keys(
+            ids,
+            f'MATCH (n:{table}) WHERE n.id IN $keys RETURN n.id',
+            f'MATCH (n:{table} {{id: $key}}) RETURN n.id',
+        )
+        return {r[0] for r in rows}
+
+    def _by_keys(
+        self, keys: list[str], many: str, one: str, params: dict[str, Any] | None = None
+    ) -> list[list[Any]]:
+        """Rows of `many` (`$keys` in an IN list: a table scan) for many keys, or of `one`
+        (`$key`, a primary-key lookup) run once per key for a few."""
+        if len(keys) > _SMALL:
+            return self._rows(many, {**(params or {}), 'keys': keys})
+        return [r for k in keys for r in self._rows(one, {**(params or {}), 'key': k})]
 
     def mentions(self, entity_ids: Sequence[str], limit: int) -> list[Mention]:
         if not entity_ids:
@@ -493,7 +500,7 @@ class KuzuGraphStore:
     def iter_mention_rows(self) -> Iterator[MentionRow]:
         query = 'MATCH (e:Entity)-[m:MENTIONS]->(c) RETURN e.id, c.id, label(c), m.scope, m.at'
         for r in self._dump(query):
-            kind = 'episode' if r[2] == 'Episode' else 'chunk'
+            kind = _SOURCE_KINDS[r[2]]
             yield MentionRow(sys.intern(r[0]), sys.intern(r[1]), kind, sys.intern(r[3]), r[4])
 
     def _dump(self, query: str) -> Iterator[tuple[Any, ...]]:
@@ -535,7 +542,7 @@ def _entity_row(e: Entity) -> dict[str, Any]:
 
 
 def _entity_props(e: Entity, vector: Sequence[float] | None) -> dict[str, Any]:
-    props = {
+    return {
         'id': e.id,
         'scope': e.scope,
         'name': e.name,
@@ -550,7 +557,6 @@ def _entity_props(e: Entity, vector: Sequence[float] | None) -> dict[str, Any]:
         'merged_into': e.merged_into,
         'embedding': [float(x) for x in vector] if vector is not None else None,
     }
-    return props
 
 
 def _relation_props(r: Relation) -> dict[str, Any]:
@@ -640,7 +646,7 @@ def _mention(row: list[Any]) -> Mention:
     return Mention(
         entity_id=row[0],
         source_id=row[1],
-        kind='episode' if row[2] == 'Episode' else 'chunk',
+        kind=_SOURCE_KINDS[row[2]],
         scope=row[3],
         at=_aware(row[4]),
     )

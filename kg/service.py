@@ -330,14 +330,7 @@ class KnowledgeGraphService:
             for m in item.extraction.entities
             if self._index(item.scope).exact(m.name) is None
         }
-        if not unknown:
-            return {}
-        try:
-            vectors = self._embedder.embed(list(unknown))
-        except Exception:  # names without vectors still match by key and trigram
-            log.exception('embedding entity names failed; continuing without vectors')
-            return {}
-        return {name: list(v) for name, v in zip(unknown, vectors, strict=True)}
+        return self._embed_names(list(unknown))
 
     def _resolve(
         self,
@@ -397,15 +390,15 @@ class KnowledgeGraphService:
         touched[ident] = entity
         return entity
 
-    def _embed_names(self, entities: list[Entity]) -> dict[str, list[float]]:
-        if not entities:
+    def _embed_names(self, names: list[str]) -> dict[str, list[float]]:
+        if not names:
             return {}
         try:
-            vectors = self._embedder.embed([e.name for e in entities])
+            vectors = self._embedder.embed(names)
         except Exception:  # names without vectors still match by key and trigram
             log.exception('embedding entity names failed; continuing without vectors')
             return {}
-        return {e.id: list(v) for e, v in zip(entities, vectors, strict=True)}
+        return {name: list(v) for name, v in zip(names, vectors, strict=True)}
 
     def _write_relations(self, items: list[_Pending], now: datetime) -> None:
         candidates: list[Relation] = []
@@ -464,9 +457,9 @@ class KnowledgeGraphService:
                 merge = score >= FUZZY_MERGE and types_compatible(known.type, entity.type)
                 if merge or other not in out:
                     out[other] = 'merge' if merge else 'ambiguous'
-        vectors = self._embed_names([entity])
-        if entity.id in vectors:
-            for other, sim in index.nearest(vectors[entity.id], EMBED_AMBIGUOUS, limit=10):
+        vector = self._embed_names([entity.name]).get(entity.name)
+        if vector is not None:
+            for other, sim in index.nearest(vector, EMBED_AMBIGUOUS, limit=10):
                 if other == entity.id or out.get(other) == 'merge':
                     continue
                 known = index.entities[other]

@@ -341,10 +341,7 @@ class SpacyExtractor:
 
     def close(self) -> None:
         """Stop the worker processes, if any were started."""
-        with self._pool_lock:
-            pools, self._pools = self._pools, []
-        for pool in pools:
-            pool.shutdown(wait=True, cancel_futures=True)
+        self._drop_pools(wait=True)
 
     def _extract_here(self, texts: Sequence[SourceText]) -> list[Extraction]:
         with self._lock:
@@ -408,7 +405,7 @@ class SpacyExtractor:
         try:
             return pool.submit(_worker_extract, list(part))
         except (BrokenProcessPool, RuntimeError):
-            self._discard_pools()
+            self._drop_pools(wait=False)
             return None
 
     def _collect(
@@ -419,14 +416,15 @@ class SpacyExtractor:
                 return future.result()
             except BrokenProcessPool:
                 log.exception('an extraction worker died; parsing this part in-process')
-                self._discard_pools()
+                self._drop_pools(wait=False)
         return self._extract_here(part)
 
-    def _discard_pools(self) -> None:
+    def _drop_pools(self, wait: bool) -> None:
+        # the next large batch starts fresh workers
         with self._pool_lock:
             pools, self._pools = self._pools, []
         for pool in pools:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=wait, cancel_futures=True)
 
     def _run_ner(
         self, nlp: Any, docs: list[Any], runs: list[list[tuple[str, int, int]]]
