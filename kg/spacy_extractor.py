@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import queue
 import re
 import threading
 import time
@@ -39,7 +40,8 @@ _TRUSTED_VOTES = 2
 _MAX_CACHED_NAMES = 50_000
 # below this many texts a round trip to a worker process costs more than it saves
 _POOL_MIN_TEXTS = 64
-_POOL_PART = 128  # texts per task sent to a worker
+_POOL_PART = 64  # texts per task sent to a worker
+_READ_AHEAD = 4  # parts parsed ahead of the caller
 
 _SPEAKER_PRONOUNS = {'i', 'me', 'my', 'mine', 'myself'}
 _SKIP_NOUNS = {
@@ -335,7 +337,9 @@ class SpacyExtractor:
         if not texts:
             return
         if self._workers and len(texts) >= _POOL_MIN_TEXTS:
-            yield from self._pooled(texts)
+            # parsing goes on in a thread while the caller stores the parts already handed over
+            # (Kuzu, onnxruntime and the wait on workers release the GIL)
+            yield from read_ahead(self._pooled(texts), _READ_AHEAD)
         else:
             yield self._extract_here(texts)
 
@@ -379,24 +383,33 @@ class SpacyExtractor:
     def _pooled(self, texts: Sequence[SourceText]) -> Iterator[list[Extraction]]:
         pools = self._pool_list()
         parts = [texts[i : i + _POOL_PART] for i in range(0, len(texts), _POOL_PART)]
-        # part i goes to slot i mod (workers + 1), the last slot being this process, which would
-        # otherwise sit idle while the workers parse; fixed slots mean each parser sees the same
-        # names in the same order on every run, so type votes (and the result) are reproducible
-        slots = len(pools) + 1
-        ahead = 2 * slots
+        slot = part_slots(len(parts), len(pools))
+        ahead = 3 * (len(pools) + 1)
         futures: dict[int, Future[list[Extraction]] | None] = {}
+        mine: dict[int, list[Extraction]] = {}  # own parts parsed early, while a worker was busy
 
         def submit_up_to(limit: int) -> None:
             for j in range(len(futures), min(limit, len(parts))):
-                remote = j % slots < len(pools)
-                futures[j] = self._submit(pools[j % slots], parts[j]) if remote else None
+                remote = slot[j] is not None
+                futures[j] = self._submit(pools[slot[j] or 0], parts[j]) if remote else None
 
         for i, part in enumerate(parts):
             submit_up_to(i + ahead)
-            if i % slots == len(pools):
-                yield self._extract_here(part)
-            else:
-                yield self._collect(part, futures[i])
+            if slot[i] is None:
+                yield mine.pop(i, None) or self._extract_here(part)
+                continue
+            future = futures[i]
+            # rather than wait for the worker, parse this process's next part of the window
+            # (its own parts stay in order, so its type votes are the same on every run)
+            while future is not None and not future.done():
+                own = next(
+                    (j for j in range(i + 1, len(futures)) if slot[j] is None and j not in mine),
+                    None,
+                )
+                if own is None:
+                    break
+                mine[own] = self._extract_here(parts[own])
+            yield self._collect(part, future)
             futures[i] = None  # drop the result as soon as it is handed over
 
     def _submit(
@@ -493,6 +506,66 @@ class SpacyExtractor:
         return found
 
 
+_DONE = object()
+
+
+def read_ahead(items: Iterator[Any], depth: int) -> Iterator[Any]:
+    """The items of `items`, produced by a thread up to `depth` ahead of the consumer.
+
+    An exception in the producer is raised to the consumer; a consumer that stops early stops
+    the producer at its next item.
+    """
+    ready: queue.Queue[Any] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def offer(entry: tuple[Any, BaseException | None]) -> bool:
+        while not stop.is_set():
+            try:
+                ready.put(entry, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if not offer((item, None)):
+                    return
+            offer((_DONE, None))
+        except BaseException as exc:  # handed to the consumer, which raises it
+            offer((_DONE, exc))
+
+    thread = threading.Thread(target=produce, name='extract-read-ahead', daemon=True)
+    thread.start()
+    try:
+        while True:
+            item, error = ready.get()
+            if error is not None:
+                raise error
+            if item is _DONE:
+                return
+            yield item
+    finally:
+        stop.set()
+        close = getattr(items, 'close', None)
+        thread.join(timeout=30)
+        if not thread.is_alive() and close is not None:
+            close()
+
+
+def part_slots(parts: int, workers: int) -> list[int | None]:
+    """Which worker parses each part (None: this process), fixed for a given shape.
+
+    Of every 2·workers + 1 parts this process takes one: it also stores what the workers
+    parse (resolution, name embeddings, Kuzu), so an equal share made it the slowest parser.
+    Fixed slots mean each parser sees the same names in the same order on every run, so type
+    votes, hence the result, are reproducible.
+    """
+    cycle = 2 * workers + 1
+    return [None if j % cycle == cycle - 1 else (j % cycle) % workers for j in range(parts)]
+
+
 _WORKER: SpacyExtractor | None = None
 
 
@@ -519,13 +592,19 @@ def _worker_extract(texts: list[SourceText]) -> list[Extraction]:
 
 def _proper_runs(doc: Any) -> Iterable[tuple[str, int, int]]:
     """Maximal runs of proper-noun tokens as (name, start, end)."""
+    # attribute arrays: a Token object per token costs more than the whole test
+    from spacy.attrs import IS_ALPHA, LOWER, TAG
+
+    strings = doc.vocab.strings
+    proper_tags = {strings['NNP'], strings['NNPS']}
+    non_names = {strings.add(w) for w in _NON_NAMES}
     start = None
-    for tok in doc:
-        proper = tok.tag_ in ('NNP', 'NNPS') and tok.lower_ not in _NON_NAMES and tok.is_alpha
+    for i, (tag, lower, alpha) in enumerate(doc.to_array([TAG, LOWER, IS_ALPHA]).tolist()):
+        proper = tag in proper_tags and lower not in non_names and alpha
         if proper and start is None:
-            start = tok.i
+            start = i
         elif not proper and start is not None:
-            yield clean_name(doc[start : tok.i].text), start, tok.i
+            yield clean_name(doc[start:i].text), start, i
             start = None
     if start is not None:
         yield clean_name(doc[start:].text), start, len(doc)
@@ -556,8 +635,9 @@ class _DocReader:
 
     def read(self) -> Extraction:
         self._named_entities()
+        heads = self._fact_heads()
         for sent in self.doc.sents:
-            self._sentence(sent)
+            self._sentence(sent, heads)
         self._apply_type_cues()
         self._attributes()
         used = {r.subject for r in self.relations} | {r.object for r in self.relations}
@@ -601,9 +681,14 @@ class _DocReader:
             if name and not any(i in blocked or i in self.tok_ent for i in range(start, end)):
                 self._add_span(name, start, end)
         if self.speaker:
-            for tok in self.doc:
-                if tok.lower_ in _SPEAKER_PRONOUNS:
-                    self._add(self.speaker, EntityType.PERSON, [tok.i])
+            from spacy.attrs import LOWER
+
+            strings = self.doc.vocab.strings
+            pronouns = {strings.add(w) for w in _SPEAKER_PRONOUNS}
+            lowers = self.doc.to_array(LOWER).tolist()
+            mine = [i for i, low in enumerate(lowers) if low in pronouns]
+            if mine:
+                self._add(self.speaker, EntityType.PERSON, mine)
 
     def _add_span(self, name: str, start: int, end: int) -> None:
         head = self.doc[end - 1].head
@@ -632,10 +717,11 @@ class _DocReader:
 
     # ---- relations -----------------------------------------------------------------------
 
-    def _sentence(self, sent: Any) -> None:
+    def _sentence(self, sent: Any, heads: set[int]) -> None:
         when = resolve_date(sent.text, self.item.at) or self.item.at
         fact = sent.text.strip()[:_FACT_CHARS]
-        for tok in sent:
+        for i in sorted(h for h in heads if sent.start <= h < sent.end):
+            tok = self.doc[i]
             if tok.dep_ == 'appos':
                 self._kinship_pair(tok.head, tok, when, fact)
             subjects = self._subjects(tok)
@@ -654,6 +740,26 @@ class _DocReader:
                     self._copula(tok, subj_tok, subj, when, fact)
                 else:
                     self._verb(tok, lemma, subj, when, fact)
+
+    def _fact_heads(self) -> set[int]:
+        """Tokens that can start a fact: those with a subject, their xcomp/conj dependents (which
+        borrow it), and appositions; every other token yields nothing."""
+        from spacy.attrs import DEP, HEAD
+
+        strings = self.doc.vocab.strings
+        subject = {strings['nsubj'], strings['nsubjpass']}
+        borrow = {strings['xcomp'], strings['conj']}
+        appos = strings['appos']
+        deps = self.doc.to_array(DEP).tolist()
+        # HEAD is a signed offset from the token, stored as uint64
+        offsets = self.doc.to_array(HEAD).astype('int64').tolist()
+        rows = list(zip(deps, offsets, strict=True))
+        with_subject = {i + off for i, (dep, off) in enumerate(rows) if dep in subject}
+        return with_subject | {
+            i
+            for i, (dep, off) in enumerate(rows)
+            if dep == appos or (dep in borrow and off and i + off in with_subject)
+        }
 
     def _subjects(self, tok: Any) -> list[Any]:
         found = [c for c in tok.children if c.dep_ in ('nsubj', 'nsubjpass')]
@@ -811,6 +917,8 @@ class _DocReader:
                 mention.type = EntityType.PERSON
 
     def _attributes(self) -> None:
+        if not capture_attributes(self.doc.text):  # most texts name no phone, email or id
+            return
         for sent in self.doc.sents:
             found = capture_attributes(sent.text)
             if not found:

