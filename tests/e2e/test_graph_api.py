@@ -40,12 +40,24 @@ def scope(client) -> str:  # type: ignore[no-untyped-def]
         response = client.post('/v1/memories', json=body, headers=AUTH)
         assert response.status_code in (200, 201), response.get_json()
     deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:  # graph extraction runs as a background job
-        facts = search(client, query='Alice', scope=name)['facts']
-        if any(f['object'] == 'Globex' for f in facts):
+    while time.monotonic() < deadline:  # graph extraction runs as jobs, in any order
+        if _extracted(client, name) == {('Alice', 'Acme'), ('Alice', 'Globex'), ('Bob', 'Initech')}:
             return name
         time.sleep(0.1)
-    raise AssertionError('the graph never saw the writes')
+    raise AssertionError(f'the graph never saw the writes: {_extracted(client, name)}')
+
+
+def _extracted(client, scope: str) -> set[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    """(subject, object) of every fact ever recorded about Alice and Bob, whatever its window."""
+    found = set()
+    for who in ('Alice', 'Bob'):
+        for entity in search(client, query=who, scope=scope, hops=1)['entities']:
+            if entity['name'] != who:
+                continue
+            url = f'/v1/kg/entities/{entity["id"]}?scope={scope}'
+            history = client.get(url, headers=AUTH).get_json()['history']
+            found |= {(f['subject'], f['object']) for f in history if f['subject'] == who}
+    return found
 
 
 def search(client, **body):  # type: ignore[no-untyped-def]
