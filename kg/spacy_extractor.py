@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import multiprocessing
 import os
@@ -396,7 +397,8 @@ class SpacyExtractor:
         for i, part in enumerate(parts):
             submit_up_to(i + ahead)
             if slot[i] is None:
-                yield mine.pop(i, None) or self._extract_here(part)
+                early = mine.pop(i, None)
+                yield early if early is not None else self._extract_here(part)
                 continue
             future = futures[i]
             # rather than wait for the worker, parse this process's next part of the window
@@ -590,14 +592,30 @@ def _worker_extract(texts: list[SourceText]) -> list[Extraction]:
     return _WORKER.extract(texts)
 
 
+_WORD_GROUPS: dict[str, Iterable[str]] = {
+    'proper': ('NNP', 'NNPS'),
+    'non_names': _NON_NAMES,
+    'speaker': _SPEAKER_PRONOUNS,
+    'subject': ('nsubj', 'nsubjpass'),
+    'borrow': ('xcomp', 'conj'),
+    'appos': ('appos',),
+}
+
+
+@functools.lru_cache(maxsize=64)
+def _string_ids(strings: Any, group: str) -> frozenset[int]:
+    """The ids that token attribute arrays hold for a word group (symbol ids or hashes, as
+    spaCy has them), once per string store."""
+    return frozenset(strings.add(w) for w in _WORD_GROUPS[group])
+
+
 def _proper_runs(doc: Any) -> Iterable[tuple[str, int, int]]:
     """Maximal runs of proper-noun tokens as (name, start, end)."""
     # attribute arrays: a Token object per token costs more than the whole test
     from spacy.attrs import IS_ALPHA, LOWER, TAG
 
-    strings = doc.vocab.strings
-    proper_tags = {strings['NNP'], strings['NNPS']}
-    non_names = {strings.add(w) for w in _NON_NAMES}
+    proper_tags = _string_ids(doc.vocab.strings, 'proper')
+    non_names = _string_ids(doc.vocab.strings, 'non_names')
     start = None
     for i, (tag, lower, alpha) in enumerate(doc.to_array([TAG, LOWER, IS_ALPHA]).tolist()):
         proper = tag in proper_tags and lower not in non_names and alpha
@@ -683,8 +701,7 @@ class _DocReader:
         if self.speaker:
             from spacy.attrs import LOWER
 
-            strings = self.doc.vocab.strings
-            pronouns = {strings.add(w) for w in _SPEAKER_PRONOUNS}
+            pronouns = _string_ids(self.doc.vocab.strings, 'speaker')
             lowers = self.doc.to_array(LOWER).tolist()
             mine = [i for i, low in enumerate(lowers) if low in pronouns]
             if mine:
@@ -747,9 +764,9 @@ class _DocReader:
         from spacy.attrs import DEP, HEAD
 
         strings = self.doc.vocab.strings
-        subject = {strings['nsubj'], strings['nsubjpass']}
-        borrow = {strings['xcomp'], strings['conj']}
-        appos = strings['appos']
+        subject = _string_ids(strings, 'subject')
+        borrow = _string_ids(strings, 'borrow')
+        [appos] = _string_ids(strings, 'appos')
         deps = self.doc.to_array(DEP).tolist()
         # HEAD is a signed offset from the token, stored as uint64
         offsets = self.doc.to_array(HEAD).astype('int64').tolist()

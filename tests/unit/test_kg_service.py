@@ -277,6 +277,29 @@ def test_a_name_with_no_lexical_match_resolves_by_embedding_at_write(
     assert robert not in third['c3']
 
 
+class CountingEmbedder(TrigramEmbedder):
+    """Maps 'pottery' and 'ceramics' onto one vector, and records every name it embeds."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.seen.extend(texts)
+        return [self._one('pottery' if t.lower() == 'ceramics' else t) for t in texts]
+
+
+def test_common_noun_concepts_get_no_vector_and_never_merge_by_embedding(
+    store: KuzuGraphStore, extractor: SpacyExtractor
+) -> None:
+    embedder = CountingEmbedder()
+    kg = KnowledgeGraphService(store, extractor, embedder, ManualClock(NOW))
+    kg.index_chunks([chunk('c1', 'I really love pottery.', Y2023, speaker='Melanie')])
+    second = kg.index_chunks([chunk('c2', 'I really love ceramics.', Y2024, speaker='Melanie')])
+    assert entity_id(SCOPE, 'ceramics') in second['c2']  # its own entity: no vector to merge on
+    assert embedder.seen == ['Melanie']  # the one named thing of 5+ characters, once
+    assert store.entity_embeddings(SCOPE).keys() == {entity_id(SCOPE, 'melanie')}
+
+
 def test_without_the_embedding_match_the_nickname_is_a_new_entity(
     store: KuzuGraphStore, extractor: SpacyExtractor
 ) -> None:
