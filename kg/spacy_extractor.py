@@ -354,12 +354,16 @@ class SpacyExtractor:
             skip = [p for p in ('ner', 'lemmatizer', 'attribute_ruler') if p in nlp.pipe_names]
             texts_in = (t.text for t in texts)
             docs = list(nlp.pipe(texts_in, disable=skip, batch_size=self._batch_size))
-            runs = [list(_proper_runs(doc)) for doc in docs]  # NER gating and the reader share
-            ner_ran = self._run_ner(nlp, docs, runs)
+            # NER gating and the reader share the proper-noun runs and the sentences
+            runs = [list(_proper_runs(doc)) for doc in docs]
+            bounds = [_sentence_bounds(doc) for doc in docs]
+            ner_ran = self._run_ner(nlp, docs, runs, bounds)
             out = []
-            for doc, item, ran, names in zip(docs, texts, ner_ran, runs, strict=True):
+            for doc, item, ran, names, sents in zip(
+                docs, texts, ner_ran, runs, bounds, strict=True
+            ):
                 try:
-                    out.append(_DocReader(self, doc, item, ran, names).read())
+                    out.append(_DocReader(self, doc, item, ran, names, sents).read())
                 except Exception:  # one odd parse must not sink a batch
                     log.exception('extraction failed for one text; skipped')
                     out.append(Extraction())
@@ -442,7 +446,11 @@ class SpacyExtractor:
             pool.shutdown(wait=wait, cancel_futures=True)
 
     def _run_ner(
-        self, nlp: Any, docs: list[Any], runs: list[list[tuple[str, int, int]]]
+        self,
+        nlp: Any,
+        docs: list[Any],
+        runs: list[list[tuple[str, int, int]]],
+        bounds: list[list[tuple[int, int]]],
     ) -> list[bool]:
         from spacy.tokens import Span
 
@@ -451,12 +459,13 @@ class SpacyExtractor:
         # NER has its own tok2vec and costs as much as the rest of the pipeline: run it only on
         # the sentences that hold a name not yet trusted, each as a small doc of its own
         targets: list[tuple[int, int, int]] = []
-        for i, doc in enumerate(docs):
+        for i in range(len(docs)):
             sentences: dict[int, int] = {}
             for name, start, _ in runs[i]:
                 if self._votes_for(name).total() < _TRUSTED_VOTES:
-                    sent = doc[start].sent
-                    sentences[sent.start] = sent.end
+                    # Token.sent scans the doc's sentences on every call
+                    first, last = next((a, b) for a, b in bounds[i] if a <= start < b)
+                    sentences[first] = last
             targets.extend((i, start, end) for start, end in sorted(sentences.items()))
         pieces = [docs[i][start:end].as_doc() for i, start, end in targets]
         ner = nlp.get_pipe('ner')
@@ -609,6 +618,16 @@ def _string_ids(strings: Any, group: str) -> frozenset[int]:
     return frozenset(strings.add(w) for w in _WORD_GROUPS[group])
 
 
+def _sentence_bounds(doc: Any) -> list[tuple[int, int]]:
+    """(start, end) token offsets of the parse's sentences, read from the SENT_START array."""
+    from spacy.attrs import SENT_START
+
+    starts = [i for i, flag in enumerate(doc.to_array(SENT_START).tolist()) if flag == 1]
+    if not starts or starts[0] != 0:
+        starts.insert(0, 0)
+    return list(zip(starts, [*starts[1:], len(doc)], strict=True))
+
+
 def _proper_runs(doc: Any) -> Iterable[tuple[str, int, int]]:
     """Maximal runs of proper-noun tokens as (name, start, end)."""
     # attribute arrays: a Token object per token costs more than the whole test
@@ -638,6 +657,7 @@ class _DocReader:
         item: SourceText,
         ner_ran: bool,
         proper_runs: list[tuple[str, int, int]],
+        sentences: list[tuple[int, int]],
     ) -> None:
         self.owner = owner
         self.doc = doc
@@ -650,12 +670,16 @@ class _DocReader:
         self.soft: set[str] = set()  # common-noun entities: kept only if a fact uses them
         self.ner_ran = ner_ran
         self.proper_runs = proper_runs
+        self.sentences = sentences
+        self.text = doc.text  # Doc.text joins every token on each call
 
     def read(self) -> Extraction:
         self._named_entities()
-        heads = self._fact_heads()
-        for sent in self.doc.sents:
-            self._sentence(sent, heads)
+        heads = sorted(self._fact_heads())
+        for start, end in self.sentences:
+            mine = [h for h in heads if start <= h < end]
+            if mine:  # a sentence with no fact head yields nothing: skip its date and text
+                self._sentence(start, end, mine)
         self._apply_type_cues()
         self._attributes()
         used = {r.subject for r in self.relations} | {r.object for r in self.relations}
@@ -734,11 +758,14 @@ class _DocReader:
 
     # ---- relations -----------------------------------------------------------------------
 
-    def _sentence(self, sent: Any, heads: set[int]) -> None:
-        when = resolve_date(sent.text, self.item.at) or self.item.at
-        fact = sent.text.strip()[:_FACT_CHARS]
-        for i in sorted(h for h in heads if sent.start <= h < sent.end):
-            tok = self.doc[i]
+    def _sentence(self, start: int, end: int, heads: list[int]) -> None:
+        doc = self.doc
+        last = doc[end - 1]
+        text = self.text[doc[start].idx : last.idx + len(last.text)]  # what Span.text gives
+        when = resolve_date(text, self.item.at) or self.item.at
+        fact = text.strip()[:_FACT_CHARS]
+        for i in heads:
+            tok = doc[i]
             if tok.dep_ == 'appos':
                 self._kinship_pair(tok.head, tok, when, fact)
             subjects = self._subjects(tok)
@@ -934,7 +961,7 @@ class _DocReader:
                 mention.type = EntityType.PERSON
 
     def _attributes(self) -> None:
-        if not capture_attributes(self.doc.text):  # most texts name no phone, email or id
+        if not capture_attributes(self.text):  # most texts name no phone, email or id
             return
         for sent in self.doc.sents:
             found = capture_attributes(sent.text)
