@@ -128,3 +128,23 @@ def test_a_body_that_is_not_json_is_a_400(client):  # type: ignore[no-untyped-de
 def test_search_needs_a_token(client):  # type: ignore[no-untyped-def]
     response = client.post('/v1/knowledge_graph_search', json={'query': 'x', 'scope': 'global'})
     assert response.status_code == 401
+
+
+def test_metadata_speaker_resolves_first_person_and_dates_use_created_at(client):  # type: ignore[no-untyped-def]
+    scope = f'agent:s{uuid.uuid4().hex[:10]}'
+    body = {
+        'scope': scope,
+        'text': 'I moved to Paris last March.',
+        'created_at': '2023-05-08T13:56:00Z',
+        'metadata': {'speaker': 'Dana'},
+    }
+    assert client.post('/v1/memories', json=body, headers=AUTH).status_code == 201
+    deadline = time.monotonic() + 20
+    facts: list[dict] = []
+    while time.monotonic() < deadline and not facts:
+        facts = search(client, query='Where does Dana live?', scope=scope, hops=1)['facts']
+        time.sleep(0.1)
+    assert [(f['subject'], f['predicate'], f['object']) for f in facts] == [
+        ('Dana', 'lives_in', 'Paris')
+    ]
+    assert facts[0]['valid_from'].startswith('2023-03-01')
