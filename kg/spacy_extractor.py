@@ -383,6 +383,10 @@ class SpacyExtractor:
                     )
                     for _ in range(self._workers)
                 ]
+                for pool in self._pools:
+                    # a pool spawns its process on the first task: start (and load) them all
+                    # now, together, not one when its first part arrives
+                    pool.submit(os.getpid)
             return self._pools
 
     def _pooled(self, texts: Sequence[SourceText]) -> Iterator[list[Extraction]]:
