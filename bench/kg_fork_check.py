@@ -1,9 +1,10 @@
-"""Does a Kuzu fork walk the graph as Kuzu does? 2-hop neighbourhoods at 100k/300k, compared.
+"""Does a Kuzu fork walk the graph as Kuzu does? 2-hop walks on kg_bench's 100k/300k graph.
 
 Importing kuzu and a fork in one process segfaults, so each backend dumps in its own venv:
 
     python bench/kg_fork_check.py bench/results/fork_kuzu.json
-    python3.11 -m venv /tmp/lb && /tmp/lb/bin/pip install ladybug pydantic pyarrow
+    python3.11 -m venv /tmp/lb && /tmp/lb/bin/pip install ladybug pydantic pyarrow networkx \
+        numpy rapidfuzz python-dateutil
     mkdir -p /tmp/lbshim && echo 'from ladybug import *' > /tmp/lbshim/kuzu.py
     PYTHONPATH=/tmp/lbshim /tmp/lb/bin/python bench/kg_fork_check.py bench/results/fork_lb.json
     python bench/kg_fork_check.py --compare bench/results/fork_kuzu.json bench/results/fork_lb.json
@@ -17,7 +18,7 @@ import random
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,53 +28,26 @@ N_ENTITIES, N_RELATIONS, SEED_SETS = 100_000, 300_000, 40
 
 
 def dump(out: Path) -> None:
-    """Load the synthetic graph through KuzuGraphStore and write every walk's relation ids."""
+    """Load kg_bench's synthetic graph through KuzuGraphStore; write every walk's relation ids."""
     import kuzu
 
+    from bench.kg_bench import SYNTHETIC_NOW, synthetic_graph
     from kg.kuzu_store import KuzuGraphStore
-    from kg.models import Entity, EntityType, Relation
 
     rng = random.Random(7)
-    now = datetime(2026, 1, 1, tzinfo=UTC)
-    entities = [
-        Entity(
-            id=f'e{i}',
-            scope='s',
-            name=f'n{i}',
-            canonical_name=f'n{i}',
-            type=EntityType.PERSON,
-            created_at=now,
-            updated_at=now,
-        )
-        for i in range(N_ENTITIES)
-    ]
-    relations = []
-    for j in range(N_RELATIONS):
-        a, b = rng.randrange(N_ENTITIES), rng.randrange(N_ENTITIES)
-        start = now - timedelta(days=rng.randint(0, 2000))
-        relations.append(
-            Relation(
-                id=f'r{j}',
-                scope='s',
-                subject_id=f'e{a}',
-                predicate=rng.choice(['works_at', 'knows', 'likes']),
-                object_id=f'e{b if b != a else (a + 1) % N_ENTITIES}',
-                valid_from=start,
-                valid_to=start + timedelta(days=200) if rng.random() < 0.3 else None,
-                recorded_at=start,
-            )
-        )
+    entities, relations, mentions = synthetic_graph(rng, N_ENTITIES, N_RELATIONS)
     with tempfile.TemporaryDirectory() as tmp:
         store = KuzuGraphStore(Path(tmp) / 'g.kuzu')
         t = time.perf_counter()
         for i in range(0, N_ENTITIES, 50_000):
             store.upsert_entities(entities[i : i + 50_000])
         store.add_relations(relations)
+        store.add_mentions(mentions)
         load_s = time.perf_counter() - t
         walks = {}
         for k in range(SEED_SETS):
             seeds = [f'e{rng.randrange(N_ENTITIES)}' for _ in range(rng.randint(1, 8))]
-            for when in (now, now - timedelta(days=900)):
+            for when in (SYNTHETIC_NOW, SYNTHETIC_NOW - timedelta(days=900)):
                 found = store.neighbourhood(seeds, 2, when, max_edges=100_000)
                 walks[f'{k}@{when.date()}'] = sorted(r.id for r in found)
         store.close()
