@@ -40,7 +40,10 @@ def capture_turn() -> Response:
     recall = services().recall
     recall.check_text(req.text)
     decision = capture(
-        req.text, role=req.role, channel=req.channel, source=req.source,
+        req.text,
+        role=req.role,
+        channel=req.channel,
+        source=req.source,
         now=services().clock.now(),
     )
     items = [
@@ -62,8 +65,13 @@ def capture_turn() -> Response:
     ]
     results = recall.remember(items) if items else []
     stored = [
-        {'id': r.id, 'kind': c.kind.value, 'text': c.text, 'status': r.status.value,
-         'reason': r.reason}
+        {
+            'id': r.id,
+            'kind': c.kind.value,
+            'text': c.text,
+            'status': r.status.value,
+            'reason': r.reason,
+        }
         for c, r in zip(decision.candidates, results, strict=True)
     ]
     return jsonify(

@@ -71,7 +71,7 @@ def _client_token(settings: Settings) -> str:
     path = settings.data_dir / TOKEN_FILE
     if path.exists():
         return path.read_text(encoding='utf-8').strip()
-    raise SystemExit('mnemos: no token: set KG_API_TOKEN or run from the service\'s data dir')
+    raise SystemExit("mnemos: no token: set KG_API_TOKEN or run from the service's data dir")
 
 
 def _call(args: argparse.Namespace, method: str, path: str, body: Any = None) -> Any:
@@ -101,8 +101,10 @@ def search(args: argparse.Namespace) -> int:
     for rank, hit in enumerate(result['hits'], start=1):
         print(f'{rank:2d}. {hit["score"]:.4f} [{hit["kind"]}/{hit["tier"]}] {hit["text"][:160]}')
     receipt = result['receipt']
-    print(f'-- {len(result["hits"])} hits in {receipt["latency_ms"].get("total", 0):.1f} ms'
-          f' (scopes {", ".join(receipt["scopes"])})')
+    print(
+        f'-- {len(result["hits"])} hits in {receipt["latency_ms"].get("total", 0):.1f} ms'
+        f' (scopes {", ".join(receipt["scopes"])})'
+    )
     return 0
 
 

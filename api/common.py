@@ -51,9 +51,7 @@ class RequestInvalid(InvalidInput):
 def pydantic_details(exc: ValidationError, prefix: tuple[str | int, ...] = ()) -> list[Any]:
     """JSON-safe error list (no input echo, no exception objects)."""
     errors = exc.errors(include_url=False, include_context=False, include_input=False)
-    return [
-        {'loc': [*prefix, *e['loc']], 'msg': e['msg'], 'type': e['type']} for e in errors
-    ]
+    return [{'loc': [*prefix, *e['loc']], 'msg': e['msg'], 'type': e['type']} for e in errors]
 
 
 def json_body() -> Any:

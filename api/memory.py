@@ -85,9 +85,9 @@ def create_memories() -> tuple[Response, int]:
             caller.require_write(item.scope)
             services().recall.check_text(item.text, f'items.{index}.text')
         except ValidationError as exc:
-            results[index] = _item_error(index, 'invalid_request', 422, pydantic_details(
-                exc, ('items', index)
-            ))
+            results[index] = _item_error(
+                index, 'invalid_request', 422, pydantic_details(exc, ('items', index))
+            )
             continue
         except KnowledgeStoreError as exc:
             results[index] = _item_error(index, exc.code, status_of(exc), exc.details, exc.message)

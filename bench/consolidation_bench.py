@@ -74,7 +74,10 @@ def run(sessions: int, lag_samples: int, messages: int, graph: bool) -> dict[str
     rng = random.Random(7)
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings.load(
-            {}, data_dir=Path(tmp), api_token=TOKEN, graph_enabled=graph,
+            {},
+            data_dir=Path(tmp),
+            api_token=TOKEN,
+            graph_enabled=graph,
             dreaming_debounce_seconds=3600,
         )
         app = create_app(settings)
@@ -98,8 +101,12 @@ def run(sessions: int, lag_samples: int, messages: int, graph: bool) -> dict[str
                 scope = f'agent:lag{i}'
                 t0 = time.perf_counter()
                 accepted_lag = post(client, f'lag{i}', scope, make_session(rng, messages, 'x'))
-                body = {'query': 'project deadline and rollout', 'scope': scope,
-                        'filters': {'kinds': ['episodic']}, 'top_k': 1}
+                body = {
+                    'query': 'project deadline and rollout',
+                    'scope': scope,
+                    'filters': {'kinds': ['episodic']},
+                    'top_k': 1,
+                }
                 while True:
                     hits = client.post('/v1/memory_search', json=body, headers=AUTH).get_json()
                     if hits['hits'] and hits['hits'][0]['id'] == accepted_lag['episode_id']:
@@ -140,8 +147,16 @@ def main(argv: list[str] | None = None) -> int:
     results = [run(args.sessions, args.lag_samples, args.messages, graph=not args.no_graph)]
     if not args.no_graph:
         results.append(run(args.sessions, args.lag_samples, args.messages, graph=False))
-    keys = ['graph', 'sessions', 'sessions_per_second', 'end_to_end_seconds', 'accept_per_second',
-            'lag_ms_p50', 'lag_ms_p95', 'lag_ms_max']
+    keys = [
+        'graph',
+        'sessions',
+        'sessions_per_second',
+        'end_to_end_seconds',
+        'accept_per_second',
+        'lag_ms_p50',
+        'lag_ms_p95',
+        'lag_ms_max',
+    ]
     print(' | '.join(f'{k:>19}' for k in keys))
     for row in results:
         print(' | '.join(f'{row[k]!s:>19}' for k in keys))

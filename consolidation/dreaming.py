@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 BATCH = 10  # episodes consolidated per run (GoClaw's choice)
 MAX_DOCUMENT_CHARS = 12_000
 LLM_PROMPT = (
-    'You consolidate an AI agent\'s session summaries into long-term memory. Write Markdown with '
+    "You consolidate an AI agent's session summaries into long-term memory. Write Markdown with "
     'the sections "## Preferences", "## Project facts", "## Recurring patterns" and '
     '"## Decisions", each a short bullet list of durable facts stated in the sessions. '
     'Do not invent anything; omit empty sections.'
@@ -43,8 +43,9 @@ def document_path(when: datetime) -> str:
 def synthesize(services: Services, episodes: list[Episode], title: str) -> tuple[str, str]:
     """The consolidated document and how it was made ('llm' or 'extractive')."""
     if llm.enabled(services.settings):
-        joined = '\n\n'.join(f'Session {e.session_key} ({e.ended_at:%Y-%m-%d}): {e.summary}'
-                             for e in episodes)
+        joined = '\n\n'.join(
+            f'Session {e.session_key} ({e.ended_at:%Y-%m-%d}): {e.summary}' for e in episodes
+        )
         reply = llm.complete(services.settings, LLM_PROMPT, joined[-60_000:], max_tokens=4096)
         if reply:
             return f'# {title}\n\n{reply.strip()}\n', 'llm'

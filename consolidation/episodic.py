@@ -54,9 +54,7 @@ def ensure_episodes(services: Services) -> None:
     services.vectors.ensure_collection(episodes_collection(services.embedder.dim))
 
 
-def complete_session(
-    services: Services, session_key: str, session: SessionIn
-) -> tuple[str, str]:
+def complete_session(services: Services, session_key: str, session: SessionIn) -> tuple[str, str]:
     """Accept a completed session: enqueue its episodic job; returns (job id, episode id)."""
     params: dict[str, Any] = {
         'scope': session.scope,
@@ -192,9 +190,7 @@ def scan(services: Services, flt: PointFilter, cap: int = 10_000) -> list[Episod
     return out
 
 
-def list_episodes(
-    services: Services, scope: str, user_id: str | None, limit: int
-) -> list[Episode]:
+def list_episodes(services: Services, scope: str, user_id: str | None, limit: int) -> list[Episode]:
     """Live episodes of a scope (and user), newest session first."""
     found = scan(services, episode_filter([scope], user_id, live_at=services.clock.now()))
     found.sort(key=lambda e: (e.ended_at, e.id), reverse=True)

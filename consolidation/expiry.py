@@ -128,7 +128,8 @@ def prunable(chunks: list[Chunk], now: datetime, floor: int) -> list[str]:
         return max(c.accessed_at or c.created_at, c.updated_at)
 
     stale = [
-        c for c in live
+        c
+        for c in live
         if c.tier == Tier.PERIPHERAL and not c.pinned and now - last_used(c) >= STALE_AFTER
     ]
     stale.sort(key=lambda c: (last_used(c), c.id))

@@ -25,9 +25,7 @@ def enabled(settings: Settings) -> bool:
     return bool(settings.llm_base_url and settings.llm_model)
 
 
-def complete(
-    settings: Settings, system: str, user: str, *, max_tokens: int = 1024
-) -> str | None:
+def complete(settings: Settings, system: str, user: str, *, max_tokens: int = 1024) -> str | None:
     """The model's reply to one system + user prompt, or None (not configured, or it failed)."""
     if not enabled(settings):
         return None
@@ -40,7 +38,9 @@ def complete(
         'temperature': 0.2,
     }
     request = urllib.request.Request(
-        url, data=json.dumps(body).encode(), method='POST',
+        url,
+        data=json.dumps(body).encode(),
+        method='POST',
         headers={'Content-Type': 'application/json'},
     )
     if settings.llm_api_key:
@@ -49,8 +49,15 @@ def complete(
         with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
             data = json.loads(response.read())
         text = data['choices'][0]['message']['content']
-    except (urllib.error.URLError, TimeoutError, OSError, ValueError, KeyError, IndexError,
-            TypeError) as exc:
+    except (
+        urllib.error.URLError,
+        TimeoutError,
+        OSError,
+        ValueError,
+        KeyError,
+        IndexError,
+        TypeError,
+    ) as exc:
         log.warning('LLM call to %s failed (%s); using the extractive fallback', url, exc)
         return None
     if not isinstance(text, str) or not text.strip():

@@ -198,8 +198,14 @@ class RedisJobStore:
         """Record an accepted job as queued."""
         now = to_epoch(self._clock.now())
         fields = {
-            'id': job_id, 'job': job, 'queue': queue, 'state': JobStatus.QUEUED.value,
-            'attempts': 0, 'scope': scope or '', 'created_at': now, 'updated_at': now,
+            'id': job_id,
+            'job': job,
+            'queue': queue,
+            'state': JobStatus.QUEUED.value,
+            'attempts': 0,
+            'scope': scope or '',
+            'created_at': now,
+            'updated_at': now,
         }
         pipe = self._redis.pipeline()
         pipe.hset(self._key(job_id), mapping=fields)
@@ -286,8 +292,12 @@ class InMemoryJobStore:
         now = self._clock.now()
         with self._lock:
             self._jobs[job_id] = JobInfo(
-                id=job_id, job=job, state=JobStatus.QUEUED, scope=scope,
-                created_at=now, updated_at=now,
+                id=job_id,
+                job=job,
+                state=JobStatus.QUEUED,
+                scope=scope,
+                created_at=now,
+                updated_at=now,
             )
             self._params[job_id] = (job, queue, params)
 

@@ -31,7 +31,7 @@ def _wordset(text: str) -> frozenset[str]:
 
 
 STOPWORDS = _wordset(
-    '''a about above after again against all am an and any are as at be because been before being
+    """a about above after again against all am an and any are as at be because been before being
     below between both but by can could did do does doing down during each few for from
     further had has have having he her here hers herself him himself his how i if in into is
     it its itself just me more most my myself no nor not now of off on once only or other our
@@ -39,14 +39,14 @@ STOPWORDS = _wordset(
     themselves then there these they this those through to too under until up very was we were
     what when where which while who whom why will with would you your yours yourself
     yourselves ok okay yes yeah sure thanks thank please hi hello hey let lets also well
-    really maybe great good fine right'''
+    really maybe great good fine right"""
 )
 # Capitalised only because they open a sentence or address someone: never topics on their own.
 _NOT_TOPICS = STOPWORDS | _wordset(
-    '''i i'm i've i'll i'd let's sounds perfect got noted done true cool nice awesome alright
+    """i i'm i've i'll i'd let's sounds perfect got noted done true cool nice awesome alright
     today tomorrow yesterday monday tuesday wednesday thursday friday saturday sunday january
     february march april may june july august september october november december user
-    assistant system tool note update remember'''
+    assistant system tool note update remember"""
 )
 
 
@@ -209,18 +209,18 @@ def _dedupe(sentences: Sequence[str]) -> list[str]:
 # ---- dreaming synthesis -------------------------------------------------------------------
 
 _PREFERENCE = re.compile(
-    r"\b(prefer|prefers|preferred|like|likes|love|loves|hate|hates|dislike|dislikes|favou?rite|"
+    r'\b(prefer|prefers|preferred|like|likes|love|loves|hate|hates|dislike|dislikes|favou?rite|'
     r"enjoy|enjoys|rather|always use|never use|don't want|do not want|wants?)\b",
     re.IGNORECASE,
 )
 _DECISION = re.compile(
-    r"\b(decided|decide|decision|agreed|agree on|chose|chosen|choose|going with|settled on|"
+    r'\b(decided|decide|decision|agreed|agree on|chose|chosen|choose|going with|settled on|'
     r"will use|we'll use|switch(?:ed)? to|plan to|approved|picked)\b",
     re.IGNORECASE,
 )
 _PROJECT = re.compile(
-    r"\b(project|deadline|release|launch|milestone|version|repo|repository|service|api|"
-    r"database|deploy|deployed|uses|using|built with|runs on|migrat\w+|sprint|roadmap|client)\b",
+    r'\b(project|deadline|release|launch|milestone|version|repo|repository|service|api|'
+    r'database|deploy|deployed|uses|using|built with|runs on|migrat\w+|sprint|roadmap|client)\b',
     re.IGNORECASE,
 )
 SECTIONS = ('preferences', 'project_facts', 'recurring_patterns', 'decisions')

@@ -35,9 +35,7 @@ _STOPWORD_TEXT = """
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
-_CJK = (
-    r'\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af'  # kana, han, hangul
-)
+_CJK = r'\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af'  # kana, han, hangul
 _TOKEN = re.compile(rf'[{_CJK}]+|[^\W_]+', re.UNICODE)
 _CJK_RUN = re.compile(rf'^[{_CJK}]+$')
 _stemmer = Stemmer.Stemmer('english')

@@ -33,10 +33,24 @@ MIN_CONFIDENCE = 0.55
 MAX_ITEMS_PER_TURN = 6
 SYSTEM_CHANNELS = frozenset({'heartbeat', 'cron', 'system'})
 # runtime-built user-role messages carry one of these tags (seed 001: source=internal|banner|…)
-INTERNAL_SOURCES = frozenset({
-    'internal', 'banner', 'repair', 'compaction', 'system', 'tool', 'test', 'recall',
-    'heartbeat', 'cron', 'injected', 'preparse', 'consolidation', 'assistant',
-})
+INTERNAL_SOURCES = frozenset(
+    {
+        'internal',
+        'banner',
+        'repair',
+        'compaction',
+        'system',
+        'tool',
+        'test',
+        'recall',
+        'heartbeat',
+        'cron',
+        'injected',
+        'preparse',
+        'consolidation',
+        'assistant',
+    }
+)
 
 
 class SkipReason(StrEnum):
@@ -128,20 +142,38 @@ def is_system_channel(channel: str | None) -> bool:
 _FINGERPRINTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE | re.MULTILINE))
     for name, pattern in (
-        ('recall_block', re.escape(RECALL_MARKER) + r'|##\s*relevant memor|<recalled[_-]?memor'
-         r'|\[memory context\]|<memory[_-]?context|<relevant[_-]?memor'),
-        ('system_tag', r'</?\s*(system|system[_-]?prompt|instructions?|assistant|tool_result|'
-         r'tool_use|function_results?)\s*>|<\|im_start\|>|<\|system\|>|\[/?INST\]|<</?SYS>>'),
-        ('persona', r'\byou are (a|an) (helpful|friendly|ai|large language|honest|harmless)|'
-         r'\bas an ai (language )?model\b|\byou are chatgpt\b|\byou are claude\b'),
-        ('jailbreak', r'\bignore (all |any )?(the )?(previous|prior|above) (instructions|prompts?)'
-         r'|\bdisregard (all )?(previous|prior) instructions'),
+        (
+            'recall_block',
+            re.escape(RECALL_MARKER) + r'|##\s*relevant memor|<recalled[_-]?memor'
+            r'|\[memory context\]|<memory[_-]?context|<relevant[_-]?memor',
+        ),
+        (
+            'system_tag',
+            r'</?\s*(system|system[_-]?prompt|instructions?|assistant|tool_result|'
+            r'tool_use|function_results?)\s*>|<\|im_start\|>|<\|system\|>|\[/?INST\]|<</?SYS>>',
+        ),
+        (
+            'persona',
+            r'\byou are (a|an) (helpful|friendly|ai|large language|honest|harmless)|'
+            r'\bas an ai (language )?model\b|\byou are chatgpt\b|\byou are claude\b',
+        ),
+        (
+            'jailbreak',
+            r'\bignore (all |any )?(the )?(previous|prior|above) (instructions|prompts?)'
+            r'|\bdisregard (all )?(previous|prior) instructions',
+        ),
         ('role_line', r'^\s*(system|assistant|developer)\s*:'),
-        ('task_banner', r'ask_user\s*工具|请用\s*ask_user|ask_user tool|write_workspace_file|'
-         r'multi-hop task|depth-\d+ chain test|\blead should\b|偏好收集|请按以下顺序完成|'
-         r'delegate to agent_'),
-        ('runtime_line', r'^\s*\[(cron:|heartbeat|distilled_|compaction|system)|'
-         r'^\s*(heartbeat_ok|no_reply)\b'),
+        (
+            'task_banner',
+            r'ask_user\s*工具|请用\s*ask_user|ask_user tool|write_workspace_file|'
+            r'multi-hop task|depth-\d+ chain test|\blead should\b|偏好收集|请按以下顺序完成|'
+            r'delegate to agent_',
+        ),
+        (
+            'runtime_line',
+            r'^\s*\[(cron:|heartbeat|distilled_|compaction|system)|'
+            r'^\s*(heartbeat_ok|no_reply)\b',
+        ),
     )
 )
 _TOOL_JSON_KEYS = re.compile(
@@ -203,11 +235,13 @@ _MONTH_NAMES = ('jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', '
 _MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES, start=1)}
 _DATE_MDY_EN = re.compile(
     r'\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?!\d)(?:st|nd|rd|th)?'
-    r'(?:,?\s+(\d{4}))?', re.IGNORECASE
+    r'(?:,?\s+(\d{4}))?',
+    re.IGNORECASE,
 )
 _DATE_DMY_EN = re.compile(
     r'\b(\d{1,2})(?:st|nd|rd|th)?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?'
-    r'(?:,?\s+(\d{4}))?', re.IGNORECASE
+    r'(?:,?\s+(\d{4}))?',
+    re.IGNORECASE,
 )
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 
@@ -247,8 +281,14 @@ def _birthday(text: str, now: datetime | None) -> Captured | None:
     value = born.isoformat() if year is not None else f'--{month:02d}-{day:02d}'
     key = birthday_key(year, month, day) if year is not None else entity_key('birthday', value)
     start, end = window_start + match.start(), window_start + match.end()
-    return Captured(kind='birthday', value=value, raw=text[start:end].strip(), entity_key=key,
-                    start=start, end=end)
+    return Captured(
+        kind='birthday',
+        value=value,
+        raw=text[start:end].strip(),
+        entity_key=key,
+        start=start,
+        end=end,
+    )
 
 
 def deterministic_capture(text: str, now: datetime | None = None) -> list[Captured]:
@@ -261,8 +301,11 @@ def deterministic_capture(text: str, now: datetime | None = None) -> list[Captur
         if any(start < e and s < end for s, e in taken):
             return  # one span is one value: an id card's digits are not also a phone
         taken.append((start, end))
-        found.append(Captured(kind=kind, value=value, raw=m.group(group), entity_key=key,
-                              start=start, end=end))
+        found.append(
+            Captured(
+                kind=kind, value=value, raw=m.group(group), entity_key=key, start=start, end=end
+            )
+        )
 
     for m in _ID_CARD.finditer(text):
         if _id_card_valid(m.group(0)):
@@ -281,9 +324,7 @@ def deterministic_capture(text: str, now: datetime | None = None) -> list[Captur
         number = m.group(1).upper()
         add('passport', number, entity_key('passport', number), m, 1)
     birthday = _birthday(text, now)
-    if birthday is not None and not any(
-        birthday.start < e and s < birthday.end for s, e in taken
-    ):
+    if birthday is not None and not any(birthday.start < e and s < birthday.end for s, e in taken):
         found.append(birthday)
     return sorted(found, key=lambda c: c.start)
 
@@ -292,19 +333,19 @@ def deterministic_capture(text: str, now: datetime | None = None) -> list[Captur
 
 _SALIENT_EN = re.compile(
     r"\bmy name\b|\bcall me\b|\bi(?:'m| am) called\b|\bi(?:'d)? prefer\b|"
-    r"\bi (?:really |also |still |do )?(?:like|love|enjoy|hate|dislike|prefer)\b|"
+    r'\bi (?:really |also |still |do )?(?:like|love|enjoy|hate|dislike|prefer)\b|'
     r"\bi (?:don't|do not|never) (?:like|want|use|eat|drink|work)\b|"
     r"\bremember (?:that|this|:)|\bplease remember\b|^\s*remember\b|\bdon't forget\b|"
-    r"\bnote that\b|\bkeep in mind\b|\bmy (?:[\w-]+ ){0,2}(?:is|are|was|were)\b|"
-    r"\bmy (?:wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|mother|mom|"
-    r"mum|father|dad|brother|sister|colleague|coworker|boss|manager|friend|birthday|phone|"
-    r"email|address|favou?rite|team|company|project)\b|"
-    r"\bi (?:live|lived|work|worked|moved|was born|grew up|studied)\b|"
+    r'\bnote that\b|\bkeep in mind\b|\bmy (?:[\w-]+ ){0,2}(?:is|are|was|were)\b|'
+    r'\bmy (?:wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|mother|mom|'
+    r'mum|father|dad|brother|sister|colleague|coworker|boss|manager|friend|birthday|phone|'
+    r'email|address|favou?rite|team|company|project)\b|'
+    r'\bi (?:live|lived|work|worked|moved|was born|grew up|studied)\b|'
     r"\bi(?:'m| am) (?:from|based in|allergic|vegetarian|vegan)\b|"
     r"\bi(?:'m| am) (?:a|an) (?!bit\b|little\b|lot\b)\w+|"
-    r"\bfrom now on\b|\b(?:always|never|please) (?:use|reply|answer|respond|write|call|run)\b|"
-    r"\bwe (?:use|decided|agreed|deploy|release|switched)\b|\bour (?:project|repo|team|release)\b|"
-    r"\bi (?:switched|moved) to\b",
+    r'\bfrom now on\b|\b(?:always|never|please) (?:use|reply|answer|respond|write|call|run)\b|'
+    r'\bwe (?:use|decided|agreed|deploy|release|switched)\b|\bour (?:project|repo|team|release)\b|'
+    r'\bi (?:switched|moved) to\b',
     re.IGNORECASE,
 )
 _SALIENT_ZH = re.compile(
@@ -409,7 +450,7 @@ _PROJECT = re.compile(
 )
 _PREDICATE = re.compile(
     r'是|叫|住|喜欢|爱|讨厌|生日|出生|有|在.{0,10}(?:工作|上班)|用|来自|='
-    r"|\b(?:is|are|was|were|am|live|lives|work|works|prefer|prefers|like|likes|love|loves|hate|"
+    r'|\b(?:is|are|was|were|am|live|lives|work|works|prefer|prefers|like|likes|love|loves|hate|'
     r"use|uses|born|call|have|has|own)\b|'s\b|'m\b",
     re.IGNORECASE,
 )
@@ -517,15 +558,29 @@ def _classify_clause(
 ) -> Candidate | None:
     caps = deterministic_capture(clause, now)
     if caps:
-        return _candidate(Kind.ENTITY, clause, confidence=0.95, rule=f'capture:{caps[0].kind}',
-                          explicit=explicit, captured=caps, now=now)
+        return _candidate(
+            Kind.ENTITY,
+            clause,
+            confidence=0.95,
+            rule=f'capture:{caps[0].kind}',
+            explicit=explicit,
+            captured=caps,
+            now=now,
+        )
     for pattern in (_NAME_ZH, _NAME_EN):
         match = pattern.search(clause)
         if match:
             name = re.sub(r'[了吧哦啊呀啦]+$', '', match.group(1)).strip()
             if name:
-                return _candidate(Kind.ENTITY, clause, confidence=0.9, rule='name',
-                                  explicit=explicit, key=name_key(name), now=now)
+                return _candidate(
+                    Kind.ENTITY,
+                    clause,
+                    confidence=0.9,
+                    rule='name',
+                    explicit=explicit,
+                    key=name_key(name),
+                    now=now,
+                )
     rules = (
         (_RELATIONSHIP, Kind.RELATIONSHIP, 0.75, 'relationship'),
         (_PREFERENCE, Kind.PREFERENCE, 0.75, 'preference'),
@@ -533,15 +588,18 @@ def _classify_clause(
     )
     for pattern, kind, confidence, rule in rules:
         if pattern.search(clause):
-            return _candidate(kind, clause, confidence=confidence, rule=rule, explicit=explicit,
-                              now=now)
+            return _candidate(
+                kind, clause, confidence=confidence, rule=rule, explicit=explicit, now=now
+            )
     if explicit:
         # an explicit "remember" of a plain statement is seed 001's `remember` kind
-        return _candidate(Kind.REMEMBER, clause, confidence=0.9, rule='remember', explicit=True,
-                          now=now)
+        return _candidate(
+            Kind.REMEMBER, clause, confidence=0.9, rule='remember', explicit=True, now=now
+        )
     if first_person and (_FACT_ZH.search(clause) or _FACT_EN.search(clause)):
-        return _candidate(Kind.FACT, clause, confidence=0.7, rule='fact', explicit=explicit,
-                          now=now)
+        return _candidate(
+            Kind.FACT, clause, confidence=0.7, rule='fact', explicit=explicit, now=now
+        )
     if first_person:
         # salient but shapeless: kept only if nothing better came out of the sentence
         return _candidate(Kind.FACT, clause, confidence=0.5, rule='fallback', now=now)
@@ -554,8 +612,9 @@ def _analyse(text: str, now: datetime | None) -> tuple[list[Candidate], list[Ski
     if _SUMMARY.match(text):
         body = _TRIM.sub('', _SUMMARY.sub('', text, count=1))
         if body:
-            candidates.append(_candidate(Kind.SUMMARY, body, confidence=0.8, rule='summary',
-                                         now=now))
+            candidates.append(
+                _candidate(Kind.SUMMARY, body, confidence=0.8, rule='summary', now=now)
+            )
         return candidates, skipped
     for sentence in _sentences(text):
         if is_question(sentence):
@@ -563,8 +622,9 @@ def _analyse(text: str, now: datetime | None) -> tuple[list[Candidate], list[Ski
             continue
         gate = salience(sentence)
         if not gate.passes:
-            skipped.append(Skipped(text=sentence, reason=SkipReason.NOT_SALIENT,
-                                   detail=gate.reason))
+            skipped.append(
+                Skipped(text=sentence, reason=SkipReason.NOT_SALIENT, detail=gate.reason)
+            )
             continue
         explicit = bool(_EXPLICIT.match(sentence) or _EXPLICIT_ANYWHERE.search(sentence))
         body = _TRIM.sub('', _EXPLICIT.sub('', sentence, count=1))
@@ -573,16 +633,26 @@ def _analyse(text: str, now: datetime | None) -> tuple[list[Candidate], list[Ski
             continue
         first_person = bool(_FIRST_PERSON.search(body)) or explicit
         if _PROCEDURE.search(body):
-            candidates.append(_candidate(Kind.PROCEDURE, body, confidence=0.7, rule='procedure',
-                                         explicit=explicit, now=now))
+            candidates.append(
+                _candidate(
+                    Kind.PROCEDURE,
+                    body,
+                    confidence=0.7,
+                    rule='procedure',
+                    explicit=explicit,
+                    now=now,
+                )
+            )
             continue
         for clause in _clauses(body):
             clause = _with_subject(clause, first_person)
-            candidate = _classify_clause(clause, explicit=explicit, first_person=first_person,
-                                         now=now)
+            candidate = _classify_clause(
+                clause, explicit=explicit, first_person=first_person, now=now
+            )
             if candidate is None:
-                skipped.append(Skipped(text=clause, reason=SkipReason.NOT_SALIENT,
-                                       detail='unclassified'))
+                skipped.append(
+                    Skipped(text=clause, reason=SkipReason.NOT_SALIENT, detail='unclassified')
+                )
             else:
                 candidates.append(candidate)
     return candidates, skipped
@@ -624,12 +694,14 @@ def capture(
 ) -> CaptureDecision:
     """Everything capture decides about one turn: candidates to store and skips with reasons."""
     if not text or not text.strip():
-        return CaptureDecision(reason=SkipReason.EMPTY,
-                               skipped=[Skipped(text=text or '', reason=SkipReason.EMPTY)])
+        return CaptureDecision(
+            reason=SkipReason.EMPTY, skipped=[Skipped(text=text or '', reason=SkipReason.EMPTY)]
+        )
 
     def whole(reason: SkipReason, detail: str | None = None) -> CaptureDecision:
-        return CaptureDecision(reason=reason,
-                               skipped=[Skipped(text=text, reason=reason, detail=detail)])
+        return CaptureDecision(
+            reason=reason, skipped=[Skipped(text=text, reason=reason, detail=detail)]
+        )
 
     if is_system_channel(channel):
         return whole(SkipReason.SYSTEM_CHANNEL, channel)

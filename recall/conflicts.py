@@ -50,7 +50,7 @@ class ConflictThresholds(BaseModel):
     conflict: float = Field(default=0.6, description='score at which a signal means supersede')
     duplicate: float = Field(default=0.85, description='similarity for a signal-free duplicate')
     related: float = Field(default=0.3, description='similarity below which texts are unrelated')
-    signal_weight: float = Field(default=0.3, description="seed: boost x 0.3")
+    signal_weight: float = Field(default=0.3, description='seed: boost x 0.3')
     negation_overlap: float = Field(default=0.3, description='topic overlap a negation needs')
     shift_overlap: float = Field(default=0.2, description='topic overlap a change/shift needs')
     value_overlap: float = Field(default=0.6, description='overlap of the non-value words')
@@ -128,16 +128,74 @@ _MARKERS_ZH = re.compile(
 )
 _CJK = re.compile(r'[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+')
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-_STOP = frozenset((
-    'a', 'an', 'the', 'is', 'are', 'was', 'were', 'am', 'be', 'been', 'being', 'of', 'to', 'in',
-    'on', 'at', 'for', 'and', 'or', 'but', 'with', 'by', 'as', 'it', 'its', 'this', 'that',
-    'these', 'those', 'there', 'here', 'do', 'does', 'did', 'so', 'very', 'really', 'just',
-    'also', 'too', 'then', 'than', 'now', 'no', 'not', 'never', 'longer', 'anymore', 'instead',
-    'recently', 'currently', 'since', 'nowadays',
-))
+_STOP = frozenset(
+    (
+        'a',
+        'an',
+        'the',
+        'is',
+        'are',
+        'was',
+        'were',
+        'am',
+        'be',
+        'been',
+        'being',
+        'of',
+        'to',
+        'in',
+        'on',
+        'at',
+        'for',
+        'and',
+        'or',
+        'but',
+        'with',
+        'by',
+        'as',
+        'it',
+        'its',
+        'this',
+        'that',
+        'these',
+        'those',
+        'there',
+        'here',
+        'do',
+        'does',
+        'did',
+        'so',
+        'very',
+        'really',
+        'just',
+        'also',
+        'too',
+        'then',
+        'than',
+        'now',
+        'no',
+        'not',
+        'never',
+        'longer',
+        'anymore',
+        'instead',
+        'recently',
+        'currently',
+        'since',
+        'nowadays',
+    )
+)
 # Where someone lives is the commonest temporal fact; "moved to X" and "lives in Y" share a slot.
-_SYNONYMS = {'moved': 'live', 'move': 'live', 'relocated': 'live', 'reside': 'live',
-             'resides': 'live', 'lives': 'live', 'living': 'live', 'lived': 'live'}
+_SYNONYMS = {
+    'moved': 'live',
+    'move': 'live',
+    'relocated': 'live',
+    'reside': 'live',
+    'resides': 'live',
+    'lives': 'live',
+    'living': 'live',
+    'lived': 'live',
+}
 _SYNONYMS_ZH = re.compile(r'搬到了?|搬去了?|搬家到|定居在|定居于|住到|住在|居住在')
 _NUMBER = re.compile(r'\d+(?:[.,]\d+)*')
 
@@ -250,8 +308,9 @@ def detect(
     if bm25 is not None:
         parts['bm25'] = bm25
     if normalize_text(new_text) == normalize_text(existing_text):
-        return ConflictVerdict(kind=ConflictKind.DUPLICATE, score=1.0, similarity=1.0,
-                               components=parts)
+        return ConflictVerdict(
+            kind=ConflictKind.DUPLICATE, score=1.0, similarity=1.0, components=parts
+        )
     fired = signals(new_text, existing_text, t)
     boost = min(1.0, sum(SIGNAL_BOOST[s] for s in fired))
     # capped at 1 so scores compare across verdicts; the boost is still in the components
@@ -265,8 +324,9 @@ def detect(
         kind = ConflictKind.COMPLEMENTARY
     else:
         kind = ConflictKind.UNRELATED
-    return ConflictVerdict(kind=kind, score=round(score, 6), similarity=round(sim, 6),
-                           signals=fired, components=parts)
+    return ConflictVerdict(
+        kind=kind, score=round(score, 6), similarity=round(sim, 6), signals=fired, components=parts
+    )
 
 
 def assess(
@@ -275,8 +335,12 @@ def assess(
     thresholds: ConflictThresholds = DEFAULT_CONFLICT_THRESHOLDS,
 ) -> list[ConflictMatch]:
     """Verdicts against every candidate, strongest first (supersedes, duplicate, then score)."""
-    order = {ConflictKind.SUPERSEDES: 0, ConflictKind.DUPLICATE: 1,
-             ConflictKind.COMPLEMENTARY: 2, ConflictKind.UNRELATED: 3}
+    order = {
+        ConflictKind.SUPERSEDES: 0,
+        ConflictKind.DUPLICATE: 1,
+        ConflictKind.COMPLEMENTARY: 2,
+        ConflictKind.UNRELATED: 3,
+    }
     matches = [
         ConflictMatch(
             id=e.id,

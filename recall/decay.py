@@ -169,9 +169,7 @@ def tier_transition(
     return to(Tier.WORKING, 'stay')
 
 
-def next_tier(
-    chunk: Chunk, now: datetime, thresholds: TierThresholds = DEFAULT_THRESHOLDS
-) -> Tier:
+def next_tier(chunk: Chunk, now: datetime, thresholds: TierThresholds = DEFAULT_THRESHOLDS) -> Tier:
     """The tier `chunk` belongs in at `now`: pinned -> core, promotions, demotions, revival."""
     return tier_transition(chunk, now, thresholds).tier
 

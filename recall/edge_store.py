@@ -344,4 +344,3 @@ def _index_schemas(spec: CollectionSpec) -> list[tuple[str, Any]]:
     for name in spec.integer_fields:
         schemas.append((name, qe.IntegerIndexParams(lookup=True, range=True)))
     return schemas
-

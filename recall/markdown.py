@@ -97,8 +97,9 @@ def _cut_line(line: str, limit: int) -> list[str]:
     rest = line
     while len(rest) > limit:
         window = rest[: limit + 1]
-        cut = max((m.end() for m in _SENTENCE_END.finditer(window) if 0 < m.end() <= limit),
-                  default=0)
+        cut = max(
+            (m.end() for m in _SENTENCE_END.finditer(window) if 0 < m.end() <= limit), default=0
+        )
         if cut < limit // 2:
             space = window.rfind(' ')
             cut = space + 1 if space >= limit // 2 else limit

@@ -7,9 +7,7 @@ import re
 import unicodedata
 
 # CJK and full-width punctuation that NFKC leaves alone but that never changes meaning.
-_CJK_PUNCT = str.maketrans(
-    {c: ' ' for c in '，。、；：？！「」『』（）【】《》〈〉…—～·“”‘’'}
-)
+_CJK_PUNCT = str.maketrans({c: ' ' for c in '，。、；：？！「」『』（）【】《》〈〉…—～·“”‘’'})
 _PUNCT = re.compile(r'[\s!"#$%&\'()*+,\-./:;<=>?@\[\\\]^_`{|}~]+')
 
 

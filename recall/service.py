@@ -69,8 +69,14 @@ WEAK_DENSE_COSINE = 0.3
 # semantically or superseded
 DISTILLED_KINDS = frozenset(
     {
-        Kind.ENTITY, Kind.PREFERENCE, Kind.FACT, Kind.PROJECT_STATE, Kind.RELATIONSHIP,
-        Kind.PROCEDURE, Kind.REMEMBER, Kind.LESSON,
+        Kind.ENTITY,
+        Kind.PREFERENCE,
+        Kind.FACT,
+        Kind.PROJECT_STATE,
+        Kind.RELATIONSHIP,
+        Kind.PROCEDURE,
+        Kind.REMEMBER,
+        Kind.LESSON,
     }
 )
 RANK_WINDOW_FACTOR = 3
@@ -182,7 +188,9 @@ class RecallService:
                 }
             if older:
                 results[index] = WriteResult(
-                    id=ident, status=WriteStatus.CREATED, superseded=older,
+                    id=ident,
+                    status=WriteStatus.CREATED,
+                    superseded=older,
                     reason='supersedes older memories',
                 )
         self._store_new([c for _, c in fresh.values()], dense)
@@ -193,14 +201,14 @@ class RecallService:
             self._index_graph(list(fresh))
         return [r for r in results if r is not None]
 
-    def _same_entity_key(
-        self, item: MemoryIn, fresh: dict[str, tuple[int, Chunk]]
-    ) -> str | None:
+    def _same_entity_key(self, item: MemoryIn, fresh: dict[str, tuple[int, Chunk]]) -> str | None:
         if not item.entity_key:
             return None
         for ident, (_, chunk) in fresh.items():
             if (chunk.scope, chunk.user_id, chunk.entity_key) == (
-                item.scope, item.user_id, item.entity_key
+                item.scope,
+                item.user_id,
+                item.entity_key,
             ):
                 return ident
         flt = PointFilter(
@@ -400,9 +408,11 @@ class RecallService:
             scopes = [*scopes, *principal.leader_scopes]
             channels, fused = self._channels(req, scopes, query_vectors, latency)
             fallback = 'team_leader'
-        scopes_read = [req.scope, *([GLOBAL] if fallback == 'global' else []), *(
-            principal.leader_scopes if fallback == 'team_leader' else ()
-        )]
+        scopes_read = [
+            req.scope,
+            *([GLOBAL] if fallback == 'global' else []),
+            *(principal.leader_scopes if fallback == 'team_leader' else ()),
+        ]
 
         t = time.perf_counter()
         payloads = {p.id: p.payload for points in channels.values() for p in points}
@@ -422,9 +432,7 @@ class RecallService:
         )
         return SearchResponse(hits=hits, receipt=receipt)
 
-    def _encode_query(
-        self, req: SearchRequest, latency: dict[str, float]
-    ) -> dict[Channel, Any]:
+    def _encode_query(self, req: SearchRequest, latency: dict[str, float]) -> dict[Channel, Any]:
         out: dict[Channel, Any] = {}
         if req.mode in (SearchMode.HYBRID, SearchMode.DENSE):
             t = time.perf_counter()
@@ -648,7 +656,8 @@ def _apply_policy(
     for name, labels in POLICY_STEPS:
         names.append(name)
         chosen.extend(
-            h for h in ranked
+            h
+            for h in ranked
             if payloads[h.id].get('importance_label', ImportanceLabel.UNKNOWN) in labels
         )
         if len(chosen) >= top_k:

@@ -199,6 +199,7 @@ def test_the_mirror_reopens_with_what_kuzu_holds(tmp_path: Path) -> None:
     first.update_relations([RelationUpdate(id=old.id, subject_id=alice.id, valid_to=T2)])
     first.add_mentions([Mention(entity_id=alice.id, source_id='c9', scope=SCOPE, at=T1)])
     first.add_mentions([Mention(entity_id='ghost', source_id='c9', scope=SCOPE, at=T1)])
+
     def state(store: GraphStore) -> tuple[list[Relation], list[Mention]]:
         rels = sorted(store.relations_of([alice.id]), key=lambda r: r.id)
         return rels, store.mentions([alice.id, 'ghost'], 10)

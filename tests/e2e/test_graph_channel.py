@@ -22,11 +22,14 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
 
 
 def test_the_graph_channel_reaches_a_memory_through_an_entity(client, auth, scope):
-    for text in ['Alice works at Acme Corp.', 'Acme Corp is based in Lisbon.',
-                 'Bob enjoys sailing on weekends.']:
+    for text in [
+        'Alice works at Acme Corp.',
+        'Acme Corp is based in Lisbon.',
+        'Bob enjoys sailing on weekends.',
+    ]:
         response = client.post('/v1/memories', json={'scope': scope, 'text': text}, headers=auth)
         assert response.status_code == 201
-    body = {'query': 'Where is Alice\'s employer?', 'scope': scope, 'graph': True}
+    body = {'query': "Where is Alice's employer?", 'scope': scope, 'graph': True}
     result = client.post('/v1/memory_search', json=body, headers=auth).get_json()
     graph_ids = result['receipt']['channels']['graph']
     texts = {h['id']: h['text'] for h in result['hits']}

@@ -53,8 +53,14 @@ def test_routes_refuse_missing_or_bad_tokens_with_json_401(client, scope, header
 
 def test_a_written_memory_reads_back_with_its_metadata(client, auth, scope):
     body = write(
-        client, auth, scope=scope, text='Alice prefers green tea in the morning',
-        kind='preference', user_id='u1', importance=0.8, metadata={'dia_id': 'D1:3', 'n': [1, 2]},
+        client,
+        auth,
+        scope=scope,
+        text='Alice prefers green tea in the morning',
+        kind='preference',
+        user_id='u1',
+        importance=0.8,
+        metadata={'dia_id': 'D1:3', 'n': [1, 2]},
         created_at='2023-05-08T13:56:00Z',
     )
     assert body['status'] == 'created'
@@ -71,7 +77,8 @@ def test_a_written_memory_reads_back_with_its_metadata(client, auth, scope):
 def test_writing_the_same_memory_twice_keeps_one_and_bumps_it(client, auth, scope):
     first = write(client, auth, scope=scope, text='The deploy key rotates every 90 days')
     second = client.post(
-        '/v1/memories', json={'scope': scope, 'text': '  the DEPLOY key rotates every 90 days!'},
+        '/v1/memories',
+        json={'scope': scope, 'text': '  the DEPLOY key rotates every 90 days!'},
         headers=auth,
     )
     assert second.status_code == 200
@@ -124,7 +131,12 @@ def test_batch_writes_valid_items_and_reports_each_bad_one(client, auth, scope):
     assert response.status_code == 200
     results = response.get_json()['results']
     assert [r['status'] for r in results] == [
-        'created', 'error', 'error', 'error', 'error', 'merged'
+        'created',
+        'error',
+        'error',
+        'error',
+        'error',
+        'merged',
     ]
     assert results[1]['error']['details'][0]['loc'] == ['items', 1, 'scope']
     assert results[2]['error']['details'][0]['loc'] == ['items', 2, 'text']
@@ -201,9 +213,7 @@ def test_oversized_text_is_413_and_stores_nothing(client, auth, scope):
 def test_an_oversized_body_is_413(client, auth, app, scope):
     limit = app.config['MAX_CONTENT_LENGTH']
     body = json.dumps({'scope': scope, 'text': 'a' * (limit + 10)})
-    response = client.post(
-        '/v1/memories', data=body, content_type='application/json', headers=auth
-    )
+    response = client.post('/v1/memories', data=body, content_type='application/json', headers=auth)
     assert response.status_code == 413
     assert response.get_json()['error'] == 'payload_too_large'
 
@@ -234,7 +244,8 @@ def test_bad_search_fields_are_422_naming_the_field(client, auth, body, field):
 
 def test_an_inverted_created_range_is_422(client, auth, scope):
     body = {
-        'query': 'x', 'scope': scope,
+        'query': 'x',
+        'scope': scope,
         'filters': {
             'created_after': '2024-01-01T00:00:00Z',
             'created_before': '2023-01-01T00:00:00Z',
@@ -303,7 +314,10 @@ def test_filters_narrow_by_kind_and_created_range(client, auth, corpus):
     )
     assert {h['kind'] for h in by_kind['hits']} == {'preference'}
     by_date = search(
-        client, auth, query='Caroline', scope=corpus,
+        client,
+        auth,
+        query='Caroline',
+        scope=corpus,
         filters={'created_after': '2023-05-15T00:00:00Z', 'created_before': '2023-06-15T00:00:00Z'},
     )
     assert [h['text'] for h in by_date['hits']] == ['Caroline is researching adoption agencies']

@@ -120,8 +120,16 @@ def test_a_completed_session_becomes_an_episode_graph_facts_and_a_dedup_pass(cli
     assert episodic['attempts'] == 1
     assert episodic['result']['status'] == 'created'
     assert episodic['result']['episode_id'] == accepted['episode_id']
-    assert set(episodic) >= {'id', 'job', 'state', 'attempts', 'error', 'result',
-                             'created_at', 'updated_at'}
+    assert set(episodic) >= {
+        'id',
+        'job',
+        'state',
+        'attempts',
+        'error',
+        'result',
+        'created_at',
+        'updated_at',
+    }
 
     semantic = wait_job(client, episodic['result']['next']['semantic'])
     assert semantic['state'] == 'done' and semantic['result']['status'] == 'extracted', semantic
@@ -137,9 +145,7 @@ def test_a_completed_session_becomes_an_episode_graph_facts_and_a_dedup_pass(cli
     assert episode['summary_source'] == 'extractive'
     assert 'You are a helpful assistant' not in episode['summary']  # system prompt left out
     assert 0 < len(episode['abstract']) <= 200
-    assert {'Alice Johnson', 'Acme Corp', 'Project Falcon', 'Qdrant Edge'} <= set(
-        episode['topics']
-    )
+    assert {'Alice Johnson', 'Acme Corp', 'Project Falcon', 'Qdrant Edge'} <= set(episode['topics'])
     assert episode['started_at'] == '2026-03-02T09:00:00Z'
     assert episode['promoted'] is False
 
@@ -148,7 +154,8 @@ def test_a_completed_session_becomes_an_episode_graph_facts_and_a_dedup_pass(cli
     assert hits[0]['kind'] == 'episodic'
 
     graph = client.post(
-        '/v1/knowledge_graph_search', json={'query': 'Alice Johnson', 'scope': scope},
+        '/v1/knowledge_graph_search',
+        json={'query': 'Alice Johnson', 'scope': scope},
         headers=AUTH,
     )
     assert graph.status_code == 200, graph.get_json()
@@ -161,8 +168,9 @@ def test_the_same_session_twice_makes_one_episode(client, scope):
     second = complete(client, 'chat-dup', body)
     assert first['episode_id'] == second['episode_id']
     assert first['job_id'] != second['job_id']
-    results = sorted(wait_job(client, j)['result']['status'] for j in (first['job_id'],
-                                                                        second['job_id']))
+    results = sorted(
+        wait_job(client, j)['result']['status'] for j in (first['job_id'], second['job_id'])
+    )
     assert results == ['created', 'exists']
     assert len(episodes(client, scope)) == 1
     # a later compaction of the same session is a new episode
@@ -183,8 +191,10 @@ def test_a_given_summary_is_used_as_is(client, scope):
 def test_five_sessions_dream_into_one_promoted_memory_document(client, scope):
     topics = ['Project Osprey', 'Project Osprey', 'Project Kestrel', 'Project Osprey', 'Budget']
     accepted = [complete(client, f'dream-{i}', session(scope, t)) for i, t in enumerate(topics)]
-    dreams = [wait_job(client, wait_job(client, a['job_id'])['result']['next']['dreaming'])
-              for a in accepted]
+    dreams = [
+        wait_job(client, wait_job(client, a['job_id'])['result']['next']['dreaming'])
+        for a in accepted
+    ]
     promoted = [d['result'] for d in dreams if d['result']['status'] == 'promoted']
     assert len(promoted) == 1, [d['result'] for d in dreams]
     assert sorted(promoted[0]['episodes']) == sorted(a['episode_id'] for a in accepted)
@@ -239,14 +249,26 @@ def test_episodes_expire_after_their_ttl(client, app, scope, clock):
         ('ok', {'compaction_count': -1}, ['compaction_count']),
         ('ok', {'summary': '  '}, ['summary']),
         ('ok', {'extra': 1}, ['extra']),
-        ('ok', {'messages': [{'role': 'user', 'content': 'x', 'ts': 'noon'}]},
-         ['messages', 0, 'ts']),
-        ('ok', {'messages': [{'role': 'robot', 'content': 'x', 'ts': '2026-01-01T00:00:00Z'}]},
-         ['messages', 0, 'role']),
-        ('ok', {'messages': [{'role': 'user', 'content': 'é' * 20_000,
-                              'ts': '2026-01-01T00:00:00Z'}]}, ['messages', 0, 'content']),
-        ('ok', {'messages': [{'role': 'user', 'content': 'x',
-                              'ts': '2026-01-01T00:00:00Z'}] * 2001}, ['messages']),
+        (
+            'ok',
+            {'messages': [{'role': 'user', 'content': 'x', 'ts': 'noon'}]},
+            ['messages', 0, 'ts'],
+        ),
+        (
+            'ok',
+            {'messages': [{'role': 'robot', 'content': 'x', 'ts': '2026-01-01T00:00:00Z'}]},
+            ['messages', 0, 'role'],
+        ),
+        (
+            'ok',
+            {'messages': [{'role': 'user', 'content': 'é' * 20_000, 'ts': '2026-01-01T00:00:00Z'}]},
+            ['messages', 0, 'content'],
+        ),
+        (
+            'ok',
+            {'messages': [{'role': 'user', 'content': 'x', 'ts': '2026-01-01T00:00:00Z'}] * 2001},
+            ['messages'],
+        ),
     ],
 )
 def test_bad_sessions_get_a_json_422_naming_the_field(client, scope, key, change, loc):

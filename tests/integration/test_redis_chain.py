@@ -142,12 +142,22 @@ def _session(scope: str, topic: str, n: int) -> dict[str, Any]:
         'scope': scope,
         'user_id': 'u1',
         'messages': [
-            {'role': 'user', 'content': f'Alice Johnson from Acme Corp leads {topic}. '
-             'She prefers green tea during reviews.', 'ts': '2026-04-01T10:00:00Z'},
-            {'role': 'assistant', 'content': f'{topic} runs on Qdrant Edge and Kuzu.',
-             'ts': '2026-04-01T10:01:00Z'},
-            {'role': 'user', 'content': f'We decided to release {topic} build {n} in May.',
-             'ts': '2026-04-01T10:02:00Z'},
+            {
+                'role': 'user',
+                'content': f'Alice Johnson from Acme Corp leads {topic}. '
+                'She prefers green tea during reviews.',
+                'ts': '2026-04-01T10:00:00Z',
+            },
+            {
+                'role': 'assistant',
+                'content': f'{topic} runs on Qdrant Edge and Kuzu.',
+                'ts': '2026-04-01T10:01:00Z',
+            },
+            {
+                'role': 'user',
+                'content': f'We decided to release {topic} build {n} in May.',
+                'ts': '2026-04-01T10:02:00Z',
+            },
         ],
     }
 
@@ -161,8 +171,9 @@ def test_the_chain_runs_across_the_api_and_a_worker_process_on_redis(stack):
     topics = ['Project Lark', 'Project Lark', 'Project Finch', 'Project Lark', 'Project Lark']
     accepted = []
     for i, topic in enumerate(topics):
-        response = client.post(f'/v1/sessions/s{i}/complete', json=_session(scope, topic, i),
-                               headers=AUTH)
+        response = client.post(
+            f'/v1/sessions/s{i}/complete', json=_session(scope, topic, i), headers=AUTH
+        )
         assert response.status_code == 202, response.get_json()
         accepted.append(response.get_json())
 
@@ -194,8 +205,9 @@ def test_the_chain_runs_across_the_api_and_a_worker_process_on_redis(stack):
     assert dream['id'] == promoted[0]['memory_id'] and 'green tea' in dream['text']
 
     # the worker handed the dream memory's graph indexing to the graph owner
-    graph = client.post('/v1/knowledge_graph_search', json={'query': 'Alice Johnson',
-                                                             'scope': scope}, headers=AUTH)
+    graph = client.post(
+        '/v1/knowledge_graph_search', json={'query': 'Alice Johnson', 'scope': scope}, headers=AUTH
+    )
     assert graph.status_code == 200 and 'Alice Johnson' in str(graph.get_json())
 
     # the graph-owner rule: only the API process ever opened Kuzu

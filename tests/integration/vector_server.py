@@ -109,7 +109,9 @@ class RemoteVectorStore:
 
     def _call(self, method: str, **args: Any) -> Any:
         request = urllib.request.Request(
-            f'{self._url}/{method}', data=json.dumps(_encode_args(args)).encode(), method='POST',
+            f'{self._url}/{method}',
+            data=json.dumps(_encode_args(args)).encode(),
+            method='POST',
             headers={'Content-Type': 'application/json'},
         )
         try:
@@ -125,8 +127,12 @@ class RemoteVectorStore:
         self._call('upsert', collection=collection, points=list(points))
 
     def query(
-        self, collection: str, channel: Channel, vector: list[float] | SparseVector,
-        flt: PointFilter, limit: int,
+        self,
+        collection: str,
+        channel: Channel,
+        vector: list[float] | SparseVector,
+        flt: PointFilter,
+        limit: int,
     ) -> list[ScoredPoint]:
         raw = self._call(
             'query', collection=collection, channel=channel, vector=vector, flt=flt, limit=limit
@@ -138,8 +144,9 @@ class RemoteVectorStore:
         return [StoredPoint.model_validate(p) for p in raw]
 
     def set_payload(self, collection: str, updates: Mapping[str, Mapping[str, Any]]) -> None:
-        self._call('set_payload', collection=collection, updates={k: dict(v) for k, v in
-                                                                   updates.items()})
+        self._call(
+            'set_payload', collection=collection, updates={k: dict(v) for k, v in updates.items()}
+        )
 
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         self._call('delete', collection=collection, ids=list(ids))

@@ -29,27 +29,50 @@ class FakeHit(BaseModel):
     created_at: datetime | None = None
 
 
-@pytest.mark.parametrize(('message', 'reason'), [
-    ('', 'empty'), ('   ', 'empty'),
-    ('ok', 'ack'), ('OK!', 'ack'), ('ok👍', 'ack'), ('好的', 'ack'), ('好的👌', 'ack'),
-    ('收到!!', 'ack'), ('thanks', 'ack'), ('谢谢～', 'ack'),
-    ('在吗?', 'greeting'), ('hi～', 'greeting'), ('你好呀', 'greeting'),
-    ('how are you?', 'greeting'),
-    ('👍', 'emoji_only'), ('🎉🎉 🎉', 'emoji_only'),
-    ('？', 'punctuation_only'), ('…', 'punctuation_only'),
-    ('/compact', 'slash_command'), ('/recall lucky number', 'slash_command'),
-    ('HEARTBEAT', 'heartbeat'), ('[heartbeat] tick', 'heartbeat'),
-    ('嗯', 'ack'), ('x', 'too_short'),
-])
+@pytest.mark.parametrize(
+    ('message', 'reason'),
+    [
+        ('', 'empty'),
+        ('   ', 'empty'),
+        ('ok', 'ack'),
+        ('OK!', 'ack'),
+        ('ok👍', 'ack'),
+        ('好的', 'ack'),
+        ('好的👌', 'ack'),
+        ('收到!!', 'ack'),
+        ('thanks', 'ack'),
+        ('谢谢～', 'ack'),
+        ('在吗?', 'greeting'),
+        ('hi～', 'greeting'),
+        ('你好呀', 'greeting'),
+        ('how are you?', 'greeting'),
+        ('👍', 'emoji_only'),
+        ('🎉🎉 🎉', 'emoji_only'),
+        ('？', 'punctuation_only'),
+        ('…', 'punctuation_only'),
+        ('/compact', 'slash_command'),
+        ('/recall lucky number', 'slash_command'),
+        ('HEARTBEAT', 'heartbeat'),
+        ('[heartbeat] tick', 'heartbeat'),
+        ('嗯', 'ack'),
+        ('x', 'too_short'),
+    ],
+)
 def test_trivial_messages_skip_recall_with_a_reason(message: str, reason: str):
     check = is_trivial(message)
     assert (check.trivial, check.reason) == (True, reason)
 
 
-@pytest.mark.parametrize('message', [
-    '我的幸运数字是啥?', "what's my lucky number?", 'how do I deploy staging', '88',
-    'ok so what is the VPN host',
-])
+@pytest.mark.parametrize(
+    'message',
+    [
+        '我的幸运数字是啥?',
+        "what's my lucky number?",
+        'how do I deploy staging',
+        '88',
+        'ok so what is the VPN host',
+    ],
+)
 def test_real_questions_are_not_trivial(message: str):
     assert not is_trivial(message).trivial
 
@@ -86,9 +109,17 @@ def test_token_estimate_counts_cjk_per_character_and_latin_per_four():
 
 
 def test_pack_heads_the_bundle_current_turn_only_and_lists_the_ids():
-    hits = [FakeHit(id='a', text='User prefers tea', kind='preference', tier='core', score=0.82,
-                    created_at=NOW - timedelta(days=3)),
-            FakeHit(id='b', text='我叫东升')]
+    hits = [
+        FakeHit(
+            id='a',
+            text='User prefers tea',
+            kind='preference',
+            tier='core',
+            score=0.82,
+            created_at=NOW - timedelta(days=3),
+        ),
+        FakeHit(id='b', text='我叫东升'),
+    ]
     bundle = pack(hits, max_tokens=200, now=NOW)
     lines = bundle.text.splitlines()
     assert lines[0] == HEADER and RECALL_MARKER in lines[0]

@@ -29,12 +29,15 @@ def test_a_rewording_without_contradiction_is_a_duplicate():
     assert detect('The lucky number is 88', 'Lucky number is 88.').kind == DUPLICATE
 
 
-@pytest.mark.parametrize(('new', 'old'), [
-    ("I don't like coffee", 'I like coffee'),
-    ('I like coffee', "I don't like coffee"),
-    ('我不喜欢咖啡', '我喜欢咖啡'),
-    ('我没有养猫', '我有养猫'),
-])
+@pytest.mark.parametrize(
+    ('new', 'old'),
+    [
+        ("I don't like coffee", 'I like coffee'),
+        ('I like coffee', "I don't like coffee"),
+        ('我不喜欢咖啡', '我喜欢咖啡'),
+        ('我没有养猫', '我有养猫'),
+    ],
+)
 def test_a_negated_restatement_supersedes_the_old_one(new: str, old: str):
     verdict = detect(new, old)
     assert verdict.kind == SUPERSEDES
@@ -52,22 +55,28 @@ def test_a_double_negative_is_not_a_negation_signal():
     assert 'negation' not in signals("I don't dislike coffee", "I don't dislike coffee at all")
 
 
-@pytest.mark.parametrize(('new', 'old'), [
-    ('Alice no longer likes coffee in the morning', 'Alice likes coffee in the morning'),
-    ('I now prefer tea in the morning', 'I prefer coffee in the morning'),
-    ('我现在不再喝咖啡了', '我每天喝咖啡'),
-])
+@pytest.mark.parametrize(
+    ('new', 'old'),
+    [
+        ('Alice no longer likes coffee in the morning', 'Alice likes coffee in the morning'),
+        ('I now prefer tea in the morning', 'I prefer coffee in the morning'),
+        ('我现在不再喝咖啡了', '我每天喝咖啡'),
+    ],
+)
 def test_a_preference_change_supersedes_the_old_preference(new: str, old: str):
     verdict = detect(new, old, cosine=0.7)
     assert verdict.kind == SUPERSEDES
     assert 'preference_change' in verdict.signals
 
 
-@pytest.mark.parametrize(('new', 'old', 'cosine'), [
-    ('I moved to Paris', 'I live in Berlin', 0.6),
-    ('As of May, Bob now lives in Paris', 'Bob lives in Berlin', 0.7),
-    ('我已经搬到上海了', '我住在北京', 0.8),
-])
+@pytest.mark.parametrize(
+    ('new', 'old', 'cosine'),
+    [
+        ('I moved to Paris', 'I live in Berlin', 0.6),
+        ('As of May, Bob now lives in Paris', 'Bob lives in Berlin', 0.7),
+        ('我已经搬到上海了', '我住在北京', 0.8),
+    ],
+)
 def test_a_temporal_shift_supersedes_the_old_fact(new: str, old: str, cosine: float):
     verdict = detect(new, old, cosine=cosine, bm25=0.5)
     assert 'temporal_shift' in verdict.signals
@@ -117,8 +126,10 @@ def test_similarity_degrades_to_jaccard_without_an_embedding():
 
 def test_thresholds_are_configurable():
     strict = ConflictThresholds(conflict=0.99)
-    assert detect("I don't like coffee", 'I like coffee', cosine=0.5, thresholds=strict).kind \
+    assert (
+        detect("I don't like coffee", 'I like coffee', cosine=0.5, thresholds=strict).kind
         != SUPERSEDES
+    )
 
 
 def test_the_verdict_reports_its_components():
@@ -128,10 +139,13 @@ def test_the_verdict_reports_its_components():
 
 
 def test_assess_orders_supersessions_before_duplicates_and_the_rest():
-    matches = assess('I no longer like coffee', [
-        Existing(id='unrelated', text='The build uses make', cosine=0.05),
-        Existing(id='dup', text='I no longer like coffee!', cosine=0.99),
-        Existing(id='old', text='I like coffee', cosine=0.8, bm25=0.6),
-    ])
+    matches = assess(
+        'I no longer like coffee',
+        [
+            Existing(id='unrelated', text='The build uses make', cosine=0.05),
+            Existing(id='dup', text='I no longer like coffee!', cosine=0.99),
+            Existing(id='old', text='I like coffee', cosine=0.8, bm25=0.6),
+        ],
+    )
     assert [m.id for m in matches] == ['old', 'dup', 'unrelated']
     assert [m.verdict.kind for m in matches] == [SUPERSEDES, DUPLICATE, UNRELATED]

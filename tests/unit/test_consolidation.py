@@ -37,7 +37,9 @@ SESSION = [
 
 def test_sentences_split_on_end_punctuation_and_line_breaks():
     assert text.split_sentences('One here. Two there!\nThree?  ') == [
-        'One here.', 'Two there!', 'Three?'
+        'One here.',
+        'Two there!',
+        'Three?',
     ]
 
 
@@ -97,12 +99,21 @@ def test_a_sentence_initial_ordinary_word_is_not_a_topic():
 
 def test_synthesis_sorts_statements_into_sections_and_counts_recurrence():
     episodes = [
-        text.EpisodeText('e1', 'Alice prefers green tea in the morning. We decided to use Kuzu.',
-                         ('Alice', 'Kuzu')),
-        text.EpisodeText('e2', 'Alice prefers green tea. The Mnemos project deadline is March 3.',
-                         ('Alice', 'Mnemos')),
-        text.EpisodeText('e3', 'The Mnemos release uses Qdrant Edge. Standup ran long again.',
-                         ('Mnemos', 'Qdrant Edge')),
+        text.EpisodeText(
+            'e1',
+            'Alice prefers green tea in the morning. We decided to use Kuzu.',
+            ('Alice', 'Kuzu'),
+        ),
+        text.EpisodeText(
+            'e2',
+            'Alice prefers green tea. The Mnemos project deadline is March 3.',
+            ('Alice', 'Mnemos'),
+        ),
+        text.EpisodeText(
+            'e3',
+            'The Mnemos release uses Qdrant Edge. Standup ran long again.',
+            ('Mnemos', 'Qdrant Edge'),
+        ),
     ]
     out = text.synthesize(episodes, 'Consolidated memory')
     assert out.sections['preferences'] == [
@@ -176,8 +187,13 @@ def test_entity_ids_are_read_from_lists_models_and_mappings():
 
 def _chunk(ident: str, now: datetime, **fields: Any) -> Chunk:
     base: dict[str, Any] = dict(
-        id=ident, scope='agent:a', text=ident, created_at=now - timedelta(days=90),
-        updated_at=now - timedelta(days=90), content_hash=ident, tier=Tier.PERIPHERAL,
+        id=ident,
+        scope='agent:a',
+        text=ident,
+        created_at=now - timedelta(days=90),
+        updated_at=now - timedelta(days=90),
+        content_hash=ident,
+        tier=Tier.PERIPHERAL,
         kind=Kind.NOTE,
     )
     base.update(fields)

@@ -25,8 +25,18 @@ def test_well_formed_scopes_are_accepted(scope):
 
 @pytest.mark.parametrize(
     'scope',
-    ['', 'Global', 'agent:', 'agent:a:b:c', 'team:a:b', 'user:a', 'agent:a b', 'agent:' + 'x' * 129,
-     'agent:a/b', 'agent:ä'],
+    [
+        '',
+        'Global',
+        'agent:',
+        'agent:a:b:c',
+        'team:a:b',
+        'user:a',
+        'agent:a b',
+        'agent:' + 'x' * 129,
+        'agent:a/b',
+        'agent:ä',
+    ],
 )
 def test_malformed_scopes_are_refused(scope):
     assert not is_scope(scope)
@@ -98,8 +108,9 @@ def test_content_hash_ignores_case_width_whitespace_and_cjk_punctuation():
 
 def _chunk(**extra: object) -> Chunk:
     now = datetime(2024, 1, 1, tzinfo=UTC)
-    return Chunk(id='i', scope='agent:a', text='t', created_at=now, updated_at=now,
-                 content_hash='h', **extra)  # type: ignore[arg-type]
+    return Chunk(
+        id='i', scope='agent:a', text='t', created_at=now, updated_at=now, content_hash='h', **extra
+    )  # type: ignore[arg-type]
 
 
 def test_chunk_payload_round_trips_and_keys_userless_memories_as_any_owner():

@@ -28,8 +28,14 @@ NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
 def chunk(ident: str = 'c', *, age_days: float = 0.0, **fields: Any) -> Chunk:
     created = NOW - timedelta(days=age_days)
-    data: dict[str, Any] = dict(id=ident, scope='agent:a', text=ident, created_at=created,
-                                updated_at=created, content_hash=ident)
+    data: dict[str, Any] = dict(
+        id=ident,
+        scope='agent:a',
+        text=ident,
+        created_at=created,
+        updated_at=created,
+        content_hash=ident,
+    )
     data.update(fields)
     return Chunk(**data)
 
@@ -65,8 +71,9 @@ def test_composite_weights_recency_frequency_and_importance_four_three_three():
     assert parts.relevance == pytest.approx(expected)
 
 
-@pytest.mark.parametrize(('tier', 'floor'), [(Tier.CORE, 0.9), (Tier.WORKING, 0.3),
-                                             (Tier.PERIPHERAL, 0.1)])
+@pytest.mark.parametrize(
+    ('tier', 'floor'), [(Tier.CORE, 0.9), (Tier.WORKING, 0.3), (Tier.PERIPHERAL, 0.1)]
+)
 def test_relevance_never_falls_below_the_tier_floor(tier: Tier, floor: float):
     old = chunk(tier=tier, importance=0.0, age_days=3650)
     assert relevance(old, NOW) == pytest.approx(floor)
@@ -91,8 +98,11 @@ def test_pinned_memories_are_core_and_never_demoted():
 
 @pytest.mark.parametrize(
     ('access', 'importance', 'reason'),
-    [(10, 0.1, 'promote:access'), (0, 0.95, 'promote:importance'),
-     (5, 0.7, 'promote:access+importance')],
+    [
+        (10, 0.1, 'promote:access'),
+        (0, 0.95, 'promote:importance'),
+        (5, 0.7, 'promote:access+importance'),
+    ],
 )
 def test_a_working_memory_is_promoted_to_core_by_any_of_three_paths(access, importance, reason):
     t = tier_transition(chunk(access_count=access, importance=importance), NOW)
@@ -125,8 +135,13 @@ def test_an_unpinned_core_memory_is_not_demoted():
 
 
 def test_a_used_relevant_peripheral_memory_returns_to_working():
-    revived = chunk(tier=Tier.PERIPHERAL, access_count=3, importance=0.5,
-                    accessed_at=NOW - timedelta(hours=1), age_days=90)
+    revived = chunk(
+        tier=Tier.PERIPHERAL,
+        access_count=3,
+        importance=0.5,
+        accessed_at=NOW - timedelta(hours=1),
+        age_days=90,
+    )
     assert tier_transition(revived, NOW).reason == 'revive:access+relevance'
     assert next_tier(revived, NOW) == Tier.WORKING
 
@@ -144,8 +159,9 @@ def test_default_thresholds_are_the_module_constant():
 def test_rerank_keeps_a_clearly_better_fused_hit_first_despite_decay():
     strong_but_stale = chunk('a', age_days=300, importance=0.1)
     weak_but_fresh = chunk('b', pinned=True, importance=1.0, access_count=50)
-    ranked = rerank([('a', 1 / 61 + 1 / 61), ('b', 1 / 61)],
-                    {'a': strong_but_stale, 'b': weak_but_fresh}, NOW)
+    ranked = rerank(
+        [('a', 1 / 61 + 1 / 61), ('b', 1 / 61)], {'a': strong_but_stale, 'b': weak_but_fresh}, NOW
+    )
     assert [r.id for r in ranked] == ['a', 'b']
 
 

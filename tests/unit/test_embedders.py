@@ -154,8 +154,6 @@ def test_different_words_never_look_identical_to_the_fake() -> None:
     words = [f'name{i}' for i in range(400)] + ['Initech', 'Globex', 'Acme', 'Alice', 'Bob']
     vectors = HashEmbedder().embed(words)
     worst = max(
-        cosine(vectors[i], vectors[j])
-        for i in range(len(words))
-        for j in range(i + 1, len(words))
+        cosine(vectors[i], vectors[j]) for i in range(len(words)) for j in range(i + 1, len(words))
     )
     assert worst < 0.9

@@ -35,7 +35,11 @@ Open the app.
 def test_chunks_follow_headings_and_carry_the_heading_path():
     chunks = chunk_markdown(DOC)
     assert [c.heading_path for c in chunks] == [
-        [], ['Guide'], ['Guide', 'Install'], ['Guide', 'Install', 'Linux'], ['Guide', 'Use'],
+        [],
+        ['Guide'],
+        ['Guide', 'Install'],
+        ['Guide', 'Install', 'Linux'],
+        ['Guide', 'Use'],
     ]
     assert chunks[2].text == 'Guide > Install\n\nRun the installer.\n\nThen restart.'
     assert chunks[2].body == 'Run the installer.\n\nThen restart.'

@@ -23,8 +23,7 @@ from recall.tiers import Kind, Trust
 
 def test_policy_tiers_fail_open_from_must_and_nice_to_unknown_then_ignore():
     order = policy_tier_order()
-    assert [t.name for t in order] == ['must+nice', 'must+nice+unknown',
-                                       'must+nice+unknown+ignore']
+    assert [t.name for t in order] == ['must+nice', 'must+nice+unknown', 'must+nice+unknown+ignore']
     assert order[0].labels == {L.MUST_REMEMBER, L.NICE_TO_HAVE}
     assert order[-1].labels == set(L)
 
@@ -98,4 +97,9 @@ def test_empty_text_is_ignored():
 
 def test_labels_follow_the_importance_bands():
     assert [label_for(x) for x in (0.95, 0.8, 0.5, 0.3, 0.1)] == [
-        L.MUST_REMEMBER, L.MUST_REMEMBER, L.NICE_TO_HAVE, L.UNKNOWN, L.IGNORE]
+        L.MUST_REMEMBER,
+        L.MUST_REMEMBER,
+        L.NICE_TO_HAVE,
+        L.UNKNOWN,
+        L.IGNORE,
+    ]
