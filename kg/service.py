@@ -267,6 +267,23 @@ class KnowledgeGraphService:
             merged_from=sorted(k for k, v in index.redirect.items() if v == entity.id),
         )
 
+    def entities(self, scope: str, q: str | None, limit: int) -> tuple[list[EntityOut], int]:
+        """Live (unmerged) entities of `scope` whose name or an alias contains `q`, most
+        mentioned first; the page and the number that matched."""
+        needle = q.casefold() if q else None
+        found = [
+            e
+            for e in self._store.list_entities(scope)
+            if e.merged_into is None
+            and (
+                needle is None
+                or needle in e.name.casefold()
+                or any(needle in a.casefold() for a in e.aliases)
+            )
+        ]
+        found.sort(key=lambda e: (-e.mention_count, e.name.casefold(), e.id))
+        return [_entity_out(e, 0.0, False) for e in found[:limit]], len(found)
+
     # ---- internals: write path -------------------------------------------------------------
 
     def _index(self, scope: str) -> NameIndex:
