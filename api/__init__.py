@@ -8,7 +8,7 @@ import logging
 
 from flask import Flask, g, jsonify, request
 
-from api import errors
+from api import errors, ui
 from core.auth import Principal
 from core.bootstrap import Services, build
 from core.errors import Unauthorized
@@ -16,7 +16,7 @@ from core.settings import Settings
 
 log = logging.getLogger(__name__)
 
-PUBLIC_ENDPOINTS = frozenset({'healthz', 'static'})
+PUBLIC_ENDPOINTS = frozenset({'healthz', 'static', *ui.PUBLIC})
 
 
 def create_app(settings: Settings | None = None, services: Services | None = None) -> Flask:
@@ -50,7 +50,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
     app.register_blueprint(memory_bp)
     # blueprints of later features register themselves when their module exists
-    for name in ('api.graph', 'api.sessions', 'api.admin', 'api.agents', 'api.capture'):
+    for name in ('api.graph', 'api.sessions', 'api.admin', 'api.agents', 'api.capture', 'api.ui'):
         _register_optional(app, name)
     return app
 
