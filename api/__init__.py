@@ -8,7 +8,7 @@ import logging
 
 from flask import Flask, g, jsonify, request
 
-from api import errors, ui
+from api import errors, observability, openapi, ui
 from core.auth import Principal
 from core.bootstrap import Services, build
 from core.errors import Unauthorized
@@ -16,7 +16,9 @@ from core.settings import Settings
 
 log = logging.getLogger(__name__)
 
-PUBLIC_ENDPOINTS = frozenset({'healthz', 'static', *ui.PUBLIC})
+PUBLIC_ENDPOINTS = frozenset(
+    {'healthz', 'static', *openapi.PUBLIC_ENDPOINTS, *observability.PUBLIC_ENDPOINTS, *ui.PUBLIC}
+)
 
 
 def create_app(settings: Settings | None = None, services: Services | None = None) -> Flask:
@@ -30,11 +32,15 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         services = build(settings)
         atexit.register(services.close)
     app.extensions['mnemos'] = services
+    observability.install(app, services)
+    app.register_blueprint(openapi.bp)
 
     @app.before_request
     def _authenticate() -> None:
         if request.endpoint in PUBLIC_ENDPOINTS or request.endpoint is None:
             return
+        if request.method == 'OPTIONS':
+            return  # CORS preflights carry no token; Flask answers them without running a view
         g.principal = authenticate(services, request.headers.get('Authorization'))
 
     @app.get('/healthz')

@@ -8,6 +8,7 @@ from flask import Blueprint, Response, jsonify
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.common import parse_json, principal, require_read, require_write, services
+from api.observability import observe_receipt
 from core.scopes import Identifier, ScopeId
 from recall.bundle import is_trivial, pack
 from recall.capture import capture, is_system_channel
@@ -108,6 +109,7 @@ def recall_bundle() -> Response:
         SearchRequest(query=req.message, scope=req.scope, user_id=req.user_id, top_k=12),
         principal(),
     )
+    observe_receipt(found.receipt)
     bundle = pack(found.hits, req.max_tokens, now=services().clock.now())
     return jsonify(
         skipped=None if bundle.ids else 'no_match',
