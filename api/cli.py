@@ -107,6 +107,8 @@ def _client(args: argparse.Namespace) -> MnemosClient:
     KG_API_TOKEN (or the data dir's token file)."""
     from api.client import MnemosClient
 
+    # a log line per HTTP call would bury the command's own output
+    logging.getLogger('httpx').setLevel(logging.WARNING)
     settings = Settings.load()
     url = getattr(args, 'url', None) or f'http://{settings.host}:{settings.port}'
     token = getattr(args, 'token', None) or _client_token(settings)

@@ -199,6 +199,9 @@ async function remove(memory) {
     await api('DELETE', `/v1/memories/${memory.id}`);
     state.memories = state.memories.filter((m) => m.id !== memory.id);
     renderMemories();
+    for (const hit of document.querySelectorAll('#hits li.hit')) {
+      if (hit.dataset.id === memory.id) hit.remove();
+    }
     say(`Deleted ${short(memory.id)}.`, 'info');
     await loadStats();
   });

@@ -141,6 +141,7 @@ def test_search_pin_delete_and_an_entity_page_through_clicks(service, browser) -
     wait.until(ec.alert_is_present()).accept()
     wait.until(ec.text_to_be_present_in_element((By.ID, 'message'), 'Deleted'))
     assert 'deploy freeze' not in find(By.ID, 'memories').text
+    assert 'deploy freeze' not in find(By.ID, 'hits').text
     with pytest.raises(NotFound):
         client.get(freeze.id)
 
