@@ -47,6 +47,20 @@ def to_epoch(when: datetime) -> float:
     return when.timestamp()
 
 
+#: instants stored as epoch seconds must read back as a datetime: a day's margin on each side
+EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
+LATEST = datetime(9999, 12, 30, tzinfo=UTC)
+
+
+def storable(when: datetime) -> datetime:
+    """`when` (naive taken as UTC) if it lies between EARLIEST and LATEST, else ValueError."""
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    if not EARLIEST <= when <= LATEST:  # aware comparison: no overflow at the edges
+        raise ValueError('must lie between 0001-01-02 and 9999-12-30 (UTC)')
+    return when
+
+
 def from_epoch(seconds: float) -> datetime:
     """Aware UTC datetime from epoch seconds."""
     return datetime.fromtimestamp(seconds, UTC)

@@ -36,7 +36,10 @@ SourceKind = Literal['chunk', 'episode']
 
 def aware(value: datetime) -> datetime:
     """The same instant as an aware UTC datetime (naive values are taken as UTC)."""
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    try:
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+14:00: before year 1 in UTC
+        raise ValueError(f'{value.isoformat()} is outside the years 1 to 9999 in UTC') from None
 
 
 def entity_id(scope: str, canonical_name: str) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
+from core.clock import storable
 from core.scopes import Identifier, ScopeId
 from recall.tiers import ImportanceLabel, Kind, Source, Tier, Trust
 
@@ -15,12 +16,9 @@ MAX_QUERY_CHARS = 8_000
 
 
 def _aware(value: datetime | None) -> datetime | None:
-    # naive timestamps from clients are taken as UTC rather than rejected
-    if value is not None and value.tzinfo is None:
-        from datetime import UTC
-
-        return value.replace(tzinfo=UTC)
-    return value
+    # naive timestamps from clients are taken as UTC rather than rejected; stored as epoch
+    # seconds, they must read back (storable refuses 0001-01-01T00:00:00+14:00 and the like)
+    return storable(value) if value is not None else None
 
 
 class MemoryIn(BaseModel):
