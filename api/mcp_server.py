@@ -20,9 +20,9 @@ from mcp.server import Server
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from api.capture import BundleIn, CaptureIn
-from api.client import MnemosClient, MnemosError
-from kg.models import KGSearchRequest
-from recall.schemas import MemoryIn, SearchRequest
+from api.client import Bundle, CaptureResult, MnemosClient, MnemosError, WriteResult
+from kg.models import KGSearchRequest, KGSearchResponse
+from recall.schemas import ChunkOut, MemoryIn, SearchRequest, SearchResponse
 
 SERVER_NAME = 'mnemos'
 
@@ -35,14 +35,21 @@ class MemoryRef(BaseModel):
     id: str = Field(min_length=1, max_length=64, description='the memory id (a uuid)')
 
 
+class Deleted(BaseModel):
+    """`memory_delete`: the id that is gone."""
+
+    deleted: str
+
+
 @dataclass(frozen=True)
 class MnemosTool:
-    """An MCP tool: its input model and the client call that answers it."""
+    """An MCP tool: its input and output models and the client call that answers it."""
 
     name: str
     description: str
     model: type[BaseModel]
-    call: Callable[[MnemosClient, Any], BaseModel | dict[str, Any]]
+    output: type[BaseModel]
+    call: Callable[[MnemosClient, Any], BaseModel]
     read_only: bool = True
 
     def spec(self) -> types.Tool:
@@ -51,15 +58,16 @@ class MnemosTool:
             name=self.name,
             description=self.description,
             input_schema=self.model.model_json_schema(),
+            output_schema=self.output.model_json_schema(mode='serialization'),
             annotations=types.ToolAnnotations(
                 read_only_hint=self.read_only, destructive_hint=self.name == 'memory_delete'
             ),
         )
 
 
-def _deleted(client: MnemosClient, ref: MemoryRef) -> dict[str, Any]:
+def _deleted(client: MnemosClient, ref: MemoryRef) -> Deleted:
     client.delete(ref.id)
-    return {'deleted': ref.id}
+    return Deleted(deleted=ref.id)
 
 
 TOOLS: tuple[MnemosTool, ...] = (
@@ -69,6 +77,7 @@ TOOLS: tuple[MnemosTool, ...] = (
         'Returns the hits best first and a receipt: the top ids of each channel and the scopes '
         'read.',
         SearchRequest,
+        SearchResponse,
         lambda c, req: c.search(req),
     ),
     MnemosTool(
@@ -76,6 +85,7 @@ TOOLS: tuple[MnemosTool, ...] = (
         'Search the temporal knowledge graph: entities, facts valid at `as_of` (default now) '
         'with their validity window and source, and the paths connecting them.',
         KGSearchRequest,
+        KGSearchResponse,
         lambda c, req: c.kg_search(req),
     ),
     MnemosTool(
@@ -83,6 +93,7 @@ TOOLS: tuple[MnemosTool, ...] = (
         'Offer a conversation turn for long-term memory: durable facts, preferences and '
         'decisions are distilled and stored (deduplicated); chit-chat is skipped with a reason.',
         CaptureIn,
+        CaptureResult,
         lambda c, req: c.capture(**req.model_dump(exclude_unset=True)),
         read_only=False,
     ),
@@ -91,6 +102,7 @@ TOOLS: tuple[MnemosTool, ...] = (
         'Store one memory verbatim (no distillation), with its kind, importance, tags and '
         'metadata.',
         MemoryIn,
+        WriteResult,
         lambda c, req: c.remember(req),
         read_only=False,
     ),
@@ -98,12 +110,14 @@ TOOLS: tuple[MnemosTool, ...] = (
         'memory_get',
         'Read one memory by id.',
         MemoryRef,
+        ChunkOut,
         lambda c, ref: c.get(ref.id),
     ),
     MnemosTool(
         'memory_delete',
         'Delete one memory by id.',
         MemoryRef,
+        Deleted,
         _deleted,
         read_only=False,
     ),
@@ -112,6 +126,7 @@ TOOLS: tuple[MnemosTool, ...] = (
         'Memories relevant to the message about to be answered, packed under a token budget as '
         'one text block to put in the prompt for this turn only.',
         BundleIn,
+        Bundle,
         lambda c, req: c.bundle(**req.model_dump(exclude_unset=True)),
     ),
 )
@@ -153,7 +168,7 @@ def call_tool(
             'details': exc.details,
         }
         return types.CallToolResult(content=_text(error), structured_content=error, is_error=True)
-    data = answer.model_dump(mode='json') if isinstance(answer, BaseModel) else answer
+    data = answer.model_dump(mode='json')
     return types.CallToolResult(content=_text(data), structured_content=data)
 
 

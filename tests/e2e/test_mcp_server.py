@@ -136,6 +136,7 @@ def test_every_tool_schema_is_its_request_model() -> None:
     for tool in TOOLS:
         assert tool.spec().input_schema == tool.model.model_json_schema()
         assert tool.spec().input_schema['type'] == 'object'
+        assert tool.spec().output_schema == tool.output.model_json_schema(mode='serialization')
 
 
 def test_service_errors_become_tool_errors(url: str) -> None:
