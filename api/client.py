@@ -448,14 +448,9 @@ class MnemosClient:
     # ---- admin: export / import -------------------------------------------------------------
 
     def export_count(self, scope: str | None = None) -> int:
-        """How many records `export(scope)` would yield (admin token)."""
-        with self._http.stream(
-            'GET', '/v1/admin/export', params=_clean({'scope': scope})
-        ) as response:
-            if response.is_error:
-                response.read()
-                raise error_from_response(response)
-            return int(response.headers.get('X-Mnemos-Count', '0'))
+        """How many records `export(scope)` would yield (admin token; a HEAD request)."""
+        response = self.request('HEAD', '/v1/admin/export', params={'scope': scope})
+        return int(response.headers.get('X-Mnemos-Count', '0'))
 
     def export(self, scope: str | None = None, *, redact: bool = False) -> Iterator[dict[str, Any]]:
         """Every chunk record (all scopes, or one), streamed line by line (admin token)."""
