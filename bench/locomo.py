@@ -56,7 +56,7 @@ from bench._common import (  # noqa: E402
     wait_idle,
     write_json,
 )
-from bench.recall_cv import Explained, cross_validate, evaluate  # noqa: E402
+from bench.recall_cv import Explained, Prepared, cross_validate, evaluate  # noqa: E402
 from recall.fusion import DEFAULT_FUSION  # noqa: E402
 
 TOP_K = 20
@@ -339,13 +339,14 @@ def report_cv(
     print_table(['ranking', *METRICS], rows)
     print('\nper fold: recipe chosen on the other four, scored on the held-out one')
     print_table(
-        ['held out', 'method', 'weights', 'speaker', 'floor', 'recall@10', 'MRR'],
+        ['held out', 'method', 'weights', 'speaker', 'date', 'floor', 'recall@10', 'MRR'],
         [
             [
                 f['held_out'],
                 f['recipe']['method'],
                 ' '.join(f'{k}={v}' for k, v in f['recipe']['weights'].items()),
                 f['recipe']['speaker_boost'],
+                f['recipe']['date_boost'],
                 f['recipe']['min_score'],
                 round(f['test']['recall@10'], 4),
                 round(f['test']['mrr'], 4),
@@ -356,7 +357,8 @@ def report_cv(
     chosen = cv['chosen_on_all']
     print(
         f'\nchosen on all five (the shipped default should be this): {chosen["method"]} '
-        f'{chosen["weights"]} speaker {chosen["speaker_boost"]} floor {chosen["min_score"]}'
+        f'{chosen["weights"]} speaker {chosen["speaker_boost"]} date {chosen["date_boost"]} '
+        f'floor {chosen["min_score"]}'
     )
     default = next((r for r in results if r['config']['name'] == 'default'), None)
     if default is not None:
@@ -366,6 +368,33 @@ def report_cv(
             f'{replayed["recall@10"]:.4f} MRR {replayed["mrr"]:.4f}; through HTTP '
             f'{http["recall@10"]:.4f} / {http["mrr"]:.4f}'
         )
+
+
+def replay_saved(path: Path) -> int:
+    """Cross-validate over explained searches saved by an earlier --cv run."""
+    import json
+
+    raw = json.loads(path.read_text())
+    explained = [
+        Explained(
+            **{
+                **e,
+                'evidence': tuple(e['evidence']),
+                'lists': {c: [(i, float(v)) for i, v in pts] for c, pts in e['lists'].items()},
+            }
+        )
+        for e in raw
+    ]
+    cv = cross_validate(explained, score, TOP_K)
+    replayed = evaluate([Prepared(e) for e in explained], DEFAULT_FUSION, score, TOP_K)
+    report_cv(cv, [], replayed)
+    print(
+        f'service default recipe replayed: recall@10 {replayed["recall@10"]:.4f} '
+        f'MRR {replayed["mrr"]:.4f}'
+    )
+    out = write_json(path.stem.replace('explained', 'cv_replay'), {'cv': cv, 'default': replayed})
+    print(f'wrote {out.relative_to(ROOT)}')
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -397,6 +426,12 @@ def main(argv: list[str] | None = None) -> int:
         help='one ingest; leave-one-conversation-out choice of the fusion recipe (see above)',
     )
     parser.add_argument(
+        '--replay',
+        type=Path,
+        default=None,
+        help='no service: cross-validate over a saved bench/results/locomo_explained_*.json',
+    )
+    parser.add_argument(
         '--conversations',
         type=int,
         default=None,
@@ -410,6 +445,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
+    smoke = args.conversations is not None or args.max_questions is not None
+    if args.replay:
+        return replay_saved(args.replay)
     conversations = load_locomo()[: args.conversations]
     if args.compare or args.cv:
         configs = [
@@ -447,9 +485,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f'settled after {waited:.0f} s; stored {stats["total"]}', flush=True)
         if args.cv:
             explained = explain_all(service, conversations, args.max_questions)
-            print(f'explained {len(explained)} questions; cross-validating', flush=True)
+            saved = write_json(
+                f'locomo_explained_{args.protocol}' + ('_smoke' if smoke else ''),
+                [e.__dict__ for e in explained],
+            )
+            print(f'explained {len(explained)} questions into {saved}; cross-validating')
             cv = cross_validate(explained, score, TOP_K)
-            replayed = evaluate(explained, DEFAULT_FUSION, score, TOP_K)
+            replayed = evaluate([Prepared(e) for e in explained], DEFAULT_FUSION, score, TOP_K)
         results = []
         for config in configs:
             results.append(ask(service, conversations, config, args.max_questions))
@@ -463,7 +505,6 @@ def main(argv: list[str] | None = None) -> int:
     report(results)
     if cv is not None:
         report_cv(cv, results, replayed)
-    smoke = args.conversations is not None or args.max_questions is not None
     if args.cv:
         out = f'locomo_cv_{args.protocol}'
     elif args.compare:

@@ -3,11 +3,11 @@
 `bench/locomo.py --cv` asks every question once through HTTP with `explain: true` (every
 channel's candidates with raw scores, and per candidate the decay multiplier, user and trust
 factors, whether the query names its speaker, and its confidence). This module replays the
-service's ranking over those lists for every recipe of a grid (with `recall.fusion.fuse`, the
-service's own function), chooses the recipe on four conversations and scores it on the fifth.
-The report is the mean over the folds. A check replays the service's default recipe and compares
-it with what the default request returned through HTTP, so the replay cannot drift from the
-service unnoticed.
+service's ranking over those lists for every recipe of a grid (numpy arrays mirroring
+`recall.fusion.fuse` and `RecallService._rank`), chooses the recipe on four conversations and
+scores it on the fifth. The report is the mean over the folds. A check replays the service's
+default recipe and compares it with what the default request returned through HTTP, so the
+replay cannot drift from the service unnoticed.
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from recall.fusion import FusionConfig, fuse, graph_weight
+import numpy as np
+
+from recall.fusion import RRF_K, FusionConfig, graph_weight
 
 # the service ranks the head of the fused list only (recall.service RANK_WINDOW_FACTOR/MIN)
 RANK_WINDOW_FACTOR = 3
@@ -37,62 +39,106 @@ class Explained:
     dia_of: dict[str, str] = field(repr=False)
 
 
-def replay(q: Explained, recipe: FusionConfig, top_k: int) -> list[str | None]:
+class Prepared:
+    """One question's candidates as arrays, so a recipe replays in microseconds."""
+
+    def __init__(self, q: Explained, k: int = RRF_K) -> None:
+        self.q = q
+        ids = sorted({i for ranked in q.lists.values() for i, _ in ranked} & set(q.factors))
+        self.ids = ids
+        at = {ident: n for n, ident in enumerate(ids)}
+        self.rrf: dict[str, np.ndarray] = {}
+        self.norm: dict[str, np.ndarray] = {}
+        self.present: dict[str, np.ndarray] = {}
+        for channel, ranked in q.lists.items():
+            rrf, norm, present = np.zeros(len(ids)), np.zeros(len(ids)), np.zeros(len(ids), bool)
+            scores = [s for _, s in ranked]
+            low, high = (min(scores), max(scores)) if scores else (0.0, 0.0)
+            for rank, (ident, raw) in enumerate(ranked, start=1):
+                n = at.get(ident)
+                if n is None or present[n]:
+                    continue
+                present[n] = True
+                rrf[n] = 1.0 / (k + rank)
+                norm[n] = (raw - low) / (high - low) if high > low else 1.0
+            self.rrf[channel], self.norm[channel], self.present[channel] = rrf, norm, present
+        f = [q.factors[i] for i in ids]
+        self.decay = np.array([x['decay_multiplier'] for x in f])
+        self.user = np.array([x['user_boost'] for x in f])
+        self.trust = np.array([x['trust_factor'] for x in f])
+        self.speaker = np.array([x['speaker_named'] for x in f])
+        self.date = np.array([x.get('date_match', 0.0) for x in f])
+        self.confidence = np.array([x['confidence'] for x in f])
+        self.dia = [q.dia_of.get(i) for i in ids]
+
+
+def replay(p: Prepared, recipe: FusionConfig, top_k: int) -> list[str | None]:
     """The dia_ids the service would return under `recipe` (mirrors RecallService._rank)."""
-    lists = {c: v for c, v in q.lists.items() if recipe.weight(c) > 0}
-    weights = {c: recipe.weight(c) for c in lists}
-    if 'graph' in lists:
-        weights['graph'] = graph_weight(weights['graph'], lists['graph'])
-    fused = fuse(lists, recipe.method, weights)
-    scored: list[tuple[float, str]] = []
-    for item in fused[: max(top_k * RANK_WINDOW_FACTOR, MIN_RANK_WINDOW)]:
-        f = q.factors.get(item.id)
-        if f is None:
+    fused = np.zeros(len(p.ids))
+    found = np.zeros(len(p.ids), bool)
+    table = p.norm if recipe.method == 'weighted' else p.rrf
+    for channel, ranked in p.q.lists.items():
+        weight = recipe.weight(channel)
+        if channel == 'graph':
+            weight = graph_weight(weight, ranked)
+        if weight <= 0 or not ranked:
             continue
-        if f['confidence'] < recipe.min_score:
-            continue
-        boost = 1.0 + recipe.speaker_boost if f['speaker_named'] else 1.0
-        score = item.score * f['decay_multiplier'] * boost * f['user_boost'] * f['trust_factor']
-        scored.append((score, item.id))
-    scored.sort(key=lambda s: (-s[0], s[1]))
-    return [q.dia_of.get(ident) for _, ident in scored[:top_k]]
+        fused += weight * table[channel]
+        found |= p.present[channel]
+    order = np.lexsort((np.arange(len(p.ids)), -fused))
+    order = order[found[order]][: max(top_k * RANK_WINDOW_FACTOR, MIN_RANK_WINDOW)]
+    order = order[p.confidence[order] >= recipe.min_score]
+    score = (
+        fused[order]
+        * p.decay[order]
+        * (1.0 + recipe.speaker_boost * p.speaker[order])
+        * (1.0 + recipe.date_boost * p.date[order])
+        * p.user[order]
+        * p.trust[order]
+    )
+    final = order[np.lexsort((order, -score))][:top_k]
+    return [p.dia[n] for n in final]
 
 
 def grid() -> list[FusionConfig]:
     """Every recipe the CV chooses among: BM25 is the reference channel at weight 1."""
     out = []
-    for method, dense, context, graph, speaker in itertools.product(
-        ('rrf', 'weighted'),
+    methods: tuple[Literal['rrf', 'weighted'], ...] = ('rrf', 'weighted')
+    for method, dense, context, graph, speaker, date in itertools.product(
+        methods,
         (0.0, 0.25, 0.5, 0.75, 1.0),
         (0.0, 0.25, 0.5, 1.0),
         (0.0, 0.25, 0.5),
         (0.0, 0.1, 0.25),
+        (0.0, 0.1, 0.25),
     ):
         weights = {'bm25': 1.0, 'dense': dense, 'context': context, 'graph': graph}
-        out.append(FusionConfig(method=method, weights=weights, speaker_boost=speaker))
+        out.append(
+            FusionConfig(method=method, weights=weights, speaker_boost=speaker, date_boost=date)
+        )
     return out
 
 
 def single_channel(channel: str) -> FusionConfig:
     """One channel alone (no boosts), for the best-single-channel comparison."""
     weights = {c: (1.0 if c == channel else 0.0) for c in CHANNELS}
-    return FusionConfig(method='rrf', weights=weights, speaker_boost=0.0)
+    return FusionConfig(method='rrf', weights=weights, speaker_boost=0.0, date_boost=0.0)
 
 
 Scorer = Callable[[list[str | None], tuple[str, ...]], dict[str, float]]
 
 
 def evaluate(
-    questions: Sequence[Explained], recipe: FusionConfig, scorer: Scorer, top_k: int
+    questions: Sequence[Prepared], recipe: FusionConfig, scorer: Scorer, top_k: int
 ) -> dict[str, float]:
     """Question-weighted mean of every metric over `questions` (categories 1-4 only)."""
     totals: dict[str, float] = {}
     n = 0
-    for q in questions:
-        if q.category not in (1, 2, 3, 4):
+    for p in questions:
+        if p.q.category not in (1, 2, 3, 4):
             continue
         n += 1
-        for metric, value in scorer(replay(q, recipe, top_k), q.evidence).items():
+        for metric, value in scorer(replay(p, recipe, top_k), p.q.evidence).items():
             totals[metric] = totals.get(metric, 0.0) + value
     return {m: v / n for m, v in totals.items()} | {'n': float(n)}
 
@@ -102,7 +148,7 @@ def _key(result: dict[str, float]) -> tuple[float, float]:
 
 
 def choose(
-    questions: Sequence[Explained],
+    questions: Sequence[Prepared],
     recipes: Sequence[FusionConfig],
     scorer: Scorer,
     top_k: int,
@@ -123,7 +169,7 @@ FLOOR_BUDGET = 0.005
 
 
 def choose_floor(
-    questions: Sequence[Explained], recipe: FusionConfig, scorer: Scorer, top_k: int
+    questions: Sequence[Prepared], recipe: FusionConfig, scorer: Scorer, top_k: int
 ) -> float:
     """The highest floor whose recall@10 loss on `questions` stays within FLOOR_BUDGET."""
     base = evaluate(questions, recipe, scorer, top_k)['recall@10']
@@ -136,15 +182,19 @@ def choose_floor(
 
 
 def cross_validate(
-    questions: Sequence[Explained], scorer: Scorer, top_k: int, log: Callable[[str], None] = print
+    explained: Sequence[Explained],
+    scorer: Scorer,
+    top_k: int,
+    log: Callable[[str], None] = print,
 ) -> dict[str, Any]:
     """Leave one conversation out: choose recipe and floor on the rest, score on it."""
-    samples = sorted({q.sample_id for q in questions})
+    questions = [Prepared(q) for q in explained]
+    samples = sorted({p.q.sample_id for p in questions})
     recipes = grid()
     folds = []
     for held in samples:
-        train = [q for q in questions if q.sample_id != held]
-        test = [q for q in questions if q.sample_id == held]
+        train = [p for p in questions if p.q.sample_id != held]
+        test = [p for p in questions if p.q.sample_id == held]
         recipe, train_result = choose(train, recipes, scorer, top_k)
         floor = choose_floor(train, recipe, scorer, top_k)
         recipe = recipe.model_copy(update={'min_score': floor})
@@ -156,13 +206,13 @@ def cross_validate(
             'channels': {
                 c: evaluate(test, single_channel(c), scorer, top_k)
                 for c in CHANNELS
-                if any(q.lists.get(c) for q in test)
+                if any(p.q.lists.get(c) for p in test)
             },
         }
         folds.append(fold)
         log(
             f'fold {held}: chose {recipe.method} {recipe.weights} speaker '
-            f'{recipe.speaker_boost} floor {floor}; held-out recall@10 '
+            f'{recipe.speaker_boost} date {recipe.date_boost} floor {floor}; held-out recall@10 '
             f'{fold["test"]["recall@10"]:.3f} MRR {fold["test"]["mrr"]:.3f}'
         )
     metrics = [m for m in folds[0]['test'] if m != 'n']

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from recall.bm25 import STOPWORDS, tokenize
@@ -128,3 +129,124 @@ def calibrated_cosine(cosine: float | None) -> float:
 def confidence(terms: Sequence[str], text: str, cosine: float | None) -> float:
     """How surely a hit answers the query at all, in [0, 1] (see the module docstring)."""
     return max(coverage(terms, text), calibrated_cosine(cosine))
+
+
+# ---- dates named in a query ------------------------------------------------------------------
+
+_MONTHS = {
+    name: i
+    for i, names in enumerate(
+        [
+            ('january', 'jan'),
+            ('february', 'feb'),
+            ('march', 'mar'),
+            ('april', 'apr'),
+            ('may',),
+            ('june', 'jun'),
+            ('july', 'jul'),
+            ('august', 'aug'),
+            ('september', 'sep', 'sept'),
+            ('october', 'oct'),
+            ('november', 'nov'),
+            ('december', 'dec'),
+        ],
+        start=1,
+    )
+    for name in names
+}
+_MONTH = '(' + '|'.join(sorted(_MONTHS, key=len, reverse=True)) + ')'
+_DAY_MONTH_YEAR = re.compile(rf'\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH},?\s+((?:19|20)\d\d)\b')
+_MONTH_DAY_YEAR = re.compile(rf'\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)\b')
+_MONTH_YEAR = re.compile(rf'\b{_MONTH}\s+(?:of\s+)?((?:19|20)\d\d)\b')
+_YEAR = re.compile(r'\b(?:in|during|of|since|from)\s+((?:19|20)\d\d)\b')
+_MONTH_ALONE = re.compile(rf'\b(?:in|during|last|this|early|late|mid)\s+{_MONTH}\b')
+_RELATIVE = re.compile(
+    r'\b(yesterday|today|last week|this week|last month|this month|last year|this year)\b'
+)
+_ZH_DATE = re.compile(r'((?:19|20)\d\d)年(?:(\d{1,2})月)?(?:(\d{1,2})[日号])?')
+_ZH_RELATIVE = {
+    '昨天': 'yesterday',
+    '今天': 'today',
+    '上周': 'last week',
+    '上个月': 'last month',
+    '去年': 'last year',
+    '今年': 'this year',
+}
+# people mention an event in the sessions after it: a period also covers this many days after it
+DATE_SLACK_DAYS = 31
+
+
+class Period:
+    """A span of event time a query names; `month_only` matches that month in any year."""
+
+    def __init__(self, start: datetime | None, end: datetime | None, month_only: int = 0) -> None:
+        self.start, self.end, self.month_only = start, end, month_only
+
+    def holds(self, epoch: float | None) -> bool:
+        """Whether an event time (epoch seconds) lies in the period or its slack after it."""
+        if epoch is None:
+            return False
+        at = datetime.fromtimestamp(epoch, UTC)
+        if self.month_only:
+            before = at - timedelta(days=DATE_SLACK_DAYS)
+            return self.month_only in (at.month, before.month)
+        assert self.start is not None and self.end is not None
+        return self.start <= at < self.end + timedelta(days=DATE_SLACK_DAYS)
+
+
+def _month_span(year: int, month: int) -> tuple[datetime, datetime]:
+    start = datetime(year, month, 1, tzinfo=UTC)
+    end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
+    return start, end
+
+
+def query_period(query: str, now: datetime) -> Period | None:
+    """The first date phrase of the query as a period, relative phrases against `now`."""
+    text = query.casefold()
+    try:
+        if m := _DAY_MONTH_YEAR.search(text):
+            start = datetime(int(m.group(3)), _MONTHS[m.group(2)], int(m.group(1)), tzinfo=UTC)
+            return Period(start, start + timedelta(days=1))
+        if m := _MONTH_DAY_YEAR.search(text):
+            start = datetime(int(m.group(3)), _MONTHS[m.group(1)], int(m.group(2)), tzinfo=UTC)
+            return Period(start, start + timedelta(days=1))
+        if m := _ZH_DATE.search(query):
+            year, month, day = int(m.group(1)), m.group(2), m.group(3)
+            if month and day:
+                start = datetime(year, int(month), int(day), tzinfo=UTC)
+                return Period(start, start + timedelta(days=1))
+            if month:
+                return Period(*_month_span(year, int(month)))
+            return Period(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC))
+    except ValueError:  # "February 30, 2023": no such day
+        return None
+    if m := _MONTH_YEAR.search(text):
+        return Period(*_month_span(int(m.group(2)), _MONTHS[m.group(1)]))
+    if m := _YEAR.search(text):
+        year = int(m.group(1))
+        return Period(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC))
+    relative = next((v for k, v in _ZH_RELATIVE.items() if k in query), None)
+    if relative is None and (m := _RELATIVE.search(text)):
+        relative = m.group(1)
+    if relative is not None:
+        return _relative(relative, now)
+    if m := _MONTH_ALONE.search(text):
+        return Period(None, None, month_only=_MONTHS[m.group(1)])
+    return None
+
+
+def _relative(phrase: str, now: datetime) -> Period:
+    today = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    if phrase in ('today', 'yesterday'):
+        start = today - timedelta(days=1 if phrase == 'yesterday' else 0)
+        return Period(start, start + timedelta(days=1))
+    if phrase in ('this week', 'last week'):
+        start = today - timedelta(days=today.weekday() + (7 if phrase == 'last week' else 0))
+        return Period(start, start + timedelta(days=7))
+    if phrase in ('this month', 'last month'):
+        year, month = today.year, today.month
+        if phrase == 'last month':
+            year, month = (year - 1, 12) if month == 1 else (year, month - 1)
+        return Period(*_month_span(year, month))
+    year = today.year - (1 if phrase == 'last year' else 0)
+    return Period(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC))

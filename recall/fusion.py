@@ -87,6 +87,8 @@ class FusionConfig(BaseModel):
         default_factory=lambda: {'bm25': 1.0, 'dense': 0.5, 'context': 0.25, 'graph': 0.0}
     )
     speaker_boost: float = Field(default=0.1, ge=0.0)
+    # a hit whose event time falls in a period the query names ("in May 2023", "last week")
+    date_boost: float = Field(default=0.1, ge=0.0)
     # relevance floor on `confidence` when a request sets none; calibrated to drop almost no
     # gold hit on the dev split while an unrelated question finds nothing
     min_score: float = Field(default=0.0, ge=0.0, le=1.0)

@@ -22,6 +22,7 @@ from recall.context import (
     confidence,
     context_list,
     query_names,
+    query_period,
     query_terms,
     same_session,
     speaker_of,
@@ -505,7 +506,7 @@ class RecallService:
             weights['graph'] = GRAPH_OPT_IN_WEIGHT
         elif req.graph is False:
             weights['graph'] = 0.0
-        weights.update(req.weights or {})
+        weights.update({str(k): v for k, v in (req.weights or {}).items()})
         return self._fusion.model_copy(update={'weights': weights})
 
     def _weak(self, found: _Found, terms: list[str]) -> bool:
@@ -687,6 +688,7 @@ class RecallService:
             if f.id in found.payloads and found.payloads[f.id].get('speaker')
         }
         named = query_names(req.query, speakers) if recipe.speaker_boost > 0 else frozenset()
+        period = query_period(req.query, moment)
         own: dict[str, float] = {}
 
         def sure(ident: str) -> float:
@@ -713,12 +715,15 @@ class RecallService:
             # most ~10%, enough to reorder near-ties (recall.decay.multiplier)
             lift = multiplier(chunk, moment)
             spoke = 1.0 + recipe.speaker_boost if chunk.speaker in named else 1.0
+            dated = period is not None and period.holds(payload.get('created_at'))
+            when = 1.0 + recipe.date_boost if dated else 1.0
             user = USER_BOOST if req.user_id is not None and chunk.user_id == req.user_id else 1.0
             trusted = UNTRUSTED_FACTOR if chunk.trust != Trust.TRUSTED else 1.0
             if req.explain:
                 factors[item.id] = {
                     'decay_multiplier': round(lift, 6),
                     'speaker_named': 1.0 if chunk.speaker in named else 0.0,
+                    'date_match': 1.0 if dated else 0.0,
                     'user_boost': user,
                     'trust_factor': trusted,
                     'confidence': round(sureness, 4),
@@ -736,6 +741,8 @@ class RecallService:
             components['confidence'] = round(sureness, 4)
             if spoke != 1.0:
                 components['speaker_boost'] = spoke
+            if when != 1.0:
+                components['date_boost'] = when
             if user != 1.0:
                 components['user_boost'] = user
             if trusted != 1.0:
@@ -743,7 +750,7 @@ class RecallService:
             hit = Hit(
                 id=chunk.id,
                 text=chunk.text,
-                score=item.score * lift * spoke * user * trusted,
+                score=item.score * lift * spoke * when * user * trusted,
                 components=components,
                 kind=chunk.kind,
                 tier=chunk.tier,

@@ -160,3 +160,17 @@ def test_bad_recall_knobs_are_422_naming_the_field(client, auth, chat, field, va
     response = client.post('/v1/memory_search', json=body, headers=auth)
     assert response.status_code == 422
     assert field in str(response.get_json()['details'])
+
+
+def test_weak_own_hits_also_read_global_and_strong_ones_do_not(client, auth, scope):
+    for body in (
+        {'scope': scope, 'text': 'Alice prefers green tea'},
+        {'scope': 'global', 'text': 'The office is closed on December 24 for the holidays'},
+    ):
+        assert client.post('/v1/memories', json=body, headers=auth).status_code == 201
+    weak = ask(client, auth, scope, 'When is the office closed?')
+    assert weak['receipt']['fallback'] == 'global'
+    assert weak['hits'][0]['text'].startswith('The office is closed')
+    strong = ask(client, auth, scope, 'Which tea does Alice prefer?')
+    assert strong['receipt']['fallback'] is None
+    assert strong['receipt']['scopes'] == [scope]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from recall.context import (
@@ -10,6 +12,7 @@ from recall.context import (
     context_list,
     coverage,
     query_names,
+    query_period,
     query_terms,
     same_session,
     speaker_of,
@@ -95,3 +98,40 @@ def test_a_zero_weight_channel_cannot_move_the_fused_order():
 def test_the_default_recipe_trusts_bm25_at_least_as_much_as_any_other_channel():
     weights = DEFAULT_FUSION.weights
     assert all(weights['bm25'] >= w for w in weights.values())
+
+
+NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+
+
+def epoch(*args: int) -> float:
+    return datetime(*args, tzinfo=UTC).timestamp()
+
+
+@pytest.mark.parametrize(
+    ('query', 'inside', 'outside'),
+    [
+        ('What did Gina find on 1 February, 2023?', (2023, 2, 1), (2023, 1, 31)),
+        ('What painting did she show on October 13, 2023?', (2023, 10, 13), (2023, 10, 12)),
+        ('What setback did Melanie face in October 2023?', (2023, 11, 20), (2023, 12, 5)),
+        ('How many times did she go to the beach in 2023?', (2023, 6, 1), (2022, 12, 31)),
+        ('When did Melanie go camping in June?', (2021, 7, 10), (2021, 8, 10)),
+        ('我2024年3月去了哪里?', (2024, 3, 9), (2024, 5, 9)),
+        ('What did I eat yesterday?', (2026, 11, 23, 8), (2026, 11, 20)),
+        ('where did we travel last year', (2025, 5, 1), (2024, 5, 1)),
+        ('去年我们去了哪里', (2025, 5, 1), (2026, 5, 1)),
+    ],
+)
+def test_a_period_named_in_a_query_holds_event_times_in_it_and_a_month_after(
+    query, inside, outside
+):
+    period = query_period(query, NOW)
+    assert period is not None
+    assert period.holds(epoch(*inside))
+    assert not period.holds(epoch(*outside))
+
+
+@pytest.mark.parametrize(
+    'query', ['What is the capital of France?', 'He may go', 'February 30, 2023 happened?']
+)
+def test_a_query_without_a_valid_date_names_no_period(query):
+    assert query_period(query, NOW) is None
