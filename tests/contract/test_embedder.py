@@ -151,3 +151,28 @@ def test_e5_recalls_the_chinese_recall_set(e5: Embedder) -> None:
         ranked = sorted(range(len(ids)), key=lambda i: -cosine(query, vectors[i]))[:5]
         recalls.append(len(set(q['gold']) & {ids[i] for i in ranked}) / len(q['gold']))
     assert sum(recalls) / len(recalls) >= 0.9
+
+
+@pytest.mark.slow
+def test_e5_merge_threshold_separates_distinct_memories_from_paraphrases(e5: Embedder) -> None:
+    """`merge_cosine` of e5: above every pair of the Chinese set's 90 distinct memories, below
+    paraphrases (e5 puts distinct memories up to ~0.956, above the MiniLM-calibrated 0.95)."""
+    import json
+    from itertools import combinations
+    from pathlib import Path
+
+    threshold = e5.merge_cosine  # type: ignore[attr-defined]
+    assert threshold == 0.97
+    data = json.loads(
+        (Path(__file__).parents[2] / 'bench' / 'data' / 'zh_recall.json').read_text('utf-8')
+    )
+    vectors = e5.embed([m['text'] for m in data['memories']])
+    assert max(cosine(a, b) for a, b in combinations(vectors, 2)) < threshold
+    paraphrases = [
+        ('我喜欢狗，不喜欢猫。', '我喜欢狗，不太喜欢猫。'),
+        ('我叫东升，幸运数字是 88。', '我的名字是东升，我的幸运数字是88。'),
+        ('我不吃香菜。', '香菜我是不吃的。'),
+        ('Alice moved to Berlin last spring.', 'Last spring, Alice relocated to Berlin.'),
+    ]
+    for a, b in paraphrases:
+        assert cosine(*e5.embed([a, b])) > threshold, (a, b)
