@@ -319,7 +319,8 @@ def check_data_dir(data_dir: Path, setting: str, embedder: Embedder) -> None:
                 f'data dir {data_dir} holds vectors of embedder {stored.get("setting")!r} '
                 f'({stored.get("model")}, {stored.get("dim")} dims), but KG_EMBEDDER is '
                 f'{setting!r} ({mine["model"]}, {mine["dim"]} dims): set KG_EMBEDDER='
-                f'{stored.get("setting")} or use a new KG_DATA_DIR and re-ingest',
+                f'{stored.get("setting")}, or move the memories to a new KG_DATA_DIR (GET '
+                '/v1/admin/export here, POST /v1/admin/import there: texts are re-embedded)',
                 details={'path': str(path), 'stored': stored, 'configured': mine},
             )
         return
