@@ -8,9 +8,10 @@ route, append one entry there (or call `register(Operation(...))` from the route
               errors=(403, 404), tag='things')
 
 `endpoint` is the Flask endpoint name; tests/e2e/test_openapi.py fails when a Flask route has
-no entry, or an entry no route. Error responses are added from what the entry declares: 401
-for routes that need a token, 400/413/422 for a JSON body, 422 for query parameters, 404/405
-for path parameters; `errors` adds the rest. Every error has the one `ErrorBody` shape.
+no entry, or an entry no route. Error responses are added from what the entry declares: 500
+for every route, 401 and 503 for routes that need a token, 400/413/422 for a JSON body, 422
+for query parameters, 404/405 for path parameters; `errors` adds the rest. Every error has the
+one `ErrorBody` shape.
 
 The Swagger UI assets come from the `swagger-ui-bundle-v2` wheel, so `/docs` works offline.
 """
@@ -64,9 +65,9 @@ class Operation:
 
     def error_statuses(self) -> list[int]:
         """Every error status this route may answer with."""
-        statuses = set(self.errors)
+        statuses = {*self.errors, 500}
         if self.auth:
-            statuses.add(401)
+            statuses |= {401, 503}  # the token registry is a store too
         if self.body is not None:
             statuses |= {413, 422} if isinstance(self.body, Raw) else {400, 413, 422}
         if self.query is not None:
@@ -86,6 +87,7 @@ ERROR_TEXT = {
     413: 'The body, or one text in it, exceeds the configured limit',
     422: 'A field is missing or invalid: `details[].loc` names each one',
     503: 'A store is unavailable, or the knowledge graph is disabled',
+    500: 'An unexpected error: the service log has its trace under the X-Request-Id',
 }
 
 _REGISTRY: list[Operation] = []

@@ -5,8 +5,6 @@ See api/openapi.py for what an entry says and how to add one.
 
 from __future__ import annotations
 
-import importlib.util
-
 from pydantic import BaseModel, ConfigDict
 
 from api import admin, agents, capture, graph, memory, sessions
@@ -399,25 +397,25 @@ register(
     )
 )
 
-if importlib.util.find_spec('api.ui') is not None:  # the memory inspector page
-    register(
-        Operation(
-            'get',
-            '/ui',
-            'ui.page',
-            'The memory inspector page',
-            responses={200: Raw('text/html', 'the inspector; it asks for a token')},
-            auth=False,
-            tag='service',
-        ),
-        Operation(
-            'get',
-            '/ui/{name}',
-            'ui.asset',
-            'A script or stylesheet of the inspector',
-            responses={200: Raw('*/*', 'JavaScript or CSS')},
-            path_params={'name': "file name of the page's assets"},
-            auth=False,
-            tag='service',
-        ),
-    )
+# the memory inspector page (static; it asks for a token and calls the routes above)
+register(
+    Operation(
+        'get',
+        '/ui',
+        'ui.page',
+        'The memory inspector page',
+        responses={200: Raw('text/html', 'the inspector; it asks for a token')},
+        auth=False,
+        tag='service',
+    ),
+    Operation(
+        'get',
+        '/ui/{name}',
+        'ui.asset',
+        'A script or stylesheet of the inspector',
+        responses={200: Raw('*/*', 'JavaScript or CSS')},
+        path_params={'name': "file name of the page's assets"},
+        auth=False,
+        tag='service',
+    ),
+)

@@ -94,6 +94,7 @@ def build(
             batch_size=settings.embed_batch_size,
             cache_size=settings.embed_cache_size,
             max_chars=settings.embed_max_chars,
+            data_dir=settings.data_dir,
         )
         sparse = Bm25Encoder()
         kg = _build_graph(settings, embedder, clock, closers) if settings.graph_enabled else None

@@ -10,14 +10,36 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel
+
 from core.auth import Principal
 from core.clock import Clock, to_epoch
 from core.errors import InvalidInput, NotFound, PayloadTooLarge
 from core.scopes import GLOBAL
 from recall.conflicts import detect
+from recall.context import (
+    CONTEXT_DEPTH,
+    confidence,
+    context_list,
+    query_names,
+    query_period,
+    query_terms,
+    same_session,
+    speaker_of,
+)
 from recall.decay import multiplier, next_tier, relevance
 from recall.filtering import matches
-from recall.fusion import Fused, rrf, weighted_merge
+from recall.fusion import (
+    DEFAULT_FUSION,
+    LEARNED_CHANNELS,
+    Fused,
+    FusionConfig,
+    feature_matrix,
+    fuse,
+    graph_weight,
+    learned_scores,
+    shipped_model,
+)
 from recall.models import (
     ANY_USER,
     EPISODES,
@@ -36,7 +58,6 @@ from recall.normalize import content_hash, normalize_text
 from recall.ports import Embedder, GraphIndex, SparseEncoder, VectorStore
 from recall.schemas import (
     ChunkOut,
-    FusionMethod,
     Hit,
     MemoryIn,
     Receipt,
@@ -63,8 +84,6 @@ CONFLICT_CANDIDATES = 5
 # MiniLM cosine above which two memories say the same thing
 MERGE_COSINE = 0.95
 CONFLICT_MIN_COSINE = 0.6
-# a team member whose best hit is a dense neighbour below this also reads its leader's memory
-WEAK_DENSE_COSINE = 0.3
 # raw notes, documents and episodes are records, not claims: only distilled kinds are merged
 # semantically or superseded
 DISTILLED_KINDS = frozenset(
@@ -79,8 +98,40 @@ DISTILLED_KINDS = frozenset(
         Kind.LESSON,
     }
 )
+LAST_IN_SCOPE_MAX = 10_000
+# `graph: true` on a recipe that leaves the graph out: a quarter of BM25's say
+GRAPH_OPT_IN_WEIGHT = 0.25
+# a team member (or a scope reading global) whose best hit is below this confidence also reads
+# the fallback scopes
+WEAK_CONFIDENCE = 0.5
+WEAK_CHECK_DEPTH = 5
+# a hit found as the neighbour of another takes this share of that hit's confidence
+CONTEXT_SHARE = 0.8
+# untrusted memories (tool output) rank below trusted ones on otherwise equal scores (seed 004)
+UNTRUSTED_FACTOR = 0.9
 RANK_WINDOW_FACTOR = 3
 MIN_RANK_WINDOW = 30
+
+
+class _Found(BaseModel):
+    """What the channels found in a set of scopes: lists, the fused order, every payload."""
+
+    channels: dict[str, list[ScoredPoint]]
+    fused: list[Fused]
+    payloads: dict[str, dict[str, Any]]
+    # a context-channel candidate -> the hits it neighbours (it shares their confidence)
+    lent_by: dict[str, list[str]]
+
+
+class _Ranked(BaseModel):
+    hits: list[Hit]
+    below_floor: int
+    factors: dict[str, dict[str, float]]
+    speakers: frozenset[str]
+
+
+def _first(item: tuple[int, Chunk]) -> int:
+    return item[0]
 
 
 def to_out(chunk: Chunk) -> ChunkOut:
@@ -101,6 +152,7 @@ class RecallService:
         graph: GraphIndex | None = None,
         enqueue_graph: Callable[[list[str]], None] | None = None,
         max_text_bytes: int = 32 * 1024,
+        fusion: FusionConfig = DEFAULT_FUSION,
     ) -> None:
         self._vectors = vectors
         self._embedder = embedder
@@ -113,6 +165,10 @@ class RecallService:
         self._touches: queue.SimpleQueue[list[str] | None] = queue.SimpleQueue()
         self._toucher: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._fusion = fusion
+        # the last memory written in each scope (bounded): the next one links to it as prev_id;
+        # after a restart the first write of a scope starts a new thread
+        self._last_in_scope: dict[str, str] = {}
         vectors.ensure_collection(memories_spec(embedder.dim))
 
     # ---- writes ---------------------------------------------------------------------------
@@ -193,13 +249,25 @@ class RecallService:
                     superseded=older,
                     reason='supersedes older memories',
                 )
-        self._store_new([c for _, c in fresh.values()], dense)
+        self._store_new(self._link([c for _, c in sorted(fresh.values(), key=_first)]), dense)
         updates = {i: {**bumps.get(i, {}), **supersede.get(i, {})} for i in {*bumps, *supersede}}
         if updates:
             self._vectors.set_payload(MEMORIES, updates)
         if fresh:
             self._index_graph(list(fresh))
         return [r for r in results if r is not None]
+
+    def _link(self, chunks: list[Chunk]) -> list[Chunk]:
+        """Give each new chunk, in write order, the id of the memory written before it."""
+        linked: list[Chunk] = []
+        with self._lock:
+            for chunk in chunks:
+                prev = self._last_in_scope.pop(chunk.scope, None)
+                linked.append(chunk.model_copy(update={'prev_id': prev}))
+                self._last_in_scope[chunk.scope] = chunk.id
+                if len(self._last_in_scope) > LAST_IN_SCOPE_MAX:
+                    del self._last_in_scope[next(iter(self._last_in_scope))]
+        return linked
 
     def _same_entity_key(self, item: MemoryIn, fresh: dict[str, tuple[int, Chunk]]) -> str | None:
         if not item.entity_key:
@@ -267,6 +335,7 @@ class RecallService:
             content_hash=content_hash(item.text),
             entity_key=item.entity_key,
             metadata=item.metadata,
+            speaker=speaker_of(item.text, item.metadata, item.user_id),
         )
         if item.tier is None and not item.pinned:
             # an explicit tier is the caller's decision; otherwise the seed's rules apply at
@@ -390,47 +459,77 @@ class RecallService:
     # ---- search -----------------------------------------------------------------------------
 
     def search(self, req: SearchRequest, principal: Principal) -> SearchResponse:
-        """Hybrid recall in the caller's scope, then `global`, then a team leader's scopes."""
+        """Hybrid recall in the caller's scope; `global`, then a team leader's scopes, are read
+        too when the caller's own hits are weak (recall.context confidence)."""
         started = time.perf_counter()
         latency: dict[str, float] = {}
         principal.require_read(req.scope)
+        recipe = self._recipe(req)
         query_vectors = self._encode_query(req, latency)
+        terms = query_terms(req.query)
         scopes = [req.scope]
-        channels, fused = self._channels(req, scopes, query_vectors, latency)
+        found = self._channels(req, recipe, scopes, query_vectors, latency)
         fallback: str | None = None
-        if not fused and req.scope != GLOBAL and principal.can_read(GLOBAL):
-            channels, fused = self._channels(req, [GLOBAL], query_vectors, latency)
-            if fused:
-                scopes, fallback = [GLOBAL], 'global'
-        if principal.leader_scopes and (not fused or _weak(channels)):
+        if req.scope != GLOBAL and principal.can_read(GLOBAL) and self._weak(found, terms):
+            # global is merged with the caller's own hits, which still compete
+            wider = self._channels(req, recipe, [req.scope, GLOBAL], query_vectors, latency)
+            if any(p.get('scope') == GLOBAL for p in wider.payloads.values()):
+                found, scopes, fallback = wider, [req.scope, GLOBAL], 'global'
+        if principal.leader_scopes and self._weak(found, terms):
             # a member with nothing (or nothing convincing) reads its leaders' memory, merged
             # with what it has, so its own hits still compete
             scopes = [*scopes, *principal.leader_scopes]
-            channels, fused = self._channels(req, scopes, query_vectors, latency)
+            found = self._channels(req, recipe, scopes, query_vectors, latency)
             fallback = 'team_leader'
-        scopes_read = [
-            req.scope,
-            *([GLOBAL] if fallback == 'global' else []),
-            *(principal.leader_scopes if fallback == 'team_leader' else ()),
-        ]
 
         t = time.perf_counter()
-        payloads = {p.id: p.payload for points in channels.values() for p in points}
-        hits, policy_tier = self._rank(req, fused, payloads)
+        floor = req.min_score if req.min_score is not None else recipe.min_score
+        ranked = self._rank(req, recipe, found, terms, floor)
+        hits, policy_tier = _apply_policy(ranked.hits, found.payloads, req.top_k)
         latency['rank'] = _ms(t)
-        if hits:
+        if hits and req.touch:
             self._touch([h.id for h in hits])
         latency['total'] = _ms(started)
         receipt = Receipt(
-            channels={name: [p.id for p in points[:10]] for name, points in channels.items()},
-            fused=[f.id for f in fused[:10]],
-            scopes=scopes_read,
+            channels={name: [p.id for p in points[:10]] for name, points in found.channels.items()},
+            fused=[f.id for f in found.fused[:10]],
+            scopes=scopes,
             fallback=fallback,
             policy_tier=policy_tier,
-            skip_reason=None if hits else 'no_match',
+            skip_reason=None if hits else ('below_floor' if ranked.below_floor else 'no_match'),
             latency_ms={k: round(v, 3) for k, v in latency.items()},
+            min_score=floor,
+            below_floor=ranked.below_floor,
+            candidates=(
+                {n: [(p.id, p.score) for p in pts] for n, pts in found.channels.items()}
+                if req.explain
+                else None
+            ),
+            factors=ranked.factors if req.explain else None,
+            speakers=sorted(ranked.speakers),
         )
         return SearchResponse(hits=hits, receipt=receipt)
+
+    def _recipe(self, req: SearchRequest) -> FusionConfig:
+        weights = dict(self._fusion.weights)
+        if req.graph is True and weights.get('graph', 0.0) <= 0:
+            weights['graph'] = GRAPH_OPT_IN_WEIGHT
+        elif req.graph is False:
+            weights['graph'] = 0.0
+        weights.update({str(k): v for k, v in (req.weights or {}).items()})
+        return self._fusion.model_copy(update={'weights': weights})
+
+    def _weak(self, found: _Found, terms: list[str]) -> bool:
+        """Nothing, or nothing convincing: the best few candidates all have low confidence."""
+        dense = {p.id: p.score for p in found.channels.get('dense', [])}
+        for item in found.fused[:WEAK_CHECK_DEPTH]:
+            payload = found.payloads.get(item.id)
+            if payload is None:
+                continue
+            text = str(payload.get('text', ''))
+            if confidence(terms, text, dense.get(item.id)) >= WEAK_CONFIDENCE:
+                return False
+        return True
 
     def _encode_query(self, req: SearchRequest, latency: dict[str, float]) -> dict[Channel, Any]:
         out: dict[Channel, Any] = {}
@@ -459,12 +558,14 @@ class RecallService:
     def _channels(
         self,
         req: SearchRequest,
+        recipe: FusionConfig,
         scopes: list[str],
         vectors: dict[Channel, Any],
         latency: dict[str, float],
-    ) -> tuple[dict[str, list[ScoredPoint]], list[Fused]]:
+    ) -> _Found:
         flt = self._filter(req, scopes)
         depth = min(MAX_CANDIDATES, max(MIN_CANDIDATES, req.top_k * CANDIDATE_FACTOR))
+        hybrid = req.mode == SearchMode.HYBRID
         channels: dict[str, list[ScoredPoint]] = {}
         for name, vector in vectors.items():
             t = time.perf_counter()
@@ -479,16 +580,85 @@ class RecallService:
                     EPISODES, name, vector, flt, depth
                 )
                 latency[f'episodes_{name}'] = latency.get(f'episodes_{name}', 0.0) + _ms(t)
-        if self._graph is not None and req.graph and req.mode == SearchMode.HYBRID:
+        payloads = {p.id: p.payload for points in channels.values() for p in points}
+        lent_by: dict[str, list[str]] = {}
+        if hybrid and recipe.weight('context') > 0:
+            t = time.perf_counter()
+            neighbours = self._neighbours(channels, flt, payloads)
+            sources: dict[str, list[tuple[str, float]]] = {
+                n: [(p.id, p.score) for p in channels[n]]
+                for n in ('bm25', 'dense')
+                if n in channels
+            }
+            channels['context'] = [
+                ScoredPoint(id=ident, score=score, payload=payloads[ident])
+                for ident, score in context_list(sources, neighbours)[:depth]
+            ]
+            for source, others in neighbours.items():
+                for other in others:
+                    lent_by.setdefault(other, []).append(source)
+            latency['context'] = latency.get('context', 0.0) + _ms(t)
+        if self._graph is not None and hybrid and recipe.weight('graph') > 0:
             t = time.perf_counter()
             channels['graph'] = self._graph_channel(req.query, scopes, flt, req.hops, depth)
+            payloads.update({p.id: p.payload for p in channels['graph']})
             latency['graph'] = latency.get('graph', 0.0) + _ms(t)
         t = time.perf_counter()
         lists = {name: [(p.id, p.score) for p in points] for name, points in channels.items()}
-        fuse = rrf if req.fusion == FusionMethod.RRF else weighted_merge
-        fused = fuse(lists)
+        weights = {name: recipe.weight(name) if hybrid else 1.0 for name in lists}
+        if 'graph' in lists:
+            weights['graph'] = graph_weight(weights['graph'], lists['graph'])
+        method = req.fusion.value if req.fusion is not None else recipe.method
+        # the learned model ranks later (_rank); RRF gives the preliminary order and receipt
+        fused = fuse(lists, 'rrf' if method == 'learned' else method, weights)
         latency['fuse'] = latency.get('fuse', 0.0) + _ms(t)
-        return channels, fused
+        return _Found(channels=channels, fused=fused, payloads=payloads, lent_by=lent_by)
+
+    def _neighbours(
+        self,
+        channels: dict[str, list[ScoredPoint]],
+        flt: PointFilter,
+        payloads: dict[str, dict[str, Any]],
+    ) -> dict[str, list[str]]:
+        """The memories written just before and after the strongest candidates, same session."""
+        ids = list(
+            dict.fromkeys(
+                p.id for name in ('bm25', 'dense') for p in channels.get(name, [])[:CONTEXT_DEPTH]
+            )
+        )
+        if not ids:
+            return {}
+        following = flt.model_copy(deep=True)
+        following.any_of['prev_id'] = list[str | bool | int](ids)
+        after, _ = self._vectors.scroll(MEMORIES, following, 2 * len(ids))
+        wanted = [
+            str(payloads[i]['prev_id'])
+            for i in ids
+            if payloads[i].get('prev_id') and payloads[i]['prev_id'] not in payloads
+        ]
+        before = self._vectors.retrieve(MEMORIES, wanted) if wanted else []
+        for point in [*after, *before]:
+            if matches(point.payload, flt):
+                payloads.setdefault(point.id, point.payload)
+        out: dict[str, list[str]] = {}
+        for ident in ids:
+            prev = payloads[ident].get('prev_id')
+            if (
+                isinstance(prev, str)
+                and prev in payloads
+                and same_session(payloads[ident], payloads[prev])
+            ):
+                out.setdefault(ident, []).append(prev)
+        for point in after:
+            source = point.payload.get('prev_id')
+            if (
+                point.id in payloads
+                and isinstance(source, str)
+                and source in payloads
+                and same_session(payloads[source], point.payload)
+            ):
+                out.setdefault(source, []).append(point.id)
+        return out
 
     def _graph_channel(
         self, query: str, scopes: list[str], flt: PointFilter, hops: int, depth: int
@@ -510,38 +680,112 @@ class RecallService:
         ]
 
     def _rank(
-        self, req: SearchRequest, fused: list[Fused], payloads: dict[str, dict[str, Any]]
-    ) -> tuple[list[Hit], str]:
+        self,
+        req: SearchRequest,
+        recipe: FusionConfig,
+        found: _Found,
+        terms: list[str],
+        floor: float,
+    ) -> _Ranked:
         moment = self._clock.now()
         now = to_epoch(moment)
-        best_by_text: dict[str, Hit] = {}
-        # only the head of the fused list can reach top_k after boosts; building models for the
+        payloads = found.payloads
+        dense = {p.id: p.score for p in found.channels.get('dense', [])}
+        speakers = {
+            str(payloads[f.id]['speaker'])
+            for f in found.fused
+            if f.id in payloads and payloads[f.id].get('speaker')
+        }
+        named = query_names(req.query, speakers)
+        period = query_period(req.query, moment)
+        own: dict[str, float] = {}
+
+        def sure(ident: str) -> float:
+            if ident not in own:
+                text = str(payloads[ident].get('text', ''))
+                own[ident] = confidence(terms, text, dense.get(ident))
+            return own[ident]
+
+        def signals(ident: str) -> dict[str, float]:
+            payload = payloads[ident]
+            # a turn found through its neighbour shares in the neighbour's confidence
+            lenders = [sure(i) for i in found.lent_by.get(ident, ()) if i in payloads]
+            return {
+                'speaker_named': 1.0 if payload.get('speaker') in named else 0.0,
+                'date_match': 1.0 if period and period.holds(payload.get('created_at')) else 0.0,
+                'confidence': max([sure(ident), *(CONTEXT_SHARE * c for c in lenders)]),
+            }
+
+        ids = [f.id for f in found.fused if f.id in payloads]
+        model = shipped_model() if self._learned(req, recipe, found) else None
+        extras: dict[str, dict[str, float]] = {}
+        if model is not None:
+            # a logistic model over every candidate's channel features and signals; its
+            # probability of relevance is the fused score
+            extras = {i: signals(i) for i in ids}
+            lists = {c: [(p.id, p.score) for p in pts] for c, pts in found.channels.items()}
+            probability = learned_scores(model, feature_matrix(ids, lists, extras))
+            base = {i: float(p) for i, p in zip(ids, probability, strict=True)}
+            order = sorted(ids, key=lambda i: (-base[i], i))
+        else:
+            base = {f.id: f.score for f in found.fused}
+            order = ids
+        # only the head of the order can reach top_k after boosts; building models for the
         # whole candidate depth would cost more than the store queries themselves
-        window = fused[: max(req.top_k * RANK_WINDOW_FACTOR, MIN_RANK_WINDOW)]
-        for item in window:
-            payload = payloads.get(item.id)
-            if payload is None:
-                continue
+        window = order[: max(req.top_k * RANK_WINDOW_FACTOR, MIN_RANK_WINDOW)]
+        in_window = set(window)
+        fused_by_id = {f.id: f for f in found.fused}
+        factors: dict[str, dict[str, float]] = {}
+        best_by_text: dict[str, Hit] = {}
+        below = 0
+        for ident in order if req.explain else window:
+            payload = payloads[ident]
             expires = payload.get('expires_at')
             if isinstance(expires, int | float) and expires <= now:
                 continue
             chunk = Chunk.from_payload(payload)
-            components = {f'{k}_rank': float(v) for k, v in item.ranks.items()}
-            components.update({k: round(v, 6) for k, v in item.channel_scores.items()})
-            components['fused'] = item.score
+            signal = extras.get(ident) or signals(ident)
             # the fused rank stays dominant: decay, importance and pinning move a hit by at
             # most ~10%, enough to reorder near-ties (recall.decay.multiplier)
             lift = multiplier(chunk, moment)
-            score = item.score * lift
+            # the learned model has already weighed speaker and date
+            spoke = 1.0 + recipe.speaker_boost * signal['speaker_named'] if model is None else 1.0
+            when = 1.0 + recipe.date_boost * signal['date_match'] if model is None else 1.0
+            user = USER_BOOST if req.user_id is not None and chunk.user_id == req.user_id else 1.0
+            trusted = UNTRUSTED_FACTOR if chunk.trust != Trust.TRUSTED else 1.0
+            if req.explain:
+                factors[ident] = {
+                    'decay_multiplier': round(lift, 6),
+                    'user_boost': user,
+                    'trust_factor': trusted,
+                    **{k: round(v, 4) for k, v in signal.items()},
+                }
+            if ident not in in_window:
+                continue
+            if signal['confidence'] < floor:
+                below += 1
+                continue
+            item = fused_by_id[ident]
+            components = {f'{k}_rank': float(v) for k, v in item.ranks.items()}
+            components.update({k: round(v, 6) for k, v in item.channel_scores.items()})
+            components['fused'] = base[ident]
             components['relevance'] = round(relevance(chunk, moment), 6)
             components['decay_multiplier'] = round(lift, 6)
-            if req.user_id is not None and chunk.user_id == req.user_id:
-                score *= USER_BOOST
-                components['user_boost'] = USER_BOOST
+            components['confidence'] = round(signal['confidence'], 4)
+            if model is not None:
+                components['learned'] = 1.0
+            for name, value in (
+                ('speaker_boost', spoke),
+                ('date_boost', when),
+                ('user_boost', user),
+                ('trust_factor', trusted),
+            ):
+                if value != 1.0:
+                    components[name] = value
             hit = Hit(
                 id=chunk.id,
                 text=chunk.text,
-                score=score,
+                score=base[ident] * lift * spoke * when * user * trusted,
                 components=components,
                 kind=chunk.kind,
                 tier=chunk.tier,
@@ -557,7 +801,17 @@ class RecallService:
             if twin is None or hit.score > twin.score:
                 best_by_text[chunk.content_hash] = hit
         ranked = sorted(best_by_text.values(), key=lambda h: (-h.score, h.id))
-        return _apply_policy(ranked, payloads, req.top_k)
+        return _Ranked(hits=ranked, below_floor=below, factors=factors, speakers=named)
+
+    @staticmethod
+    def _learned(req: SearchRequest, recipe: FusionConfig, found: _Found) -> bool:
+        """The learned model ranks hybrid searches over the channels it was fitted on."""
+        method = req.fusion.value if req.fusion is not None else recipe.method
+        return (
+            method == 'learned'
+            and req.mode == SearchMode.HYBRID
+            and all(c in LEARNED_CHANNELS for c in found.channels)
+        )
 
     # ---- access bookkeeping, off the request path ------------------------------------------
 
@@ -629,14 +883,6 @@ def _apply_filters(flt: PointFilter, filters: SearchFilters) -> None:
             gte=to_epoch(filters.created_after) if filters.created_after else None,
             lte=to_epoch(filters.created_before) if filters.created_before else None,
         )
-
-
-def _weak(channels: dict[str, list[ScoredPoint]]) -> bool:
-    """Nothing but a distant dense neighbour: not worth answering from alone."""
-    if channels.get('bm25') or channels.get('graph'):
-        return False
-    dense = channels.get('dense') or []
-    return not dense or dense[0].score < WEAK_DENSE_COSINE
 
 
 # fail-open order of importance labels (seed 004): must+nice, then unknown, then ignore

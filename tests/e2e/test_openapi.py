@@ -179,3 +179,28 @@ def test_a_body_that_is_not_a_json_object_gets_loc_body(client, auth, body):
     response = client.post('/v1/memories', data=body, content_type='application/json', headers=auth)
     details = _assert_error_shape(response, 400)
     assert details[0]['loc'] == ['body']
+
+
+def test_an_unexpected_error_is_a_documented_500_without_the_exception_text(tmp_path):
+    from api import create_app
+    from tests.conftest import ADMIN_TOKEN, make_settings
+
+    app = create_app(make_settings(tmp_path, graph_enabled=False, embedder='hash'))
+
+    def boom() -> None:
+        raise RuntimeError('internal detail that must not leak')
+
+    app.add_url_rule('/boom', 'boom', boom)
+    try:
+        client = app.test_client()
+        response = client.get('/boom', headers={'Authorization': f'Bearer {ADMIN_TOKEN}'})
+        doc = client.get('/openapi.json').get_json()
+    finally:
+        app.extensions['mnemos'].close()
+    details = _assert_error_shape(response, 500)
+    assert details[0]['type'] == 'internal_error'
+    assert 'must not leak' not in response.get_data(as_text=True)
+    assert response.headers['X-Request-Id']
+    assert doc['paths']['/v1/memory_search']['post']['responses']['500'] == {
+        '$ref': '#/components/responses/Error500'
+    }
