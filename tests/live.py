@@ -37,7 +37,13 @@ def live_service(data_dir: Path, **overrides: object) -> Iterator[str]:
     try:
         yield url
     finally:
-        server.close()
-        server.task_dispatcher.shutdown()  # type: ignore[union-attr]
+        # close every socket from inside the server's own loop (closing them from this thread
+        # races its select()); the loop ends when nothing is left to watch
+        def stop() -> None:
+            for channel in list(server._map.values()):  # type: ignore[union-attr]
+                channel.close()
+
+        server.trigger.pull_trigger(stop)  # type: ignore[union-attr]
         thread.join(timeout=10)
+        server.task_dispatcher.shutdown()  # type: ignore[union-attr]
         app.extensions['mnemos'].close()
