@@ -183,6 +183,8 @@ def build_document(ops: Iterable[Operation], *, api_version: str | None = None) 
             'license': {'name': 'Apache-2.0', 'identifier': 'Apache-2.0'},
         },
         'security': [{'bearer': []}],
+        # the API's own groups first, then the service's plumbing (health, metrics, docs, ui)
+        'tags': [{'name': t} for t in sorted(dict.fromkeys(op.tag for op in ops), key=_late)],
         'paths': paths,
         'components': {
             'schemas': schemas,
@@ -203,6 +205,10 @@ _REQUEST_ID_HEADER = {
     'description': 'the request id: the one sent in X-Request-Id when valid, else a new one',
     'schema': {'type': 'string'},
 }
+
+
+def _late(tag: str) -> bool:
+    return tag == 'service'
 
 
 def _first_line(model: type[BaseModel]) -> str:
