@@ -214,7 +214,8 @@ async function runSearch(event) {
   const text = $('query').value.trim();
   if (!text || !state.scope) return;
   await guarded(async () => {
-    const body = { query: text, scope: state.scope, top_k: 10, mode: $('mode').value };
+    // touch: false, looking at memories must not count as recalling them
+    const body = { query: text, scope: state.scope, top_k: 10, mode: $('mode').value, touch: false };
     const result = await api('POST', '/v1/memory_search', body);
     renderHits(result.hits);
     renderReceipt(result.receipt);

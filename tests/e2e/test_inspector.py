@@ -117,7 +117,8 @@ def test_search_pin_delete_and_an_entity_page_through_clicks(service, browser) -
     assert driver.execute_script("return sessionStorage.getItem('mnemos-token')") == TOKEN
     assert 'preference' in find(By.ID, 'stats').text
 
-    # search: hits and the receipt per channel
+    # search: hits and the receipt per channel; looking does not count as a recall
+    [tea] = [m for m in client.iter_memories(SCOPE) if m.text == 'Alice prefers green tea']
     type_into('query', 'green tea')
     find(By.ID, 'search-run').click()
     first = wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, '#hits li.hit')))
@@ -127,6 +128,7 @@ def test_search_pin_delete_and_an_entity_page_through_clicks(service, browser) -
         for row in driver.find_elements(By.CSS_SELECTOR, '#receipt tr.channel')
     }
     assert {'dense', 'bm25', 'fused'} <= channels
+    assert client.get(tea.id).access_count == tea.access_count
 
     # pin a memory: the row says so, and so does the service
     carol = client.list_memories(SCOPE, q='Carol cello').items[0]
