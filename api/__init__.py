@@ -10,9 +10,9 @@ from flask import Flask, g, jsonify, request
 
 from api import errors
 from core.auth import Principal
-from core.bootstrap import Services, build
 from core.errors import Unauthorized
 from core.settings import Settings
+from runtime.bootstrap import Services, build
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ def authenticate(services: Services, header: str | None) -> Principal:
     admin = services.settings.api_token
     if admin and hmac.compare_digest(token.encode(), admin.encode()):
         return Principal(name='admin', admin=True)
-    from core.registry import registry_of
+    from agents.registry import registry_of
 
     # agent tokens: team membership is read per request, so a team change applies at once
     agent = registry_of(services).principal_for(token)

@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from api.common import parse_args, parse_json, principal, require_write, services
 from core.errors import Forbidden, InvalidInput
 from core.scopes import Identifier, ScopeId
-from recall.admin import Dedupe, MemoryAdmin, render_snapshot
-from recall.documents import MAX_PATH_CHARS, DocumentIndex, check_path, split_markdown
+from recall.admin.service import Dedupe, MemoryAdmin, render_snapshot
+from recall.documents.index import MAX_PATH_CHARS, DocumentIndex, check_path, split_markdown
 
 bp = Blueprint('admin', __name__, url_prefix='/v1')
 
@@ -43,7 +43,9 @@ def _admin() -> MemoryAdmin:
 
 def _chunker(markdown: str) -> Sequence[str]:
     try:
-        shared = importlib.import_module('recall.markdown')  # the shared chunker, when present
+        shared = importlib.import_module(
+            'recall.documents.markdown'
+        )  # the shared chunker, when present
     except ModuleNotFoundError:
         return split_markdown(markdown)
     return [c if isinstance(c, str) else c.text for c in shared.chunk_markdown(markdown)]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.registry import Registry, Team, TokenInfo, registry_of
 from api.common import parse_args, parse_json, principal, services
 from core.errors import Forbidden, InvalidInput, NotFound
-from core.registry import Registry, Team, TokenInfo, registry_of
 from core.scopes import Identifier, ScopeId, agent_scope, is_identifier
 
 bp = Blueprint('agents', __name__, url_prefix='/v1')

@@ -9,10 +9,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.common import parse_json, principal, require_read, require_write, services
 from core.scopes import Identifier, ScopeId
-from recall.bundle import is_trivial, pack
-from recall.capture import capture, is_system_channel
+from recall.read.bundle import is_trivial, pack
 from recall.schemas import MemoryIn, SearchRequest
 from recall.tiers import Source
+from recall.write.capture import capture, is_system_channel
 
 bp = Blueprint('capture', __name__, url_prefix='/v1')
 

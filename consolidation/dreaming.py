@@ -21,7 +21,7 @@ from recall.schemas import MemoryIn, WriteStatus
 from recall.tiers import Kind, Source
 
 if TYPE_CHECKING:
-    from core.bootstrap import Services
+    from runtime.bootstrap import Services
 
 log = logging.getLogger(__name__)
 

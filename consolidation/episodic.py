@@ -25,7 +25,7 @@ from recall.models import (
 from recall.normalize import content_hash
 
 if TYPE_CHECKING:
-    from core.bootstrap import Services
+    from runtime.bootstrap import Services
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from recall.models import EPISODES, MEMORIES, Chunk, PointFilter, Range
 from recall.tiers import Kind, Tier
 
 if TYPE_CHECKING:
-    from core.bootstrap import Services
+    from runtime.bootstrap import Services
 
 log = logging.getLogger(__name__)
 

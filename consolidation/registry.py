@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from core.bootstrap import Services
+    from runtime.bootstrap import Services
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from consolidation.episodic import ensure_episodes
 
 if TYPE_CHECKING:
-    from core.bootstrap import Services
+    from runtime.bootstrap import Services
 
 
 def start(services: Services, *, consume: bool = True) -> None:

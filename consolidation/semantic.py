@@ -15,7 +15,7 @@ from consolidation.episodic import get_episode
 from consolidation.registry import job
 
 if TYPE_CHECKING:
-    from core.bootstrap import Services
+    from runtime.bootstrap import Services
 
 log = logging.getLogger(__name__)
 

@@ -14,10 +14,7 @@ from core.auth import Principal
 from core.clock import Clock, to_epoch
 from core.errors import InvalidInput, NotFound, PayloadTooLarge
 from core.scopes import GLOBAL
-from recall.conflicts import detect
 from recall.decay import multiplier, next_tier, relevance
-from recall.filtering import matches
-from recall.fusion import Fused, rrf, weighted_merge
 from recall.models import (
     ANY_USER,
     EPISODES,
@@ -34,6 +31,7 @@ from recall.models import (
 )
 from recall.normalize import content_hash, normalize_text
 from recall.ports import Embedder, GraphIndex, SparseEncoder, VectorStore
+from recall.read.fusion import Fused, rrf, weighted_merge
 from recall.schemas import (
     ChunkOut,
     FusionMethod,
@@ -49,6 +47,8 @@ from recall.schemas import (
     WriteStatus,
 )
 from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Tier, Trust
+from recall.write.conflicts import detect
+from vectors.filtering import matches
 
 log = logging.getLogger(__name__)
 

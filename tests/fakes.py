@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import StoreUnavailable
-from recall.filtering import matches
 from recall.models import (
     Channel,
     CollectionSpec,
@@ -20,6 +19,7 @@ from recall.models import (
     StoredPoint,
     VectorPoint,
 )
+from vectors.filtering import matches
 
 
 @dataclass

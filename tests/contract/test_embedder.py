@@ -13,7 +13,7 @@ from recall.ports import Embedder
 @pytest.fixture(scope='module')
 def embedder() -> Iterator[Embedder]:
     """make_embedder('minilm'): MiniLM int8 behind the clamp and the cache."""
-    from recall.embedders import make_embedder
+    from vectors.embedders import make_embedder
 
     with pytest.MonkeyPatch.context() as patch:
         # nothing here may reach the network: the weights and tokenizer are local files

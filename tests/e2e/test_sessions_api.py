@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from api import create_app
-from core.bootstrap import build
 from core.clock import ManualClock
 from core.settings import Settings
+from runtime.bootstrap import build
 from tests.conftest import ADMIN_TOKEN
 
 pytestmark = pytest.mark.slow

@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from recall.capture import (
+from recall.tiers import ImportanceLabel, Kind, Tier
+from recall.write.capture import (
     MAX_ITEMS_PER_TURN,
     SkipReason,
     capture,
@@ -21,7 +22,6 @@ from recall.capture import (
     is_system_channel,
     salience,
 )
-from recall.tiers import ImportanceLabel, Kind, Tier
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 

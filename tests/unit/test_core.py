@@ -11,9 +11,9 @@ from core.auth import Principal
 from core.errors import ConfigurationError, Forbidden, ReadOnlyForTeamMember
 from core.scopes import agent_of, is_scope
 from core.settings import Settings
-from recall.filtering import matches
 from recall.models import Chunk, PointFilter, Range, chunk_id
 from recall.normalize import content_hash, normalize_text
+from vectors.filtering import matches
 
 
 @pytest.mark.parametrize(

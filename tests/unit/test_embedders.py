@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from recall.embedders import CLAMP_JOINER, CachedEmbedder, HashEmbedder, clamp_text
+from vectors.embedders import CLAMP_JOINER, CachedEmbedder, HashEmbedder, clamp_text
 
 
 class CountingEmbedder:

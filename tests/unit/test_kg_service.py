@@ -12,10 +12,10 @@ import pytest
 
 from core.clock import ManualClock
 from core.errors import NotFound
+from kg.extraction.spacy_extractor import SpacyExtractor
 from kg.kuzu_store import KuzuGraphStore
 from kg.models import Entity, EntityType, KGSearchRequest, entity_id
 from kg.service import KnowledgeGraphService
-from kg.spacy_extractor import SpacyExtractor
 from recall.models import ChunkText
 
 SCOPE = 'agent:dana'

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from core.clock import Clock, to_epoch
 from core.errors import InvalidInput, NotFound
-from recall.admin import MemoryAdmin
+from recall.admin.service import MemoryAdmin
 from recall.models import CHUNK_NAMESPACE, MEMORIES, Chunk, PointFilter, StoredPoint
 from recall.normalize import content_hash, normalize_text
 from recall.ports import GraphIndex, VectorStore

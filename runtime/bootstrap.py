@@ -52,12 +52,12 @@ class Services:
 def build_vector_store(settings: Settings) -> VectorStore:
     """Qdrant Edge in the data dir (embedded) or a Qdrant server (KG_QDRANT_URL)."""
     if settings.qdrant_url is None:
-        from recall.edge_store import EdgeVectorStore
+        from vectors.edge import EdgeVectorStore
 
         return EdgeVectorStore(settings.data_dir / 'vectors')
     from qdrant_client import QdrantClient
 
-    from recall.qdrant_store import QdrantVectorStore
+    from vectors.qdrant import QdrantVectorStore
 
     try:
         client = QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key)
@@ -79,9 +79,9 @@ def build(
     """
     from consolidation import registry, runtime
     from consolidation.queue import make_job_queue
-    from recall.bm25 import Bm25Encoder
-    from recall.embedders import make_embedder
     from recall.service import RecallService
+    from vectors.bm25 import Bm25Encoder
+    from vectors.embedders import make_embedder
 
     clock = clock or SystemClock()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -145,10 +145,10 @@ def build(
 def _build_graph(
     settings: Settings, embedder: Embedder, clock: Clock, closers: list[Any]
 ) -> KnowledgeGraphService:
+    from kg.extraction.spacy_extractor import SpacyExtractor
     from kg.kuzu_store import KuzuGraphStore
     from kg.mirror import MirroredGraphStore
     from kg.service import KnowledgeGraphService
-    from kg.spacy_extractor import SpacyExtractor
 
     durable = KuzuGraphStore(settings.graph_path)
     try:

@@ -1,6 +1,6 @@
 """`mnemos worker`: consolidation worker processes for server mode (KG_REDIS_URL).
 
-A worker builds the same Services as the API through `core.bootstrap.build`, but with the graph
+A worker builds the same Services as the API through `runtime.bootstrap.build`, but with the graph
 disabled: Kuzu admits one read-write process, and that is the API process (the graph owner), which
 consumes the `graph` queue. Workers consume the `consolidation` queue (episodic, dreaming, expiry)
 and hand graph work (semantic extraction, dedup, graph indexing of dream memories) back to it.
@@ -30,7 +30,7 @@ def worker_settings(settings: Settings) -> Settings:
 def serve(settings: Settings, threads: int, stop: threading.Event | None = None) -> None:
     """Run one worker process until SIGTERM/SIGINT (or `stop`): consume the non-graph queues."""
     from consolidation.queue import WORKER_QUEUES
-    from core.bootstrap import build
+    from runtime.bootstrap import build
 
     services = build(worker_settings(settings), consume_jobs=False)
     stop = stop or threading.Event()
@@ -83,7 +83,7 @@ def run_worker(settings: Settings, *, processes: int = 1, threads: int = 4) -> i
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m consolidation.worker [--processes N] [--threads N]` with `KG_*` settings."""
+    """`python -m runtime.worker [--processes N] [--threads N]` with `KG_*` settings."""
     parser = argparse.ArgumentParser(prog='mnemos worker', description=__doc__)
     parser.add_argument('--processes', type=int, default=1)
     parser.add_argument('--threads', type=int, default=4)

@@ -17,7 +17,6 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recall.bundle import RECALL_MARKER
 from recall.normalize import (
     birthday_key,
     email_key,
@@ -27,6 +26,7 @@ from recall.normalize import (
     phone_key,
 )
 from recall.policy import grade, label_for
+from recall.read.bundle import RECALL_MARKER
 from recall.tiers import ImportanceLabel, Kind, Tier
 
 MIN_CONFIDENCE = 0.55

@@ -26,7 +26,7 @@ from core.errors import InvalidInput, NotFound, StoreUnavailable
 from core.scopes import agent_scope, check_scope, is_identifier
 
 if TYPE_CHECKING:
-    from core.bootstrap import Services
+    from runtime.bootstrap import Services
 
 FILENAME = 'registry.sqlite3'
 TOKEN_PREFIX = 'mnm_'
