@@ -30,8 +30,8 @@ from kg.kuzu_store import KuzuGraphStore  # noqa: E402
 from kg.mirror import MirroredGraphStore  # noqa: E402
 from kg.models import Entity, EntityType, KGSearchRequest, Mention, Relation  # noqa: E402
 from kg.service import KnowledgeGraphService  # noqa: E402
-from recall.models import ChunkText  # noqa: E402
 from vectors.embedders import HashEmbedder, make_embedder  # noqa: E402
+from vectors.models import ChunkText  # noqa: E402
 
 LOCOMO = Path('/work/shared/bench/locomo_dev.json')
 RESULTS = ROOT / 'bench' / 'results' / 'kg.json'

@@ -13,16 +13,9 @@ from consolidation import llm, text
 from consolidation.models import Episode, SessionIn, SummarySource, episode_id, source_id
 from consolidation.registry import job
 from core.errors import Conflict
-from recall.models import (
-    ANY_USER,
-    EPISODES,
-    CollectionSpec,
-    PointFilter,
-    Range,
-    VectorPoint,
-    episodes_spec,
-)
+from recall.models import ANY_USER, EPISODES, episodes_spec
 from recall.normalize import content_hash
+from vectors.models import CollectionSpec, PointFilter, Range, VectorPoint
 
 if TYPE_CHECKING:
     from runtime.bootstrap import Services

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from consolidation.registry import job
 from core.clock import to_epoch
-from recall.models import EPISODES, MEMORIES, Chunk, PointFilter, Range
+from recall.models import EPISODES, MEMORIES, Chunk
 from recall.tiers import Kind, Tier
+from vectors.models import PointFilter, Range
 
 if TYPE_CHECKING:
     from runtime.bootstrap import Services

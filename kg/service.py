@@ -48,8 +48,8 @@ from kg.resolution import (
     normalize,
     types_compatible,
 )
-from recall.models import ChunkText, ScoredPoint
-from recall.ports import Embedder
+from vectors.models import ChunkText, ScoredPoint
+from vectors.ports import Embedder
 
 log = logging.getLogger(__name__)
 

@@ -15,22 +15,9 @@ from core.clock import Clock, to_epoch
 from core.errors import InvalidInput, NotFound, PayloadTooLarge
 from core.scopes import GLOBAL
 from recall.decay import multiplier, next_tier, relevance
-from recall.models import (
-    ANY_USER,
-    EPISODES,
-    MEMORIES,
-    Channel,
-    Chunk,
-    ChunkText,
-    PointFilter,
-    Range,
-    ScoredPoint,
-    VectorPoint,
-    chunk_id,
-    memories_spec,
-)
+from recall.models import ANY_USER, EPISODES, MEMORIES, Chunk, chunk_id, memories_spec
 from recall.normalize import content_hash, normalize_text
-from recall.ports import Embedder, GraphIndex, SparseEncoder, VectorStore
+from recall.ports import GraphIndex
 from recall.read.fusion import Fused, rrf, weighted_merge
 from recall.schemas import (
     ChunkOut,
@@ -49,6 +36,8 @@ from recall.schemas import (
 from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Tier, Trust
 from recall.write.conflicts import detect
 from vectors.filtering import matches
+from vectors.models import Channel, ChunkText, PointFilter, Range, ScoredPoint, VectorPoint
+from vectors.ports import Embedder, SparseEncoder, VectorStore
 
 log = logging.getLogger(__name__)
 

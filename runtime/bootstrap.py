@@ -14,8 +14,8 @@ from core.settings import Settings
 if TYPE_CHECKING:
     from consolidation.ports import JobQueue
     from kg.service import KnowledgeGraphService
-    from recall.ports import Embedder, SparseEncoder, VectorStore
     from recall.service import RecallService
+    from vectors.ports import Embedder, SparseEncoder, VectorStore
 
 log = logging.getLogger(__name__)
 

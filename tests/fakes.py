@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import StoreUnavailable
-from recall.models import (
+from vectors.filtering import matches
+from vectors.models import (
     Channel,
     CollectionSpec,
     PointFilter,
@@ -19,7 +20,6 @@ from recall.models import (
     StoredPoint,
     VectorPoint,
 )
-from vectors.filtering import matches
 
 
 @dataclass

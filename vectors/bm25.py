@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import Stemmer
 
-from recall.models import SparseVector
+from vectors.models import SparseVector
 
 K1 = 1.2
 B = 0.75

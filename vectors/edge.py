@@ -12,7 +12,7 @@ from typing import Any
 import qdrant_edge as qe
 
 from core.errors import StoreUnavailable
-from recall.models import (
+from vectors.models import (
     Channel,
     CollectionSpec,
     PointFilter,

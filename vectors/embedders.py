@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from recall.ports import Embedder
+from vectors.ports import Embedder
 
 ASSETS = Path(__file__).parent / 'assets'
 CLAMP_JOINER = ' … '

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from recall.models import PointFilter
+from vectors.models import PointFilter
 
 
 def _values(payload: dict[str, Any], key: str) -> list[Any]:

@@ -10,7 +10,7 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from core.errors import StoreUnavailable
-from recall.models import (
+from vectors.models import (
     Channel,
     CollectionSpec,
     PointFilter,

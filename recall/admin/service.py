@@ -20,10 +20,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from core.clock import Clock
 from core.errors import InvalidInput
 from core.scopes import ScopeId
-from recall.models import MEMORIES, Chunk, PointFilter, VectorPoint, chunk_id
+from recall.models import MEMORIES, Chunk, chunk_id
 from recall.normalize import content_hash, normalize_text
-from recall.ports import Embedder, SparseEncoder, VectorStore
 from recall.tiers import Kind, Source, Tier
+from vectors.models import PointFilter, VectorPoint
+from vectors.ports import Embedder, SparseEncoder, VectorStore
 
 log = logging.getLogger(__name__)
 

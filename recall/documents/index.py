@@ -17,10 +17,12 @@ from pydantic import BaseModel, Field
 from core.clock import Clock, to_epoch
 from core.errors import InvalidInput, NotFound
 from recall.admin.service import MemoryAdmin
-from recall.models import CHUNK_NAMESPACE, MEMORIES, Chunk, PointFilter, StoredPoint
+from recall.models import CHUNK_NAMESPACE, MEMORIES, Chunk
 from recall.normalize import content_hash, normalize_text
-from recall.ports import GraphIndex, VectorStore
+from recall.ports import GraphIndex
 from recall.tiers import Kind, Source
+from vectors.models import PointFilter, StoredPoint
+from vectors.ports import VectorStore
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from recall.ports import Embedder
+from vectors.ports import Embedder
 
 
 @pytest.fixture(scope='module')

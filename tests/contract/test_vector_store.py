@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from core.errors import StoreUnavailable
-from recall.models import CollectionSpec, PointFilter, Range, SparseVector, VectorPoint
-from recall.ports import VectorStore
 from tests.fakes import InMemoryVectorStore
+from vectors.models import CollectionSpec, PointFilter, Range, SparseVector, VectorPoint
+from vectors.ports import VectorStore
 
 # ':memory:' warns that payload indexes have no effect there; that is expected in this suite
 pytestmark = pytest.mark.filterwarnings('ignore:Payload indexes have no effect')

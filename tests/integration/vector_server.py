@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from recall.models import (
+from vectors.models import (
     Channel,
     CollectionSpec,
     PointFilter,

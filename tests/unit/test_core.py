@@ -11,9 +11,10 @@ from core.auth import Principal
 from core.errors import ConfigurationError, Forbidden, ReadOnlyForTeamMember
 from core.scopes import agent_of, is_scope
 from core.settings import Settings
-from recall.models import Chunk, PointFilter, Range, chunk_id
+from recall.models import Chunk, chunk_id
 from recall.normalize import content_hash, normalize_text
 from vectors.filtering import matches
+from vectors.models import PointFilter, Range
 
 
 @pytest.mark.parametrize(
