@@ -14,19 +14,13 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict
-
+from agents.ports import Team, TokenInfo
 from core.auth import Principal
 from core.clock import Clock, SystemClock, from_epoch, to_epoch
 from core.errors import InvalidInput, NotFound, StoreUnavailable
 from core.scopes import agent_scope, check_scope, is_identifier
-
-if TYPE_CHECKING:
-    from runtime.bootstrap import Services
 
 FILENAME = 'registry.sqlite3'
 TOKEN_PREFIX = 'mnm_'
@@ -53,29 +47,6 @@ CREATE TABLE IF NOT EXISTS team_members (
 );
 CREATE INDEX IF NOT EXISTS team_members_agent ON team_members(agent_id);
 """
-
-
-class TokenInfo(BaseModel):
-    """A registered agent token, without its secret."""
-
-    model_config = ConfigDict(frozen=True)
-
-    token_id: str
-    agent_id: str
-    scopes: tuple[str, ...]
-    created_at: datetime
-    revoked_at: datetime | None = None
-
-
-class Team(BaseModel):
-    """A leader and members; members read the leader's memory as fallback and never write it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    team_id: str
-    leader: str
-    members: tuple[str, ...]
-    updated_at: datetime
 
 
 def hash_token(token: str) -> str:
@@ -269,10 +240,7 @@ class Registry:
         return [str(row[0]) for row in rows]
 
     def close(self) -> None:
-        """Close the connection (idempotent); a shared registry is reopened on next use."""
-        with _shared_lock:
-            if _shared.get(self.path) is self:
-                del _shared[self.path]
+        """Close the connection (idempotent)."""
         with self._lock:
             self._conn.close()
 
@@ -308,18 +276,4 @@ def _float(value: object) -> float:
     return float(value)
 
 
-_shared: dict[Path, Registry] = {}
 _shared_lock = threading.Lock()
-
-
-def registry_of(services: Services) -> Registry:
-    """The registry of this data dir: `services.registry` when wired, else one per file."""
-    wired = getattr(services, 'registry', None)
-    if isinstance(wired, Registry):
-        return wired
-    path = (services.settings.data_dir / FILENAME).resolve()
-    with _shared_lock:
-        registry = _shared.get(path)
-        if registry is None:
-            registry = _shared[path] = Registry(path, services.clock)
-        return registry

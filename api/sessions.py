@@ -23,7 +23,7 @@ def complete(session_key: str) -> tuple[Response, int, dict[str, str]]:
         raise InvalidInput('session_key', 'must match [A-Za-z0-9_.:-]{1,200}')
     session = parse_json(SessionIn)
     require_write(session.scope)
-    job_id, episode_id = complete_session(services(), session_key, session)
+    job_id, episode_id = complete_session(services().consolidation, session_key, session)
     location = url_for('sessions.job_status', job_id=job_id)
     body = {'job_id': job_id, 'episode_id': episode_id, 'status_url': location}
     return jsonify(body), 202, {'Location': location}
@@ -57,6 +57,6 @@ def episodes() -> Response:
     """Live episodes of a scope (optionally one user's), newest session first."""
     query = parse_args(EpisodesQuery)
     require_read(query.scope)
-    found = list_episodes(services(), query.scope, query.user_id, query.limit)
+    found = list_episodes(services().consolidation, query.scope, query.user_id, query.limit)
     out = [EpisodeOut.model_validate(e.model_dump()).model_dump(mode='json') for e in found]
     return jsonify(episodes=out, count=len(out))

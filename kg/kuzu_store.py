@@ -187,7 +187,7 @@ class KuzuGraphStore:
         result = self._conn().execute(query, params or {})
         assert not isinstance(result, list)
         try:
-            return result.get_all()
+            return [list(row) for row in result.get_all()]
         finally:
             result.close()  # an open result keeps its read transaction alive
 
@@ -648,7 +648,7 @@ def _mention(row: list[Any]) -> Mention:
         source_id=row[1],
         kind=_SOURCE_KINDS[row[2]],
         scope=row[3],
-        at=_aware(row[4]),
+        at=row[4].replace(tzinfo=UTC) if row[4].tzinfo is None else row[4],
     )
 
 

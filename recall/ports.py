@@ -12,7 +12,7 @@ from vectors.models import (
 
 
 class GraphIndex(Protocol):
-    """What recall needs of the knowledge graph (kg.service implements it)."""
+    """What recall needs of the knowledge graph (`runtime/graph_index.py` implements it)."""
 
     def index_chunks(self, chunks: Sequence[ChunkText]) -> dict[str, list[str]]:
         """Extract entities and relations into each chunk's scope graph; chunk id -> entity ids."""

@@ -1,36 +1,60 @@
-"""The composition root: the only module that builds adapters, picked by configuration alone."""
+"""The composition root: the only module that builds adapters, picked by configuration alone.
+
+`build(settings)` is called by `create_app()` and by the worker entrypoint (`runtime/worker.py`).
+Nothing connects at import time.
+"""
 
 from __future__ import annotations
 
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from agents.ports import AgentDirectory
+from agents.registry import FILENAME as AGENTS_FILE
+from agents.registry import Registry
+from consolidation import registry
+from consolidation.context import JobContext
+from consolidation.episodic import ensure_episodes
+from consolidation.ports import JobQueue
+from consolidation.queue import make_job_queue
 from core.clock import Clock, SystemClock
 from core.errors import StoreUnavailable
+from core.roles import GraphRole
 from core.settings import Settings
-
-if TYPE_CHECKING:
-    from consolidation.ports import JobQueue
-    from kg.service import KnowledgeGraphService
-    from recall.service import RecallService
-    from vectors.ports import Embedder, SparseEncoder, VectorStore
+from kg.service import KnowledgeGraphService
+from recall.admin.service import MemoryAdmin
+from recall.documents.index import DocumentIndex
+from recall.documents.markdown import chunk_texts
+from recall.service import RecallService
+from recall.write.writer import MemoryWriter
+from runtime.graph_index import KnowledgeGraphIndex
+from vectors.bm25 import Bm25Encoder
+from vectors.embedders import make_embedder
+from vectors.ports import Embedder, VectorStore
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class Services:
-    """Everything the API and the job handlers use; one instance per process."""
+    """The services the API and the job handlers use; one instance per process.
+
+    Services only: the adapters behind them stay inside the services (and `consolidation`, the
+    job handlers' own dependencies).
+    """
 
     settings: Settings
     clock: Clock
-    vectors: VectorStore
-    embedder: Embedder
-    sparse: SparseEncoder
+    graph_role: GraphRole
     recall: RecallService
+    writer: MemoryWriter
+    admin: MemoryAdmin
+    documents: DocumentIndex
+    agents: AgentDirectory
     jobs: JobQueue
+    consolidation: JobContext
     kg: KnowledgeGraphService | None = None
     _closers: list[Any] = field(default_factory=list, repr=False)
     _closed: bool = field(default=False, repr=False)
@@ -72,17 +96,13 @@ def build(
     clock: Clock | None = None,
     inline_jobs: bool = False,
     consume_jobs: bool = True,
+    owns_graph: bool = True,
 ) -> Services:
-    """Build every adapter and service for `settings`; nothing connects at import time.
+    """Build every adapter and service for `settings`.
 
-    `consume_jobs=False` accepts jobs without running any here (`mnemos worker` starts its own).
+    `owns_graph=False` (`mnemos worker`) never opens the graph: graph work is queued to the
+    owner. `consume_jobs=False` accepts jobs without running any here (the worker starts its own).
     """
-    from consolidation import registry, runtime
-    from consolidation.queue import make_job_queue
-    from recall.service import RecallService
-    from vectors.bm25 import Bm25Encoder
-    from vectors.embedders import make_embedder
-
     clock = clock or SystemClock()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     closers: list[Any] = []
@@ -96,46 +116,73 @@ def build(
             max_chars=settings.embed_max_chars,
         )
         sparse = Bm25Encoder()
-        kg = _build_graph(settings, embedder, clock, closers) if settings.graph_enabled else None
+        if not settings.graph_enabled:
+            role = GraphRole.OFF
+        else:
+            role = GraphRole.OWNER if owns_graph else GraphRole.CLIENT
+        kg = _build_graph(settings, embedder, clock, closers) if role == GraphRole.OWNER else None
+        graph = KnowledgeGraphIndex(kg) if kg is not None else None
 
-        holder: dict[str, Services] = {}
+        holder: dict[str, JobContext] = {}
 
         def runner(name: str, params: dict[str, Any]) -> Any:
-            return registry.run(holder['services'], name, params)
+            return registry.run(holder['context'], name, params)
 
         # embedded: StubBroker + in-process dramatiq Worker + SQLite outbox; else RedisBroker
-        jobs: Any = make_job_queue(settings, runner, clock, inline=inline_jobs)
+        jobs = make_job_queue(settings, runner, clock, inline=inline_jobs)
         closers.append(jobs.close)
 
-        recall = RecallService(
+        writer = MemoryWriter(
             vectors,
             embedder,
             sparse,
             clock,
-            graph=kg,
-            enqueue_graph=(lambda ids: jobs.enqueue('index_graph', ids=ids)) if kg else None,
+            graph=graph,
+            graph_role=role,
+            jobs=jobs,
             max_text_bytes=settings.max_text_bytes,
         )
+        recall = RecallService(vectors, embedder, sparse, clock, writer, graph=graph)
         closers.append(recall.close)
+        agents = Registry(settings.data_dir / AGENTS_FILE, clock)
+        closers.append(agents.close)
     except BaseException:
         for closer in reversed(closers):
             closer()
         raise
-    services = Services(
+    context = JobContext(
         settings=settings,
         clock=clock,
         vectors=vectors,
         embedder=embedder,
         sparse=sparse,
         recall=recall,
+        writer=writer,
         jobs=jobs,
+        kg=kg,
+    )
+    services = Services(
+        settings=settings,
+        clock=clock,
+        graph_role=role,
+        recall=recall,
+        writer=writer,
+        admin=MemoryAdmin(vectors, writer, clock, max_text_bytes=settings.max_text_bytes),
+        documents=DocumentIndex(vectors, writer, clock, chunk_texts),
+        agents=agents,
+        jobs=jobs,
+        consolidation=context,
         kg=kg,
         _closers=closers,
     )
-    holder['services'] = services
+    holder['context'] = context
     try:
-        # only now: replayed outbox jobs may run at once and need `holder`
-        runtime.start(services, consume=consume_jobs)
+        ensure_episodes(context)
+        if consume_jobs:
+            # only now: replayed outbox jobs may run at once and need `holder`. Embedded: worker
+            # threads drain every queue; server mode: this process owns the graph and drains the
+            # `graph` queue only (`mnemos worker` passes consume_jobs=False, starts its own).
+            jobs.start()
     except BaseException:
         services.close()
         raise
@@ -148,7 +195,6 @@ def _build_graph(
     from kg.extraction.spacy_extractor import SpacyExtractor
     from kg.kuzu_store import KuzuGraphStore
     from kg.mirror import MirroredGraphStore
-    from kg.service import KnowledgeGraphService
 
     durable = KuzuGraphStore(settings.graph_path)
     try:

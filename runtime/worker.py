@@ -1,9 +1,10 @@
 """`mnemos worker`: consolidation worker processes for server mode (KG_REDIS_URL).
 
-A worker builds the same Services as the API through `runtime.bootstrap.build`, but with the graph
-disabled: Kuzu admits one read-write process, and that is the API process (the graph owner), which
-consumes the `graph` queue. Workers consume the `consolidation` queue (episodic, dreaming, expiry)
-and hand graph work (semantic extraction, dedup, graph indexing of dream memories) back to it.
+A worker builds the same Services as the API through `runtime.bootstrap.build`, as a graph
+*client* (`GraphRole.CLIENT`): Kuzu admits one read-write process, and that is the API process
+(the graph owner), which consumes the `graph` queue. Workers consume the `consolidation` queue
+(episodic, dreaming, expiry) and hand graph work (semantic extraction, dedup, indexing written
+memories, forgetting pruned ones) to the owner through the graph queue.
 """
 
 from __future__ import annotations
@@ -22,23 +23,18 @@ from core.settings import Settings
 log = logging.getLogger(__name__)
 
 
-def worker_settings(settings: Settings) -> Settings:
-    """`settings` as a worker uses them: the graph stays with the graph-owning API process."""
-    return settings.model_copy(update={'graph_enabled': False})
-
-
 def serve(settings: Settings, threads: int, stop: threading.Event | None = None) -> None:
     """Run one worker process until SIGTERM/SIGINT (or `stop`): consume the non-graph queues."""
     from consolidation.queue import WORKER_QUEUES
     from runtime.bootstrap import build
 
-    services = build(worker_settings(settings), consume_jobs=False)
+    services = build(settings, consume_jobs=False, owns_graph=False)
     stop = stop or threading.Event()
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, lambda *_: stop.set())
     try:
-        services.jobs.start(queues=WORKER_QUEUES, threads=threads)  # type: ignore[attr-defined]
+        services.jobs.start(queues=WORKER_QUEUES, threads=threads)
         log.info('mnemos worker: consuming %s with %d threads', sorted(WORKER_QUEUES), threads)
         print('mnemos worker: ready', flush=True)
         stop.wait()

@@ -199,3 +199,46 @@ def _canonical_or_none(ident: str) -> str | None:
         return _canonical(ident)
     except (ValueError, AttributeError, TypeError):
         return None
+
+
+class RecordingGraphIndex:
+    """GraphIndex twin: remembers which chunks mention which (fake) entities."""
+
+    def __init__(self) -> None:
+        self.mentions: dict[str, list[str]] = {}
+        self.forgotten: list[str] = []
+
+    def index_chunks(self, chunks: Sequence[Any]) -> dict[str, list[str]]:
+        """Every chunk mentions one entity named after its first word."""
+        out = {c.id: [f'entity:{c.text.split()[0].lower()}'] for c in chunks}
+        self.mentions.update(out)
+        return out
+
+    def related_chunks(
+        self, query: str, scopes: Sequence[str], hops: int, limit: int
+    ) -> list[ScoredPoint]:
+        """Chunks whose entity is the query's first word."""
+        wanted = f'entity:{query.split()[0].lower()}' if query.split() else ''
+        ids = [cid for cid, ents in self.mentions.items() if wanted in ents]
+        return [ScoredPoint(id=cid, score=1.0) for cid in ids[:limit]]
+
+    def forget_chunks(self, ids: Sequence[str]) -> None:
+        """Drop the mentions of deleted chunks."""
+        for ident in ids:
+            self.mentions.pop(ident, None)
+            self.forgotten.append(ident)
+
+
+class InlineJobs:
+    """Jobs twin: runs each job at once through `run(name, params)`, recording what was sent."""
+
+    def __init__(self, run: Any = None) -> None:
+        self.run = run
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+
+    def enqueue(self, job: Any, **params: Any) -> str:
+        """Record the job, run it when a runner is wired, return a fresh id."""
+        self.sent.append((str(job), params))
+        if self.run is not None:
+            self.run(str(job), params)
+        return str(uuid.uuid4())

@@ -11,7 +11,7 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from datetime import datetime
@@ -524,7 +524,7 @@ class SpacyExtractor:
 _DONE = object()
 
 
-def read_ahead(items: Iterator[Any], depth: int) -> Iterator[Any]:
+def read_ahead(items: Iterator[Any], depth: int) -> Generator[Any, None, None]:
     """The items of `items`, produced by a thread up to `depth` ahead of the consumer.
 
     An exception in the producer is raised to the consumer; a consumer that stops early stops
@@ -936,18 +936,18 @@ class _DocReader:
                     self._emit(subj, predicate, obj, when, fact, 0.9 if known else 0.6)
             elif child.dep_ in ('prep', 'agent'):
                 prep = child.lower_
-                predicate = _VERB_PREP.get((verb, prep)) or _VERB_PREP.get((lemma, prep))
+                known_prep = _VERB_PREP.get((verb, prep)) or _VERB_PREP.get((lemma, prep))
                 for pobj in _pobjs(child):
                     obj = self._arg(pobj)
                     if obj is None:
                         continue
                     self._emit(
                         subj,
-                        predicate or f'{verb}_{prep}',
+                        known_prep or f'{verb}_{prep}',
                         obj,
                         when,
                         fact,
-                        0.9 if predicate else 0.6,
+                        0.9 if known_prep else 0.6,
                     )
 
     # ---- types and attributes --------------------------------------------------------------

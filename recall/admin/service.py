@@ -1,7 +1,7 @@
 """Admin operations on chunk memory: JSONL export/import, Core snapshot to Markdown and back.
 
-Everything here works on the VectorStore port directly, because an import must keep ids, tiers and
-timestamps exactly, where `RecallService.remember` would derive them anew.
+Imports keep ids, tiers and timestamps exactly, where `MemoryWriter.remember` would derive them
+anew, so they go through `MemoryWriter.store`; reads (export, snapshot) use the VectorStore port.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from core.scopes import ScopeId
 from recall.models import MEMORIES, Chunk, chunk_id
 from recall.normalize import content_hash, normalize_text
 from recall.tiers import Kind, Source, Tier
-from vectors.models import PointFilter, VectorPoint
-from vectors.ports import Embedder, SparseEncoder, VectorStore
+from recall.write.writer import MemoryWriter
+from vectors.models import PointFilter
+from vectors.ports import VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -279,22 +280,18 @@ class MemoryAdmin:
     def __init__(
         self,
         vectors: VectorStore,
-        embedder: Embedder,
-        sparse: SparseEncoder,
+        writer: MemoryWriter,
         clock: Clock,
         *,
         max_text_bytes: int = 32 * 1024,
-        on_written: Callable[[list[str]], None] | None = None,
         batch_size: int = BATCH,
         progress_every: int = PROGRESS_EVERY,
     ) -> None:
+        """Reads go to `vectors`; every write goes through `writer`."""
         self._vectors = vectors
-        self._embedder = embedder
-        self._sparse = sparse
+        self._writer = writer
         self._clock = clock
         self._max_text_bytes = max_text_bytes
-        # called with the ids of each written batch (graph indexing is queued there)
-        self._on_written = on_written
         self._batch = batch_size
         self._progress_every = progress_every
 
@@ -302,21 +299,7 @@ class MemoryAdmin:
 
     def store(self, chunks: Sequence[Chunk]) -> None:
         """Embed and upsert chunks exactly as given (ids, tiers and timestamps kept)."""
-        if not chunks:
-            return
-        dense = self._embedder.embed([c.text for c in chunks])
-        points = [
-            VectorPoint(
-                id=c.id,
-                dense=d,
-                sparse=self._sparse.encode_document(c.text),
-                payload=c.to_payload(),
-            )
-            for c, d in zip(chunks, dense, strict=True)
-        ]
-        self._vectors.upsert(MEMORIES, points)
-        if self._on_written is not None:
-            self._on_written([c.id for c in chunks])
+        self._writer.store(chunks)
 
     def _existing_ids(self, ids: Iterable[str]) -> set[str]:
         wanted = list(dict.fromkeys(ids))

@@ -16,17 +16,15 @@ from pydantic import BaseModel, Field
 
 from core.clock import Clock, to_epoch
 from core.errors import InvalidInput, NotFound
-from recall.admin.service import MemoryAdmin
 from recall.models import CHUNK_NAMESPACE, MEMORIES, Chunk
 from recall.normalize import content_hash, normalize_text
-from recall.ports import GraphIndex
 from recall.tiers import Kind, Source
+from recall.write.writer import MemoryWriter
 from vectors.models import PointFilter, StoredPoint
 from vectors.ports import VectorStore
 
 log = logging.getLogger(__name__)
 
-MAX_CHUNK_CHARS = 1000
 MAX_PATH_CHARS = 1024
 
 Chunker = Callable[[str], Sequence[str]]
@@ -73,17 +71,15 @@ class DocumentIndex:
     def __init__(
         self,
         vectors: VectorStore,
-        writer: MemoryAdmin,
+        writer: MemoryWriter,
         clock: Clock,
         chunker: Chunker,
-        *,
-        graph: GraphIndex | None = None,
     ) -> None:
+        """Reads go to `vectors`; every write goes through `writer`."""
         self._vectors = vectors
         self._writer = writer
         self._clock = clock
         self._chunker = chunker
-        self._graph = graph
 
     def _stored(self, scope: str, path: str) -> list[StoredPoint]:
         flt = PointFilter(scopes=[scope], any_of={'doc_path': [path]})
@@ -144,12 +140,8 @@ class DocumentIndex:
         gone = [ident for ident in stored if ident not in wanted]
         # new chunks first: a failure half-way leaves the old version searchable, not nothing
         self._writer.store(fresh)
-        if moved:
-            self._vectors.set_payload(MEMORIES, moved)
-        if gone:
-            self._vectors.delete(MEMORIES, gone)
-            if self._graph is not None:
-                self._graph.forget_chunks(gone)
+        self._writer.update(moved)
+        self._writer.delete_many(gone)
         log.info(
             'document %s in %s: %d chunks, %d embedded, %d reused, %d deleted',
             path, scope, len(wanted), len(fresh), len(wanted) - len(fresh), len(gone),
@@ -171,57 +163,5 @@ class DocumentIndex:
             ids = [p.id for p in self._stored(scope, path)]
             if not ids:
                 raise NotFound('document', path)
-            self._vectors.delete(MEMORIES, ids)
-        if self._graph is not None:
-            self._graph.forget_chunks(ids)
+            self._writer.delete_many(ids)
         return len(ids)
-
-
-def split_markdown(markdown: str, max_chars: int = MAX_CHUNK_CHARS) -> list[str]:
-    """Stand-in chunker (headings, then paragraphs, then lines) until recall/markdown.py lands."""
-    sections: list[tuple[str, list[str]]] = [('', [])]
-    for line in markdown.splitlines():
-        if line.lstrip().startswith('#') and line.lstrip('#').startswith(' '):
-            sections.append((line.strip(), []))
-        else:
-            sections[-1][1].append(line)
-    chunks: list[str] = []
-    for heading, lines in sections:
-        paragraphs = [p.strip() for p in '\n'.join(lines).split('\n\n') if p.strip()]
-        if not paragraphs:
-            if heading:
-                chunks.append(heading)
-            continue
-        current = heading
-        for paragraph in paragraphs:
-            for piece in _pieces(paragraph, max_chars - len(heading) - 2):
-                candidate = f'{current}\n\n{piece}' if current else piece
-                if len(candidate) <= max_chars:
-                    current = candidate
-                    continue
-                chunks.append(current)
-                current = f'{heading}\n\n{piece}' if heading else piece
-        if current and current != heading:
-            chunks.append(current)
-    return chunks
-
-
-def _pieces(paragraph: str, limit: int) -> list[str]:
-    limit = max(limit, 100)
-    if len(paragraph) <= limit:
-        return [paragraph]
-    out: list[str] = []
-    current = ''
-    for line in paragraph.splitlines():
-        while len(line) > limit:
-            out.append(line[:limit])
-            line = line[limit:]
-        candidate = f'{current}\n{line}' if current else line
-        if len(candidate) > limit:
-            out.append(current)
-            current = line
-        else:
-            current = candidate
-    if current:
-        out.append(current)
-    return out

@@ -159,3 +159,8 @@ def chunk_markdown(markdown: str, max_chars: int = MAX_CHUNK_CHARS) -> list[Mark
                 )
             )
     return chunks
+
+
+def chunk_texts(markdown: str, max_chars: int = MAX_CHUNK_CHARS) -> list[str]:
+    """The chunks' texts only: what the document index and hydrate store."""
+    return [c.text for c in chunk_markdown(markdown, max_chars)]
