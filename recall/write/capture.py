@@ -9,48 +9,24 @@ and makes it salient by itself.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
-from datetime import date, datetime
+from datetime import datetime
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from recall.normalize import (
-    birthday_key,
-    email_key,
-    entity_key,
     name_key,
     normalize_text,
-    phone_key,
 )
 from recall.policy import grade, label_for
-from recall.read.bundle import RECALL_MARKER
 from recall.tiers import ImportanceLabel, Kind, Tier
+from recall.write.deterministic import Captured, deterministic_capture
+from recall.write.guards import injection_reason, is_system_channel
 
 MIN_CONFIDENCE = 0.55
 MAX_ITEMS_PER_TURN = 6
-SYSTEM_CHANNELS = frozenset({'heartbeat', 'cron', 'system'})
-# runtime-built user-role messages carry one of these tags (seed 001: source=internal|banner|…)
-INTERNAL_SOURCES = frozenset(
-    {
-        'internal',
-        'banner',
-        'repair',
-        'compaction',
-        'system',
-        'tool',
-        'test',
-        'recall',
-        'heartbeat',
-        'cron',
-        'injected',
-        'preparse',
-        'consolidation',
-        'assistant',
-    }
-)
 
 
 class SkipReason(StrEnum):
@@ -65,19 +41,6 @@ class SkipReason(StrEnum):
     LOW_CONFIDENCE = 'low_confidence'
     OVER_LIMIT = 'over_limit'
     DUPLICATE = 'duplicate'
-
-
-class Captured(BaseModel):
-    """A structured value found by pattern: phone, email, id_card, passport or birthday."""
-
-    model_config = ConfigDict(frozen=True)
-
-    kind: str
-    value: str = Field(description='normalised: +8613800000000, a@b.c, 1990-05-01')
-    raw: str
-    entity_key: str
-    start: int
-    end: int
 
 
 class Candidate(BaseModel):
@@ -126,207 +89,6 @@ class CaptureDecision(BaseModel):
     def kinds(self) -> list[Kind]:
         """Kinds of the candidates, in order."""
         return [c.kind for c in self.candidates]
-
-
-# ---- channels and injected prompts -----------------------------------------------------------
-
-
-def is_system_channel(channel: str | None) -> bool:
-    """True for heartbeat, cron and system channels (also as the last part of a scope)."""
-    if not channel:
-        return False
-    return channel.strip().lower().rsplit(':', 1)[-1] in SYSTEM_CHANNELS
-
-
-# (name, pattern): fingerprints of prompts the runtime or a test harness wrote, not the user
-_FINGERPRINTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, re.IGNORECASE | re.MULTILINE))
-    for name, pattern in (
-        (
-            'recall_block',
-            re.escape(RECALL_MARKER) + r'|##\s*relevant memor|<recalled[_-]?memor'
-            r'|\[memory context\]|<memory[_-]?context|<relevant[_-]?memor',
-        ),
-        (
-            'system_tag',
-            r'</?\s*(system|system[_-]?prompt|instructions?|assistant|tool_result|'
-            r'tool_use|function_results?)\s*>|<\|im_start\|>|<\|system\|>|\[/?INST\]|<</?SYS>>',
-        ),
-        (
-            'persona',
-            r'\byou are (a|an) (helpful|friendly|ai|large language|honest|harmless)|'
-            r'\bas an ai (language )?model\b|\byou are chatgpt\b|\byou are claude\b',
-        ),
-        (
-            'jailbreak',
-            r'\bignore (all |any )?(the )?(previous|prior|above) (instructions|prompts?)'
-            r'|\bdisregard (all )?(previous|prior) instructions',
-        ),
-        ('role_line', r'^\s*(system|assistant|developer)\s*:'),
-        (
-            'task_banner',
-            r'ask_user\s*工具|请用\s*ask_user|ask_user tool|write_workspace_file|'
-            r'multi-hop task|depth-\d+ chain test|\blead should\b|偏好收集|请按以下顺序完成|'
-            r'delegate to agent_',
-        ),
-        (
-            'runtime_line',
-            r'^\s*\[(cron:|heartbeat|distilled_|compaction|system)|'
-            r'^\s*(heartbeat_ok|no_reply)\b',
-        ),
-    )
-)
-_TOOL_JSON_KEYS = re.compile(
-    r'"(tool_calls?|function_call|tool_use|tool_call_id|arguments|tool_result|name)"\s*:'
-)
-
-
-def _tool_json(text: str) -> bool:
-    stripped = text.strip()
-    if not stripped or stripped[0] not in '[{':
-        return False
-    if _TOOL_JSON_KEYS.search(stripped):
-        return True
-    try:
-        json.loads(stripped)
-    except ValueError:
-        return False
-    return True  # a whole JSON document is tool output, not something the user told us
-
-
-def injection_reason(text: str, source: str | None = None) -> str | None:
-    """Why `text` looks injected (`source:<tag>` or a fingerprint name), or None."""
-    tag = (source or '').strip().lower()
-    if tag in INTERNAL_SOURCES:
-        return f'source:{tag}'
-    if _tool_json(text):
-        return 'tool_json'
-    for name, pattern in _FINGERPRINTS:
-        if pattern.search(text):
-            return name
-    return None
-
-
-def is_injected(text: str, source: str | None = None) -> bool:
-    """True for runtime/system/test prompts: by source tag first, else by content fingerprint."""
-    return injection_reason(text, source) is not None
-
-
-# ---- deterministic capture -------------------------------------------------------------------
-
-_EMAIL = re.compile(
-    r'(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}'
-)
-_CN_MOBILE = re.compile(r'(?<![\d+])(?:\+?86[\s-]?)?1[3-9]\d(?:[\s-]?\d{4}){2}(?!\d)')
-_INTL_PHONE = re.compile(r'(?<![\w+])\+\d{1,3}(?:[\s-]?\(?\d{1,4}\)?){2,5}(?!\d)')
-_ID_CARD = re.compile(
-    r'(?<![\dA-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}'
-    r'[\dXx](?![\dA-Za-z])'
-)
-_PASSPORT = re.compile(
-    r'(?:passport|护照)\D{0,20}?(?<![A-Za-z0-9])([A-Z]{1,2}\d{6,8})(?![A-Za-z0-9])', re.I
-)
-_BIRTH_ANCHOR = re.compile(
-    r'birthday|date of birth|\bdob\b|\bborn(?: on)?\b|生日|出生(?:日期|于|在)?', re.IGNORECASE
-)
-_DATE_YMD = re.compile(r'(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*[日号]?')
-_DATE_MD_ZH = re.compile(r'(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]')
-_MONTH_NAMES = ('jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec')
-_MONTHS = {m: i for i, m in enumerate(_MONTH_NAMES, start=1)}
-_DATE_MDY_EN = re.compile(
-    r'\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(\d{1,2})(?!\d)(?:st|nd|rd|th)?'
-    r'(?:,?\s+(\d{4}))?',
-    re.IGNORECASE,
-)
-_DATE_DMY_EN = re.compile(
-    r'\b(\d{1,2})(?:st|nd|rd|th)?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?'
-    r'(?:,?\s+(\d{4}))?',
-    re.IGNORECASE,
-)
-_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
-
-
-def _id_card_valid(number: str) -> bool:
-    # GB 11643 checksum: a wrong digit is far likelier a typo or another number than an id
-    total = sum(int(d) * w for d, w in zip(number[:17], _ID_WEIGHTS, strict=True))
-    return '10X98765432'[total % 11] == number[17].upper()
-
-
-def _birthday(text: str, now: datetime | None) -> Captured | None:
-    anchor = _BIRTH_ANCHOR.search(text)
-    if anchor is None:
-        return None
-    window_start = anchor.end()
-    window = text[window_start : window_start + 24]
-    found: tuple[int | None, int, int, re.Match[str]] | None = None
-    if m := _DATE_YMD.search(window):
-        found = (int(m.group(1)), int(m.group(2)), int(m.group(3)), m)
-    elif m := _DATE_MD_ZH.search(window):
-        found = (None, int(m.group(1)), int(m.group(2)), m)
-    elif m := _DATE_MDY_EN.search(window):
-        year = int(m.group(3)) if m.group(3) else None
-        found = (year, _MONTHS[m.group(1).lower()[:3]], int(m.group(2)), m)
-    elif m := _DATE_DMY_EN.search(window):
-        year = int(m.group(3)) if m.group(3) else None
-        found = (year, _MONTHS[m.group(2).lower()[:3]], int(m.group(1)), m)
-    if found is None:
-        return None
-    year, month, day, match = found
-    try:
-        born = date(year or 2000, month, day)  # 2000 is a leap year: 02-29 stays valid
-    except ValueError:
-        return None
-    if year is not None and now is not None and born > now.date():
-        return None  # a birthday in the future is some other date
-    value = born.isoformat() if year is not None else f'--{month:02d}-{day:02d}'
-    key = birthday_key(year, month, day) if year is not None else entity_key('birthday', value)
-    start, end = window_start + match.start(), window_start + match.end()
-    return Captured(
-        kind='birthday',
-        value=value,
-        raw=text[start:end].strip(),
-        entity_key=key,
-        start=start,
-        end=end,
-    )
-
-
-def deterministic_capture(text: str, now: datetime | None = None) -> list[Captured]:
-    """Phones, emails, Chinese id cards, passports and birthdays in `text`, in text order."""
-    found: list[Captured] = []
-    taken: list[tuple[int, int]] = []
-
-    def add(kind: str, value: str, key: str, m: re.Match[str], group: int = 0) -> None:
-        start, end = m.span(group)
-        if any(start < e and s < end for s, e in taken):
-            return  # one span is one value: an id card's digits are not also a phone
-        taken.append((start, end))
-        found.append(
-            Captured(
-                kind=kind, value=value, raw=m.group(group), entity_key=key, start=start, end=end
-            )
-        )
-
-    for m in _ID_CARD.finditer(text):
-        if _id_card_valid(m.group(0)):
-            number = m.group(0).upper()
-            add('id_card', number, entity_key('idcard', number), m)
-    for m in _EMAIL.finditer(text):
-        key = email_key(m.group(0))
-        add('email', key.split(':', 1)[1], key, m)
-    for pattern in (_CN_MOBILE, _INTL_PHONE):
-        for m in pattern.finditer(text):
-            if len(re.sub(r'\D', '', m.group(0))) < 8:
-                continue
-            key = phone_key(m.group(0))
-            add('phone', key.split(':', 1)[1], key, m)
-    for m in _PASSPORT.finditer(text):
-        number = m.group(1).upper()
-        add('passport', number, entity_key('passport', number), m, 1)
-    birthday = _birthday(text, now)
-    if birthday is not None and not any(birthday.start < e and s < birthday.end for s, e in taken):
-        found.append(birthday)
-    return sorted(found, key=lambda c: c.start)
 
 
 # ---- salience and questions ------------------------------------------------------------------

@@ -15,7 +15,7 @@ from recall.read.bundle import (
     is_trivial,
     pack,
 )
-from recall.write.capture import is_injected
+from recall.write.guards import is_injected
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 

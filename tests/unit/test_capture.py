@@ -15,13 +15,11 @@ from recall.write.capture import (
     SkipReason,
     capture,
     classify,
-    deterministic_capture,
-    injection_reason,
-    is_injected,
     is_question,
-    is_system_channel,
     salience,
 )
+from recall.write.deterministic import deterministic_capture
+from recall.write.guards import injection_reason, is_injected, is_system_channel
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 
