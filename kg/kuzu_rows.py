@@ -10,6 +10,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from core.clock import aware, aware_or_none
 from kg.models import (
     Entity,
     Mention,
@@ -60,10 +61,6 @@ def naive(value: datetime | None) -> datetime | None:
     if value is None:
         return None
     return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
-
-
-def _aware(value: datetime | None) -> datetime | None:
-    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
 
 
 _UPDATED_FIELDS = tuple(c for c in ENTITY_COLS if c not in ('scope', 'created_at', 'merged_into'))
@@ -165,14 +162,14 @@ def entity_from_row(row: list[Any]) -> Entity:
     data['summary'] = data['summary'] or ''
     data['mention_count'] = data['mention_count'] or 0
     for key in ('created_at', 'updated_at'):
-        data[key] = _aware(data[key])
+        data[key] = aware_or_none(data[key])
     return Entity.model_validate(data)
 
 
 def _relation(row: list[Any]) -> Relation:
     data = dict(zip(REL_COLS, row[2:], strict=True))
     for key in ('valid_from', 'valid_to', 'recorded_at', 'expired_at'):
-        data[key] = _aware(data[key])
+        data[key] = aware_or_none(data[key])
     data['fact'] = data['fact'] or ''
     return Relation(subject_id=row[0], object_id=row[1], **data)
 
@@ -183,7 +180,7 @@ def mention_from_row(row: list[Any]) -> Mention:
         source_id=row[1],
         kind=SOURCE_KINDS[row[2]],
         scope=row[3],
-        at=row[4].replace(tzinfo=UTC) if row[4].tzinfo is None else row[4],
+        at=aware(row[4]),
     )
 
 

@@ -13,7 +13,7 @@ from datetime import datetime
 
 import networkx as nx
 
-from core.clock import Clock
+from core.clock import Clock, aware
 from core.errors import NotFound
 from kg import temporal
 from kg.models import (
@@ -30,7 +30,6 @@ from kg.models import (
     RelationUpdate,
     SourceKind,
     SourceText,
-    aware,
     entity_id,
     relation_id,
 )

@@ -8,19 +8,11 @@ from typing import Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
+from core.clock import aware_or_none
 from core.scopes import Identifier, ScopeId
 from recall.tiers import ImportanceLabel, Kind, Source, Tier, Trust
 
 MAX_QUERY_CHARS = 8_000
-
-
-def _aware(value: datetime | None) -> datetime | None:
-    # naive timestamps from clients are taken as UTC rather than rejected
-    if value is not None and value.tzinfo is None:
-        from datetime import UTC
-
-        return value.replace(tzinfo=UTC)
-    return value
 
 
 class MemoryIn(BaseModel):
@@ -57,7 +49,7 @@ class MemoryIn(BaseModel):
     @field_validator('created_at', 'expires_at')
     @classmethod
     def _tz(cls, value: datetime | None) -> datetime | None:
-        return _aware(value)
+        return aware_or_none(value)
 
 
 class WriteStatus(StrEnum):
