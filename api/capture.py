@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from api.common import parse_json, principal, require_read, require_write, services
 from core.scopes import Identifier, ScopeId
-from recall.read.bundle import is_trivial, pack
+from recall.read.bundle import BUNDLE_MIN_SCORE, is_trivial, pack
 from recall.schemas import SearchRequest
 from recall.write.guards import is_system_channel
 
@@ -72,6 +72,13 @@ class BundleIn(BaseModel):
     channel: str | None = Field(default=None, max_length=128)
     max_tokens: int = Field(default=800, ge=16, le=8000)
     user_id: Identifier | None = None
+    min_score: float = Field(
+        default=BUNDLE_MIN_SCORE,
+        ge=0.0,
+        le=1.0,
+        description='relevance floor on hit confidence: a prompt gets no memory rather than an '
+        'unrelated one',
+    )
 
 
 @bp.post('/recall/bundle')
@@ -85,12 +92,18 @@ def recall_bundle() -> Response:
     if trivial.trivial:
         return jsonify(skipped=trivial.reason, text='', ids=[], tokens=0, receipt=None)
     found = services().recall.search(
-        SearchRequest(query=req.message, scope=req.scope, user_id=req.user_id, top_k=12),
+        SearchRequest(
+            query=req.message,
+            scope=req.scope,
+            user_id=req.user_id,
+            top_k=12,
+            min_score=req.min_score,
+        ),
         principal(),
     )
     bundle = pack(found.hits, req.max_tokens, now=services().clock.now())
     return jsonify(
-        skipped=None if bundle.ids else 'no_match',
+        skipped=None if bundle.ids else (found.receipt.skip_reason or 'no_match'),
         text=bundle.text,
         ids=bundle.ids,
         tokens=bundle.tokens,

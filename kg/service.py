@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 _QUERY_WORD = re.compile(r"[\w][\w'.-]*")
 _MAX_NGRAM = 4
 _SEED_FUZZY = 88.0
+_CONFIDENT_SEED = 1.0  # exact name or alias matches seed the recall channel
 _SEED_EMBED = 0.6  # cosine of a query to a name; only used when no name matched lexically
 _MAX_SEEDS = 8
 _RELATED_EDGES = 200
@@ -130,7 +131,13 @@ class KnowledgeGraphService:
         self, query: str, scopes: Sequence[str], hops: int, limit: int
     ) -> list[ScoredPoint]:
         """Chunks that mention entities within `hops` of those named in `query`, best first."""
-        seeds = self._seeds(query, scopes, use_embeddings=False)
+        # the channel speaks only for entities the query names outright (name or alias): a
+        # fuzzy or embedding guess fed recall noise that lowered it (bench/locomo.py --cv)
+        seeds = {
+            k: v
+            for k, v in self._seeds(query, scopes, use_embeddings=False).items()
+            if v >= _CONFIDENT_SEED
+        }
         if not seeds:
             return []
         rels = self._store.neighbourhood(

@@ -39,6 +39,8 @@ def memories_spec(dense_dim: int) -> CollectionSpec:
             'tags',
             'doc_path',
             'entity_ids',
+            'speaker',
+            'prev_id',
         ),
         bool_fields=('pinned', 'superseded'),
         float_fields=('importance', 'created_at', 'accessed_at', 'updated_at', 'expires_at'),
@@ -95,6 +97,10 @@ class Chunk(BaseModel):
     chunk_index: int | None = None
     entity_ids: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # who said it ("Name:" prefix, metadata.speaker or the user) and the memory written just
+    # before it in its scope: recall.read.context reads both
+    speaker: str | None = None
+    prev_id: str | None = None
 
     def to_payload(self) -> dict[str, Any]:
         """JSON payload; datetimes become epoch seconds so range filters work in Qdrant."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
@@ -112,6 +112,9 @@ class FusionMethod(StrEnum):
     WEIGHTED = 'weighted'
 
 
+ChannelName = Literal['dense', 'bm25', 'graph', 'context']
+
+
 class SearchFilters(BaseModel):
     """Metadata filters applied inside the store."""
 
@@ -138,12 +141,46 @@ class SearchRequest(BaseModel):
     mode: SearchMode = SearchMode.HYBRID
     fusion: FusionMethod = FusionMethod.RRF
     filters: SearchFilters = Field(default_factory=SearchFilters)
-    # on by default since entity weights are damped by how many chunks mention them: on LoCoMo
-    # it lifts recall@10 over dense + BM25, multi-hop and temporal questions most
-    # (bench/locomo.py --compare); a service with KG_GRAPH_ENABLED=false has no such channel
-    graph: bool = Field(default=True, description='fuse the graph channel in hybrid mode')
+    # unset: the calibrated recipe decides (recall.read.fusion.DEFAULT_FUSION); without speaker
+    # metadata the graph channel lowered recall on every conversation set measured, so the
+    # recipe weighs it by cross-validation; a service with KG_GRAPH_ENABLED=false has none
+    graph: bool | None = Field(
+        default=None,
+        description='fuse the graph channel in hybrid mode: true turns it on (a quarter of '
+        "BM25's weight unless `weights.graph` says otherwise), false off; unset: the calibrated "
+        'default',
+    )
     hops: int = Field(default=1, ge=1, le=2)
     include_superseded: bool = False
+    weights: dict[ChannelName, float] | None = Field(
+        default=None,
+        description='per-channel fusion weights (>= 0; 0 turns a channel off); '
+        'unset: the calibrated defaults of recall.read.fusion.DEFAULT_FUSION',
+    )
+    min_score: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="relevance floor on each hit's `confidence` (0-1: share of query terms "
+        'it holds or calibrated cosine); unset: the calibrated default floor',
+    )
+    touch: bool = Field(
+        default=True,
+        description='record the recall on the hits (access count, tier); false for '
+        'evaluations that must not change the store',
+    )
+    explain: bool = Field(
+        default=False, description='the receipt lists every channel candidate with its score'
+    )
+
+    @field_validator('weights')
+    @classmethod
+    def _weights_finite(cls, value: dict[str, float] | None) -> dict[str, float] | None:
+        if value is not None:
+            for name, weight in value.items():
+                if not (weight >= 0.0 and weight < float('inf')):
+                    raise ValueError(f'weight of {name} must be a finite number >= 0')
+        return value
 
     @field_validator('query')
     @classmethod
@@ -180,6 +217,16 @@ class Receipt(BaseModel):
     policy_tier: str | None = None
     skip_reason: str | None = None
     latency_ms: dict[str, float]
+    min_score: float | None = Field(default=None, description='the relevance floor applied')
+    below_floor: int = Field(default=0, description='candidates dropped by the floor')
+    candidates: dict[str, list[tuple[str, float]]] | None = Field(
+        default=None, description='with `explain`: every channel candidate and its raw score'
+    )
+    factors: dict[str, dict[str, float]] | None = Field(
+        default=None,
+        description='with `explain`: per candidate the multipliers and confidence ranking used',
+    )
+    speakers: list[str] = Field(default_factory=list, description='speakers the query names')
 
 
 class SearchResponse(BaseModel):

@@ -11,6 +11,8 @@ import threading
 import time
 from typing import Any
 
+from pydantic import BaseModel
+
 from core.auth import Principal
 from core.clock import Clock, to_epoch
 from core.errors import InvalidInput, NotFound
@@ -18,10 +20,18 @@ from core.scopes import GLOBAL
 from recall.decay import multiplier, relevance
 from recall.models import ANY_USER, EPISODES, MEMORIES, Chunk
 from recall.ports import GraphIndex
-from recall.read.fusion import Fused, rrf, weighted_merge
+from recall.read.context import (
+    CONTEXT_DEPTH,
+    confidence,
+    context_list,
+    query_names,
+    query_period,
+    query_terms,
+    same_session,
+)
+from recall.read.fusion import DEFAULT_FUSION, Fused, FusionConfig, fuse, graph_weight
 from recall.schemas import (
     ChunkOut,
-    FusionMethod,
     Hit,
     Receipt,
     SearchFilters,
@@ -44,10 +54,35 @@ USER_BOOST = 1.2
 CANDIDATE_FACTOR = 4
 MIN_CANDIDATES = 50
 MAX_CANDIDATES = 200
-# a team member whose best hit is a dense neighbour below this also reads its leader's memory
-WEAK_DENSE_COSINE = 0.3
+# `graph: true` on a recipe that leaves the graph out: a quarter of BM25's say
+GRAPH_OPT_IN_WEIGHT = 0.25
+# a team member (or a scope reading global) whose best hit is below this confidence also reads
+# the fallback scopes
+WEAK_CONFIDENCE = 0.5
+WEAK_CHECK_DEPTH = 5
+# a hit found as the neighbour of another takes this share of that hit's confidence
+CONTEXT_SHARE = 0.8
+# untrusted memories (tool output) rank below trusted ones on otherwise equal scores (seed 004)
+UNTRUSTED_FACTOR = 0.9
 RANK_WINDOW_FACTOR = 3
 MIN_RANK_WINDOW = 30
+
+
+class _Found(BaseModel):
+    """What the channels found in a set of scopes: lists, the fused order, every payload."""
+
+    channels: dict[str, list[ScoredPoint]]
+    fused: list[Fused]
+    payloads: dict[str, dict[str, Any]]
+    # a context-channel candidate -> the hits it neighbours (it shares their confidence)
+    lent_by: dict[str, list[str]]
+
+
+class _Ranked(BaseModel):
+    hits: list[Hit]
+    below_floor: int
+    factors: dict[str, dict[str, float]]
+    speakers: frozenset[str]
 
 
 def to_out(chunk: Chunk) -> ChunkOut:
@@ -67,6 +102,7 @@ class RecallService:
         writer: MemoryWriter,
         *,
         graph: GraphIndex | None = None,
+        fusion: FusionConfig = DEFAULT_FUSION,
     ) -> None:
         """`graph` is given in the process that owns the graph: it adds the graph channel.
         Every change to `memories` (access bookkeeping included) goes through `writer`."""
@@ -79,6 +115,7 @@ class RecallService:
         self._touches: queue.SimpleQueue[list[str] | None] = queue.SimpleQueue()
         self._toucher: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._fusion = fusion
 
     @property
     def embedder_name(self) -> str:
@@ -126,47 +163,77 @@ class RecallService:
     # ---- search -----------------------------------------------------------------------------
 
     def search(self, req: SearchRequest, principal: Principal) -> SearchResponse:
-        """Hybrid recall in the caller's scope, then `global`, then a team leader's scopes."""
+        """Hybrid recall in the caller's scope; `global`, then a team leader's scopes, are read
+        too when the caller's own hits are weak (recall.read.context confidence)."""
         started = time.perf_counter()
         latency: dict[str, float] = {}
         principal.require_read(req.scope)
+        recipe = self._recipe(req)
         query_vectors = self._encode_query(req, latency)
+        terms = query_terms(req.query)
         scopes = [req.scope]
-        channels, fused = self._channels(req, scopes, query_vectors, latency)
+        found = self._channels(req, recipe, scopes, query_vectors, latency)
         fallback: str | None = None
-        if not fused and req.scope != GLOBAL and principal.can_read(GLOBAL):
-            channels, fused = self._channels(req, [GLOBAL], query_vectors, latency)
-            if fused:
-                scopes, fallback = [GLOBAL], 'global'
-        if principal.leader_scopes and (not fused or _weak(channels)):
+        if req.scope != GLOBAL and principal.can_read(GLOBAL) and self._weak(found, terms):
+            # global is merged with the caller's own hits, which still compete
+            wider = self._channels(req, recipe, [req.scope, GLOBAL], query_vectors, latency)
+            if any(p.get('scope') == GLOBAL for p in wider.payloads.values()):
+                found, scopes, fallback = wider, [req.scope, GLOBAL], 'global'
+        if principal.leader_scopes and self._weak(found, terms):
             # a member with nothing (or nothing convincing) reads its leaders' memory, merged
             # with what it has, so its own hits still compete
             scopes = [*scopes, *principal.leader_scopes]
-            channels, fused = self._channels(req, scopes, query_vectors, latency)
+            found = self._channels(req, recipe, scopes, query_vectors, latency)
             fallback = 'team_leader'
-        scopes_read = [
-            req.scope,
-            *([GLOBAL] if fallback == 'global' else []),
-            *(principal.leader_scopes if fallback == 'team_leader' else ()),
-        ]
 
         t = time.perf_counter()
-        payloads = {p.id: p.payload for points in channels.values() for p in points}
-        hits, policy_tier = self._rank(req, fused, payloads)
+        floor = req.min_score if req.min_score is not None else recipe.min_score
+        ranked = self._rank(req, recipe, found, terms, floor)
+        hits, policy_tier = _apply_policy(ranked.hits, found.payloads, req.top_k)
         latency['rank'] = _ms(t)
-        if hits:
+        if hits and req.touch:
             self._touch([h.id for h in hits])
         latency['total'] = _ms(started)
         receipt = Receipt(
-            channels={name: [p.id for p in points[:10]] for name, points in channels.items()},
-            fused=[f.id for f in fused[:10]],
-            scopes=scopes_read,
+            channels={name: [p.id for p in points[:10]] for name, points in found.channels.items()},
+            fused=[f.id for f in found.fused[:10]],
+            scopes=scopes,
             fallback=fallback,
             policy_tier=policy_tier,
-            skip_reason=None if hits else 'no_match',
+            skip_reason=None if hits else ('below_floor' if ranked.below_floor else 'no_match'),
             latency_ms={k: round(v, 3) for k, v in latency.items()},
+            min_score=floor,
+            below_floor=ranked.below_floor,
+            candidates=(
+                {n: [(p.id, p.score) for p in pts] for n, pts in found.channels.items()}
+                if req.explain
+                else None
+            ),
+            factors=ranked.factors if req.explain else None,
+            speakers=sorted(ranked.speakers),
         )
         return SearchResponse(hits=hits, receipt=receipt)
+
+    def _recipe(self, req: SearchRequest) -> FusionConfig:
+        weights = dict(self._fusion.weights)
+        if req.graph is True and weights.get('graph', 0.0) <= 0:
+            weights['graph'] = GRAPH_OPT_IN_WEIGHT
+        elif req.graph is False:
+            weights['graph'] = 0.0
+        weights.update({str(k): v for k, v in (req.weights or {}).items()})
+        return self._fusion.model_copy(update={'weights': weights})
+
+    def _weak(self, found: _Found, terms: list[str]) -> bool:
+        """Nothing, or nothing convincing: the best few candidates all have low confidence."""
+        dense = {p.id: p.score for p in found.channels.get('dense', [])}
+        for item in found.fused[:WEAK_CHECK_DEPTH]:
+            payload = found.payloads.get(item.id)
+            if payload is None:
+                continue
+            text = str(payload.get('text', ''))
+            if confidence(terms, text, dense.get(item.id)) >= WEAK_CONFIDENCE:
+                return False
+        return True
 
     def _encode_query(self, req: SearchRequest, latency: dict[str, float]) -> dict[Channel, Any]:
         out: dict[Channel, Any] = {}
@@ -195,12 +262,14 @@ class RecallService:
     def _channels(
         self,
         req: SearchRequest,
+        recipe: FusionConfig,
         scopes: list[str],
         vectors: dict[Channel, Any],
         latency: dict[str, float],
-    ) -> tuple[dict[str, list[ScoredPoint]], list[Fused]]:
+    ) -> _Found:
         flt = self._filter(req, scopes)
         depth = min(MAX_CANDIDATES, max(MIN_CANDIDATES, req.top_k * CANDIDATE_FACTOR))
+        hybrid = req.mode == SearchMode.HYBRID
         channels: dict[str, list[ScoredPoint]] = {}
         for name, vector in vectors.items():
             t = time.perf_counter()
@@ -215,16 +284,83 @@ class RecallService:
                     EPISODES, name, vector, flt, depth
                 )
                 latency[f'episodes_{name}'] = latency.get(f'episodes_{name}', 0.0) + _ms(t)
-        if self._graph is not None and req.graph and req.mode == SearchMode.HYBRID:
+        payloads = {p.id: p.payload for points in channels.values() for p in points}
+        lent_by: dict[str, list[str]] = {}
+        if hybrid and recipe.weight('context') > 0:
+            t = time.perf_counter()
+            neighbours = self._neighbours(channels, flt, payloads)
+            sources: dict[str, list[tuple[str, float]]] = {
+                n: [(p.id, p.score) for p in channels[n]]
+                for n in ('bm25', 'dense')
+                if n in channels
+            }
+            channels['context'] = [
+                ScoredPoint(id=ident, score=score, payload=payloads[ident])
+                for ident, score in context_list(sources, neighbours)[:depth]
+            ]
+            for source, others in neighbours.items():
+                for other in others:
+                    lent_by.setdefault(other, []).append(source)
+            latency['context'] = latency.get('context', 0.0) + _ms(t)
+        if self._graph is not None and hybrid and recipe.weight('graph') > 0:
             t = time.perf_counter()
             channels['graph'] = self._graph_channel(req.query, scopes, flt, req.hops, depth)
+            payloads.update({p.id: p.payload for p in channels['graph']})
             latency['graph'] = latency.get('graph', 0.0) + _ms(t)
         t = time.perf_counter()
         lists = {name: [(p.id, p.score) for p in points] for name, points in channels.items()}
-        fuse = rrf if req.fusion == FusionMethod.RRF else weighted_merge
-        fused = fuse(lists)
+        weights = {name: recipe.weight(name) if hybrid else 1.0 for name in lists}
+        if 'graph' in lists:
+            weights['graph'] = graph_weight(weights['graph'], lists['graph'])
+        fused = fuse(lists, req.fusion.value, weights)
         latency['fuse'] = latency.get('fuse', 0.0) + _ms(t)
-        return channels, fused
+        return _Found(channels=channels, fused=fused, payloads=payloads, lent_by=lent_by)
+
+    def _neighbours(
+        self,
+        channels: dict[str, list[ScoredPoint]],
+        flt: PointFilter,
+        payloads: dict[str, dict[str, Any]],
+    ) -> dict[str, list[str]]:
+        """The memories written just before and after the strongest candidates, same session."""
+        ids = list(
+            dict.fromkeys(
+                p.id for name in ('bm25', 'dense') for p in channels.get(name, [])[:CONTEXT_DEPTH]
+            )
+        )
+        if not ids:
+            return {}
+        following = flt.model_copy(deep=True)
+        following.any_of['prev_id'] = list[str | bool | int](ids)
+        after, _ = self._vectors.scroll(MEMORIES, following, 2 * len(ids))
+        wanted = [
+            str(payloads[i]['prev_id'])
+            for i in ids
+            if payloads[i].get('prev_id') and payloads[i]['prev_id'] not in payloads
+        ]
+        before = self._vectors.retrieve(MEMORIES, wanted) if wanted else []
+        for point in [*after, *before]:
+            if matches(point.payload, flt):
+                payloads.setdefault(point.id, point.payload)
+        out: dict[str, list[str]] = {}
+        for ident in ids:
+            prev = payloads[ident].get('prev_id')
+            if (
+                isinstance(prev, str)
+                and prev in payloads
+                and same_session(payloads[ident], payloads[prev])
+            ):
+                out.setdefault(ident, []).append(prev)
+        for point in after:
+            source = point.payload.get('prev_id')
+            if (
+                point.id in payloads
+                and isinstance(source, str)
+                and source in payloads
+                and same_session(payloads[source], point.payload)
+            ):
+                out.setdefault(source, []).append(point.id)
+        return out
 
     def _graph_channel(
         self, query: str, scopes: list[str], flt: PointFilter, hops: int, depth: int
@@ -246,38 +382,89 @@ class RecallService:
         ]
 
     def _rank(
-        self, req: SearchRequest, fused: list[Fused], payloads: dict[str, dict[str, Any]]
-    ) -> tuple[list[Hit], str]:
+        self,
+        req: SearchRequest,
+        recipe: FusionConfig,
+        found: _Found,
+        terms: list[str],
+        floor: float,
+    ) -> _Ranked:
         moment = self._clock.now()
         now = to_epoch(moment)
-        best_by_text: dict[str, Hit] = {}
+        dense = {p.id: p.score for p in found.channels.get('dense', [])}
         # only the head of the fused list can reach top_k after boosts; building models for the
         # whole candidate depth would cost more than the store queries themselves
-        window = fused[: max(req.top_k * RANK_WINDOW_FACTOR, MIN_RANK_WINDOW)]
-        for item in window:
-            payload = payloads.get(item.id)
+        window = found.fused[: max(req.top_k * RANK_WINDOW_FACTOR, MIN_RANK_WINDOW)]
+        heads = found.fused if req.explain else window
+        speakers = {
+            str(found.payloads[f.id]['speaker'])
+            for f in heads
+            if f.id in found.payloads and found.payloads[f.id].get('speaker')
+        }
+        named = query_names(req.query, speakers) if recipe.speaker_boost > 0 else frozenset()
+        period = query_period(req.query, moment)
+        own: dict[str, float] = {}
+
+        def sure(ident: str) -> float:
+            if ident not in own:
+                text = str(found.payloads[ident].get('text', ''))
+                own[ident] = confidence(terms, text, dense.get(ident))
+            return own[ident]
+
+        factors: dict[str, dict[str, float]] = {}
+        best_by_text: dict[str, Hit] = {}
+        below = 0
+        for item in heads:
+            payload = found.payloads.get(item.id)
             if payload is None:
                 continue
             expires = payload.get('expires_at')
             if isinstance(expires, int | float) and expires <= now:
                 continue
             chunk = Chunk.from_payload(payload)
-            components = {f'{k}_rank': float(v) for k, v in item.ranks.items()}
-            components.update({k: round(v, 6) for k, v in item.channel_scores.items()})
-            components['fused'] = item.score
+            # a turn found through its neighbour shares in the neighbour's confidence
+            lenders = [sure(i) for i in found.lent_by.get(item.id, ()) if i in found.payloads]
+            sureness = max([sure(item.id), *(CONTEXT_SHARE * c for c in lenders)])
             # the fused rank stays dominant: decay, importance and pinning move a hit by at
             # most ~10%, enough to reorder near-ties (recall.decay.multiplier)
             lift = multiplier(chunk, moment)
-            score = item.score * lift
+            spoke = 1.0 + recipe.speaker_boost if chunk.speaker in named else 1.0
+            dated = period is not None and period.holds(payload.get('created_at'))
+            when = 1.0 + recipe.date_boost if dated else 1.0
+            user = USER_BOOST if req.user_id is not None and chunk.user_id == req.user_id else 1.0
+            trusted = UNTRUSTED_FACTOR if chunk.trust != Trust.TRUSTED else 1.0
+            if req.explain:
+                factors[item.id] = {
+                    'decay_multiplier': round(lift, 6),
+                    'speaker_named': 1.0 if chunk.speaker in named else 0.0,
+                    'date_match': 1.0 if dated else 0.0,
+                    'user_boost': user,
+                    'trust_factor': trusted,
+                    'confidence': round(sureness, 4),
+                }
+            if item not in window:
+                continue
+            if sureness < floor:
+                below += 1
+                continue
+            components = {f'{k}_rank': float(v) for k, v in item.ranks.items()}
+            components.update({k: round(v, 6) for k, v in item.channel_scores.items()})
+            components['fused'] = item.score
             components['relevance'] = round(relevance(chunk, moment), 6)
             components['decay_multiplier'] = round(lift, 6)
-            if req.user_id is not None and chunk.user_id == req.user_id:
-                score *= USER_BOOST
-                components['user_boost'] = USER_BOOST
+            components['confidence'] = round(sureness, 4)
+            if spoke != 1.0:
+                components['speaker_boost'] = spoke
+            if when != 1.0:
+                components['date_boost'] = when
+            if user != 1.0:
+                components['user_boost'] = user
+            if trusted != 1.0:
+                components['trust_factor'] = trusted
             hit = Hit(
                 id=chunk.id,
                 text=chunk.text,
-                score=score,
+                score=item.score * lift * spoke * when * user * trusted,
                 components=components,
                 kind=chunk.kind,
                 tier=chunk.tier,
@@ -293,7 +480,7 @@ class RecallService:
             if twin is None or hit.score > twin.score:
                 best_by_text[chunk.content_hash] = hit
         ranked = sorted(best_by_text.values(), key=lambda h: (-h.score, h.id))
-        return _apply_policy(ranked, payloads, req.top_k)
+        return _Ranked(hits=ranked, below_floor=below, factors=factors, speakers=named)
 
     # ---- access bookkeeping, off the request path ------------------------------------------
 
@@ -347,14 +534,6 @@ def _apply_filters(flt: PointFilter, filters: SearchFilters) -> None:
             gte=to_epoch(filters.created_after) if filters.created_after else None,
             lte=to_epoch(filters.created_before) if filters.created_before else None,
         )
-
-
-def _weak(channels: dict[str, list[ScoredPoint]]) -> bool:
-    """Nothing but a distant dense neighbour: not worth answering from alone."""
-    if channels.get('bm25') or channels.get('graph'):
-        return False
-    dense = channels.get('dense') or []
-    return not dense or dense[0].score < WEAK_DENSE_COSINE
 
 
 # fail-open order of importance labels (seed 004): must+nice, then unknown, then ignore

@@ -114,6 +114,7 @@ def build(
             batch_size=settings.embed_batch_size,
             cache_size=settings.embed_cache_size,
             max_chars=settings.embed_max_chars,
+            data_dir=settings.data_dir,
         )
         sparse = Bm25Encoder()
         if not settings.graph_enabled:

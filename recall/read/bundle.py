@@ -155,6 +155,13 @@ _TRAILING = re.compile(r'[\s\W_]+$')
 _LEADING = re.compile(r'^[\s\W_]+')
 
 
+# the bundle's relevance floor on hit confidence (recall.read.context): half of a question's content
+# terms, or a cosine well above an unrelated pair's. On the LoCoMo dev split it keeps most gold
+# turns (bench/locomo.py --cv reports the share) while a question about something the scope
+# never mentions gets an empty bundle.
+BUNDLE_MIN_SCORE = 0.4
+
+
 class TrivialCheck(BaseModel):
     """Whether a message is too trivial to recall for, and why."""
 

