@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+)
 
 from core.clock import aware_or_none
 from core.scopes import Identifier, ScopeId
@@ -15,13 +22,23 @@ from recall.tiers import ImportanceLabel, Kind, Source, Tier, Trust
 MAX_QUERY_CHARS = 8_000
 
 
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError('text must not be blank')
+    return value
+
+
+# a memory's text: at least one character, and not whitespace only
+MemoryText = Annotated[str, Field(min_length=1), AfterValidator(_not_blank)]
+
+
 class MemoryIn(BaseModel):
     """One memory to write."""
 
     model_config = ConfigDict(extra='forbid')
 
     scope: ScopeId
-    text: str = Field(min_length=1)
+    text: MemoryText
     kind: Kind = Kind.NOTE
     user_id: Identifier | None = None
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -38,13 +55,6 @@ class MemoryIn(BaseModel):
     entity_key: str | None = Field(
         default=None, min_length=3, max_length=256, description='e.g. phone:+4930123; dedup key'
     )
-
-    @field_validator('text')
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError('text must not be blank')
-        return value
 
     @field_validator('created_at', 'expires_at')
     @classmethod

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import StoreUnavailable
-from vectors.filtering import matches
+from vectors.filtering import facet_key, matches
 from vectors.models import (
     Channel,
     CollectionSpec,
@@ -154,7 +154,7 @@ class InMemoryVectorStore:
                 continue
             value = point.payload.get(key)
             values = value if isinstance(value, list) else [value]
-            for v in dict.fromkeys(_facet_key(v) for v in values if v is not None):
+            for v in dict.fromkeys(facet_key(v) for v in values if v is not None):
                 counts[v] = counts.get(v, 0) + 1
         top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
         return dict(top)
@@ -176,12 +176,6 @@ def _idf(store: Mapping[str, _Point], terms: Sequence[int]) -> dict[int, float]:
         n = sum(1 for p in store.values() if term in p.sparse)
         idf[term] = math.log(1.0 + (total - n + 0.5) / (n + 0.5))
     return idf
-
-
-def _facet_key(value: Any) -> str:
-    if isinstance(value, bool):
-        return 'true' if value else 'false'
-    return str(value)
 
 
 def _json_copy(data: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 import Stemmer
 
+from core.text import CONTRACTION_PARTS, ENGLISH_STOP_WORDS, NEGATIONS
 from vectors.models import SparseVector
 
 K1 = 1.2
@@ -22,18 +23,9 @@ B = 0.75
 # would change with every write, so a fixed typical length keeps stored weights stable
 AVG_LEN = 12.0
 
-# Snowball's English stopword list (the one bm25s and Lucene use), minus negations, which
-# carry meaning for memories ("does not like")
-_STOPWORD_TEXT = """
-    a about above after again against all am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further
-    had has have having he her here hers herself him himself his how i if in into is it its
-    itself just me more most my myself now of off on once only or other our ours ourselves out
-    over own same she should so some such than that the their theirs them themselves then there
-    these they this those through to too under until up very was we were what when where which
-    while who whom why will with would you your yours yourself yourselves s t d ll m o re ve y
-"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+# the shared English list minus negations, which carry meaning for memories ("does not like"),
+# plus what the tokenizer leaves of contractions
+STOPWORDS = (ENGLISH_STOP_WORDS - NEGATIONS) | CONTRACTION_PARTS
 
 _CJK = r'\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af'  # kana, han, hangul
 _TOKEN = re.compile(rf'[{_CJK}]+|[^\W_]+', re.UNICODE)

@@ -12,6 +12,7 @@ from typing import Any
 import qdrant_edge as qe
 
 from core.errors import StoreUnavailable
+from vectors.filtering import facet_key
 from vectors.models import (
     Channel,
     CollectionSpec,
@@ -228,7 +229,7 @@ class EdgeVectorStore:
         request = qe.FacetRequest(key=key, limit=limit, exact=True, filter=_edge_filter(flt))
         as_bool = key in bools
         return {
-            _facet_key(bool(h.value) if as_bool else h.value): h.count
+            facet_key(bool(h.value) if as_bool else h.value): h.count
             for h in shard.facet(request).hits
         }
 
@@ -323,12 +324,6 @@ def _edge_filter(flt: PointFilter) -> Any:
     if not must and not must_not:
         return None
     return qe.Filter(must=must or None, must_not=must_not or None)
-
-
-def _facet_key(value: str | int | bool) -> str:
-    if isinstance(value, bool):
-        return 'true' if value else 'false'
-    return str(value)
 
 
 def _index_schemas(spec: CollectionSpec) -> list[tuple[str, Any]]:

@@ -46,3 +46,10 @@ def matches(payload: dict[str, Any], flt: PointFilter) -> bool:
     return all(
         any(_in_range(v, rng) for v in _values(payload, key)) for key, rng in flt.ranges.items()
     )
+
+
+def facet_key(value: Any) -> str:
+    """A facet value as the string key every store reports it under (booleans as true/false)."""
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    return str(value)

@@ -10,6 +10,7 @@ from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from core.errors import StoreUnavailable
+from vectors.filtering import facet_key
 from vectors.models import (
     Channel,
     CollectionSpec,
@@ -181,7 +182,7 @@ class QdrantVectorStore:
             response = self._client.facet(
                 collection, key, facet_filter=_qdrant_filter(flt), limit=limit, exact=True
             )
-        return {_facet_key(h.value): h.count for h in response.hits}
+        return {facet_key(h.value): h.count for h in response.hits}
 
     def optimize(self) -> None:
         """No-op: the server's optimizers build indexes on their own."""
@@ -270,12 +271,6 @@ def _qdrant_filter(flt: PointFilter) -> models.Filter | None:
     if not must and not must_not:
         return None
     return models.Filter(must=must or None, must_not=must_not or None)
-
-
-def _facet_key(value: Any) -> str:
-    if isinstance(value, bool):
-        return 'true' if value else 'false'
-    return str(value)
 
 
 def _index_schemas(spec: CollectionSpec) -> list[tuple[str, models.PayloadSchemaParams]]:

@@ -22,6 +22,7 @@ from core.errors import InvalidInput
 from core.scopes import ScopeId
 from recall.models import MEMORIES, Chunk, chunk_id
 from recall.normalize import content_hash, normalize_text
+from recall.schemas import MemoryText
 from recall.tiers import Kind, Source, Tier
 from recall.write.writer import MemoryWriter
 from vectors.models import PointFilter
@@ -81,7 +82,7 @@ class ImportRecord(Chunk):
 
     id: str = Field(default='', description='uuid; derived from scope, user and text when empty')
     scope: ScopeId
-    text: str = Field(min_length=1)
+    text: MemoryText
     created_at: datetime | None = None  # type: ignore[assignment]
     updated_at: datetime | None = None  # type: ignore[assignment]
     content_hash: str | None = None  # type: ignore[assignment]
@@ -95,13 +96,6 @@ class ImportRecord(Chunk):
             return str(uuid.UUID(value))
         except ValueError:
             raise ValueError('id must be a UUID') from None
-
-    @field_validator('text')
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError('text must not be blank')
-        return value
 
     def to_chunk(self, now: datetime) -> Chunk:
         """The stored chunk; the content hash always follows the text."""

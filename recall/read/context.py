@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from core.text import MONTHS
 from vectors.bm25 import STOPWORDS, tokenize
 
 # "Caroline: ...", "Dr. Lee: ...", "东升: ..." — a short name before a colon at the very start;
@@ -133,28 +134,7 @@ def confidence(terms: Sequence[str], text: str, cosine: float | None) -> float:
 
 # ---- dates named in a query ------------------------------------------------------------------
 
-_MONTHS = {
-    name: i
-    for i, names in enumerate(
-        [
-            ('january', 'jan'),
-            ('february', 'feb'),
-            ('march', 'mar'),
-            ('april', 'apr'),
-            ('may',),
-            ('june', 'jun'),
-            ('july', 'jul'),
-            ('august', 'aug'),
-            ('september', 'sep', 'sept'),
-            ('october', 'oct'),
-            ('november', 'nov'),
-            ('december', 'dec'),
-        ],
-        start=1,
-    )
-    for name in names
-}
-_MONTH = '(' + '|'.join(sorted(_MONTHS, key=len, reverse=True)) + ')'
+_MONTH = '(' + '|'.join(sorted(MONTHS, key=len, reverse=True)) + ')'
 _DAY_MONTH_YEAR = re.compile(rf'\b(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH},?\s+((?:19|20)\d\d)\b')
 _MONTH_DAY_YEAR = re.compile(rf'\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+((?:19|20)\d\d)\b')
 _MONTH_YEAR = re.compile(rf'\b{_MONTH}\s+(?:of\s+)?((?:19|20)\d\d)\b')
@@ -205,10 +185,10 @@ def query_period(query: str, now: datetime) -> Period | None:
     text = query.casefold()
     try:
         if m := _DAY_MONTH_YEAR.search(text):
-            start = datetime(int(m.group(3)), _MONTHS[m.group(2)], int(m.group(1)), tzinfo=UTC)
+            start = datetime(int(m.group(3)), MONTHS[m.group(2)], int(m.group(1)), tzinfo=UTC)
             return Period(start, start + timedelta(days=1))
         if m := _MONTH_DAY_YEAR.search(text):
-            start = datetime(int(m.group(3)), _MONTHS[m.group(1)], int(m.group(2)), tzinfo=UTC)
+            start = datetime(int(m.group(3)), MONTHS[m.group(1)], int(m.group(2)), tzinfo=UTC)
             return Period(start, start + timedelta(days=1))
         if m := _ZH_DATE.search(query):
             year, month, day = int(m.group(1)), m.group(2), m.group(3)
@@ -221,7 +201,7 @@ def query_period(query: str, now: datetime) -> Period | None:
     except ValueError:  # "February 30, 2023": no such day
         return None
     if m := _MONTH_YEAR.search(text):
-        return Period(*_month_span(int(m.group(2)), _MONTHS[m.group(1)]))
+        return Period(*_month_span(int(m.group(2)), MONTHS[m.group(1)]))
     if m := _YEAR.search(text):
         year = int(m.group(1))
         return Period(datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC))
@@ -231,7 +211,7 @@ def query_period(query: str, now: datetime) -> Period | None:
     if relative is not None:
         return _relative(relative, now)
     if m := _MONTH_ALONE.search(text):
-        return Period(None, None, month_only=_MONTHS[m.group(1)])
+        return Period(None, None, month_only=MONTHS[m.group(1)])
     return None
 
 
