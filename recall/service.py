@@ -30,6 +30,7 @@ from recall.read.context import (
     same_session,
 )
 from recall.read.fusion import DEFAULT_FUSION, Fused, FusionConfig, fuse, graph_weight
+from recall.read.policy import policy_tier_order
 from recall.schemas import (
     ChunkOut,
     Hit,
@@ -536,31 +537,22 @@ def _apply_filters(flt: PointFilter, filters: SearchFilters) -> None:
         )
 
 
-# fail-open order of importance labels (seed 004): must+nice, then unknown, then ignore
-POLICY_STEPS: tuple[tuple[str, frozenset[str]], ...] = (
-    ('must+nice', frozenset({ImportanceLabel.MUST_REMEMBER, ImportanceLabel.NICE_TO_HAVE})),
-    ('unknown', frozenset({ImportanceLabel.UNKNOWN})),
-    ('ignore', frozenset({ImportanceLabel.IGNORE})),
-)
-
-
 def _apply_policy(
     ranked: list[Hit], payloads: dict[str, dict[str, Any]], top_k: int
 ) -> tuple[list[Hit], str]:
-    """Admit labels step by step until top_k hits are found; one store query serves all steps."""
+    """Widen the admitted labels tier by tier (recall.read.policy, fail-open) until top_k hits
+    are found; one store query serves all tiers."""
     chosen: list[Hit] = []
-    names: list[str] = []
-    for name, labels in POLICY_STEPS:
-        names.append(name)
-        chosen.extend(
+    for tier in policy_tier_order():
+        chosen = [
             h
             for h in ranked
-            if payloads[h.id].get('importance_label', ImportanceLabel.UNKNOWN) in labels
-        )
+            if payloads[h.id].get('importance_label', ImportanceLabel.UNKNOWN) in tier.labels
+        ]
         if len(chosen) >= top_k:
             break
     chosen.sort(key=lambda h: (-h.score, h.id))
-    return chosen[:top_k], '+'.join(names)
+    return chosen[:top_k], tier.name
 
 
 def _ms(since: float) -> float:

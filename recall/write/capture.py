@@ -20,10 +20,10 @@ from recall.normalize import (
     name_key,
     normalize_text,
 )
-from recall.policy import grade, label_for
 from recall.tiers import ImportanceLabel, Kind, Tier
 from recall.write.deterministic import Captured, deterministic_capture
 from recall.write.guards import injection_reason, is_system_channel
+from recall.write.importance import grade, label_for
 
 MIN_CONFIDENCE = 0.55
 MAX_ITEMS_PER_TURN = 6
