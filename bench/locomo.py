@@ -57,7 +57,7 @@ from bench._common import (  # noqa: E402
     write_json,
 )
 from bench.recall_cv import Explained, Prepared, cross_validate, evaluate  # noqa: E402
-from recall.read.fusion import DEFAULT_FUSION  # noqa: E402
+from recall.read.fusion import DEFAULT_FUSION, MODEL_PATH, LinearModel, shipped_model  # noqa: E402
 
 TOP_K = 20
 BATCH = 500
@@ -333,7 +333,10 @@ def report_cv(
 ) -> None:
     """CV means beside each channel alone, the per-fold recipes, and the replay check."""
     print('\nleave-one-conversation-out (mean over folds of held-out figures, categories 1-4)')
-    rows: list[list[Any]] = [['CV-chosen recipe', *(round(cv['cv_mean'][m], 4) for m in METRICS)]]
+    rows: list[list[Any]] = [
+        ['learned fusion', *(round(cv['learned_cv_mean'][m], 4) for m in METRICS)],
+        ['CV-chosen RRF/weighted recipe', *(round(cv['cv_mean'][m], 4) for m in METRICS)],
+    ]
     for channel, means in cv['channel_cv_mean'].items():
         rows.append([f'{channel} alone', *(round(means[m], 4) for m in METRICS)])
     print_table(['ranking', *METRICS], rows)
@@ -354,6 +357,16 @@ def report_cv(
             for f in cv['folds']
         ],
     )
+    print(f'learned model fitted on all five: floor {cv["learned_floor"]}, weights')
+    print_table(
+        ['feature', 'weight'],
+        [
+            [f, w]
+            for f, w in zip(
+                cv['learned_model']['features'], cv['learned_model']['weights'], strict=True
+            )
+        ],
+    )
     chosen = cv['chosen_on_all']
     print(
         f'\nchosen on all five (the shipped default should be this): {chosen["method"]} '
@@ -370,7 +383,14 @@ def report_cv(
         )
 
 
-def replay_saved(path: Path) -> int:
+def save_model(cv: dict[str, Any]) -> None:
+    """Ship the model fitted on all five conversations (recall/assets/fusion_model.json)."""
+    model = LinearModel.model_validate(cv['learned_model'])
+    MODEL_PATH.write_text(model.model_dump_json(indent=2) + '\n')
+    print(f'wrote {MODEL_PATH.relative_to(ROOT)}; floor chosen with it: {cv["learned_floor"]}')
+
+
+def replay_saved(path: Path, write_model: bool = False) -> int:
     """Cross-validate over explained searches saved by an earlier --cv run."""
     import json
 
@@ -386,7 +406,12 @@ def replay_saved(path: Path) -> int:
         for e in raw
     ]
     cv = cross_validate(explained, score, TOP_K)
-    replayed = evaluate([Prepared(e) for e in explained], DEFAULT_FUSION, score, TOP_K)
+    if write_model:
+        save_model(cv)
+        shipped_model.cache_clear()
+    replayed = evaluate(
+        [Prepared(e) for e in explained], DEFAULT_FUSION, score, TOP_K, shipped_model()
+    )
     report_cv(cv, [], replayed)
     print(
         f'service default recipe replayed: recall@10 {replayed["recall@10"]:.4f} '
@@ -432,6 +457,11 @@ def main(argv: list[str] | None = None) -> int:
         help='no service: cross-validate over a saved bench/results/locomo_explained_*.json',
     )
     parser.add_argument(
+        '--write-model',
+        action='store_true',
+        help='with --replay: ship the model fitted on all conversations as the default',
+    )
+    parser.add_argument(
         '--conversations',
         type=int,
         default=None,
@@ -447,7 +477,7 @@ def main(argv: list[str] | None = None) -> int:
 
     smoke = args.conversations is not None or args.max_questions is not None
     if args.replay:
-        return replay_saved(args.replay)
+        return replay_saved(args.replay, args.write_model)
     conversations = load_locomo()[: args.conversations]
     if args.compare or args.cv:
         configs = [
@@ -491,7 +521,9 @@ def main(argv: list[str] | None = None) -> int:
             )
             print(f'explained {len(explained)} questions into {saved}; cross-validating')
             cv = cross_validate(explained, score, TOP_K)
-            replayed = evaluate([Prepared(e) for e in explained], DEFAULT_FUSION, score, TOP_K)
+            replayed = evaluate(
+                [Prepared(e) for e in explained], DEFAULT_FUSION, score, TOP_K, shipped_model()
+            )
         results = []
         for config in configs:
             results.append(ask(service, conversations, config, args.max_questions))

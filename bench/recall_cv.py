@@ -19,7 +19,16 @@ from typing import Any, Literal
 
 import numpy as np
 
-from recall.read.fusion import RRF_K, FusionConfig, graph_weight
+from recall.read.fusion import (
+    FEATURES,
+    LEARNED_CHANNELS,
+    RRF_K,
+    FusionConfig,
+    LinearModel,
+    feature_matrix,
+    graph_weight,
+    learned_scores,
+)
 
 # the service ranks the head of the fused list only (recall.service RANK_WINDOW_FACTOR/MIN)
 RANK_WINDOW_FACTOR = 3
@@ -70,10 +79,28 @@ class Prepared:
         self.date = np.array([x.get('date_match', 0.0) for x in f])
         self.confidence = np.array([x['confidence'] for x in f])
         self.dia = [q.dia_of.get(i) for i in ids]
+        self.features = feature_matrix(ids, q.lists, q.factors)
+        self.learnable = np.zeros(len(ids), bool)
+        for channel in LEARNED_CHANNELS:
+            if channel in self.present:
+                self.learnable |= self.present[channel]
+        wanted = set(q.evidence)
+        self.gold = np.array([d in wanted for d in self.dia])
 
 
-def replay(p: Prepared, recipe: FusionConfig, top_k: int) -> list[str | None]:
+def replay(
+    p: Prepared, recipe: FusionConfig, top_k: int, model: LinearModel | None = None
+) -> list[str | None]:
     """The dia_ids the service would return under `recipe` (mirrors RecallService._rank)."""
+    if recipe.method == 'learned':
+        assert model is not None
+        base = learned_scores(model, p.features)
+        order = np.lexsort((np.arange(len(p.ids)), -base))
+        order = order[p.learnable[order]][: max(top_k * RANK_WINDOW_FACTOR, MIN_RANK_WINDOW)]
+        order = order[p.confidence[order] >= recipe.min_score]
+        score = base[order] * p.decay[order] * p.user[order] * p.trust[order]
+        final = order[np.lexsort((order, -score))][:top_k]
+        return [p.dia[n] for n in final]
     fused = np.zeros(len(p.ids))
     found = np.zeros(len(p.ids), bool)
     table = p.norm if recipe.method == 'weighted' else p.rrf
@@ -106,11 +133,11 @@ def grid() -> list[FusionConfig]:
     methods: tuple[Literal['rrf', 'weighted'], ...] = ('rrf', 'weighted')
     for method, dense, context, graph, speaker, date in itertools.product(
         methods,
-        (0.0, 0.25, 0.5, 0.75, 1.0),
-        (0.0, 0.25, 0.5, 1.0),
+        (0.25, 0.5, 0.75, 1.0),
+        (0.0, 0.5, 1.0),
+        (0.0, 0.25),
         (0.0, 0.25, 0.5),
-        (0.0, 0.1, 0.25),
-        (0.0, 0.1, 0.25),
+        (0.0, 0.25, 0.5),
     ):
         weights = {'bm25': 1.0, 'dense': dense, 'context': context, 'graph': graph}
         out.append(
@@ -129,7 +156,11 @@ Scorer = Callable[[list[str | None], tuple[str, ...]], dict[str, float]]
 
 
 def evaluate(
-    questions: Sequence[Prepared], recipe: FusionConfig, scorer: Scorer, top_k: int
+    questions: Sequence[Prepared],
+    recipe: FusionConfig,
+    scorer: Scorer,
+    top_k: int,
+    model: LinearModel | None = None,
 ) -> dict[str, float]:
     """Question-weighted mean of every metric over `questions` (categories 1-4 only)."""
     totals: dict[str, float] = {}
@@ -138,7 +169,7 @@ def evaluate(
         if p.q.category not in (1, 2, 3, 4):
             continue
         n += 1
-        for metric, value in scorer(replay(p, recipe, top_k), p.q.evidence).items():
+        for metric, value in scorer(replay(p, recipe, top_k, model), p.q.evidence).items():
             totals[metric] = totals.get(metric, 0.0) + value
     return {m: v / n for m, v in totals.items()} | {'n': float(n)}
 
@@ -163,20 +194,62 @@ def choose(
     return best
 
 
-FLOORS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4)
+L2 = 1e-3
+FIT_STEPS = 400
+FIT_RATE = 0.5
+
+
+def fit(questions: Sequence[Prepared], label: str = '') -> LinearModel:
+    """Class-balanced logistic regression with L2 over the candidates of `questions`.
+
+    Full-batch gradient descent from zero on standardised features: deterministic, no library
+    beyond numpy, and ten weights leave little room to learn one conversation's quirks.
+    """
+    rows = [p for p in questions if p.q.category in (1, 2, 3, 4)]
+    x = np.vstack([p.features[p.learnable] for p in rows])
+    y = np.concatenate([p.gold[p.learnable] for p in rows]).astype(float)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    z = (x - mean) / scale
+    positives = max(1.0, y.sum())
+    sample = np.where(y > 0, (len(y) - positives) / positives, 1.0)
+    w, b = np.zeros(z.shape[1]), 0.0
+    for _ in range(FIT_STEPS):
+        prob = 1.0 / (1.0 + np.exp(-(z @ w + b)))
+        err = (prob - y) * sample / len(y)
+        w -= FIT_RATE * (z.T @ err + L2 * w)
+        b -= FIT_RATE * err.sum()
+    return LinearModel(
+        features=list(FEATURES),
+        mean=[round(float(v), 6) for v in mean],
+        scale=[round(float(v), 6) for v in scale],
+        weights=[round(float(v), 6) for v in w],
+        bias=round(float(b), 6),
+        fitted_on=label,
+    )
+
+
+LEARNED = FusionConfig(method='learned')
+
+FLOORS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6)
 # the floor may cost at most this much recall@10 on the training folds
 FLOOR_BUDGET = 0.005
 
 
 def choose_floor(
-    questions: Sequence[Prepared], recipe: FusionConfig, scorer: Scorer, top_k: int
+    questions: Sequence[Prepared],
+    recipe: FusionConfig,
+    scorer: Scorer,
+    top_k: int,
+    model: LinearModel | None = None,
 ) -> float:
     """The highest floor whose recall@10 loss on `questions` stays within FLOOR_BUDGET."""
-    base = evaluate(questions, recipe, scorer, top_k)['recall@10']
+    base = evaluate(questions, recipe, scorer, top_k, model)['recall@10']
     chosen = 0.0
     for floor in FLOORS:
         probe = recipe.model_copy(update={'min_score': floor})
-        if base - evaluate(questions, probe, scorer, top_k)['recall@10'] <= FLOOR_BUDGET:
+        loss = base - evaluate(questions, probe, scorer, top_k, model)['recall@10']
+        if loss <= FLOOR_BUDGET:
             chosen = floor
     return chosen
 
@@ -209,7 +282,20 @@ def cross_validate(
                 if any(p.q.lists.get(c) for p in test)
             },
         }
+        model = fit(train, label=f'LoCoMo dev without {held}')
+        learned = LEARNED.model_copy(
+            update={'min_score': choose_floor(train, LEARNED, scorer, top_k, model)}
+        )
+        fold['learned'] = {
+            'model': model.model_dump(),
+            'floor': learned.min_score,
+            'test': evaluate(test, learned, scorer, top_k, model),
+        }
         folds.append(fold)
+        log(
+            f'fold {held}: learned fusion (floor {learned.min_score}) held-out recall@10 '
+            f'{fold["learned"]["test"]["recall@10"]:.3f} MRR {fold["learned"]["test"]["mrr"]:.3f}'
+        )
         log(
             f'fold {held}: chose {recipe.method} {recipe.weights} speaker '
             f'{recipe.speaker_boost} date {recipe.date_boost} floor {floor}; held-out recall@10 '
@@ -217,15 +303,20 @@ def cross_validate(
         )
     metrics = [m for m in folds[0]['test'] if m != 'n']
     mean = {m: sum(f['test'][m] for f in folds) / len(folds) for m in metrics}
+    learned_mean = {m: sum(f['learned']['test'][m] for f in folds) / len(folds) for m in metrics}
     channel_means = {
         c: {m: sum(f['channels'][c][m] for f in folds) / len(folds) for m in metrics}
         for c in folds[0]['channels']
     }
     final, final_result = choose(questions, recipes, scorer, top_k)
     final_floor = choose_floor(questions, final, scorer, top_k)
+    model = fit(questions, label=f'LoCoMo dev, all {len(samples)} conversations')
     return {
         'folds': folds,
         'cv_mean': mean,
+        'learned_cv_mean': learned_mean,
+        'learned_model': model.model_dump(),
+        'learned_floor': choose_floor(questions, LEARNED, scorer, top_k, model),
         'channel_cv_mean': channel_means,
         'chosen_on_all': final.model_copy(update={'min_score': final_floor}).model_dump(),
         'chosen_on_all_result': final_result,

