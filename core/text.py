@@ -1,4 +1,4 @@
-"""Shared word lists: the one English stop-word list and the English month names.
+"""Shared word lists and patterns: the English stop-word list, month names, the email pattern.
 
 Each user states how it departs from the base list (BM25 keeps negations, which carry meaning in
 memories; consolidation's topic finder also drops chat fillers), so the lists cannot drift apart.
@@ -50,3 +50,7 @@ MONTHS: dict[str, int] = {
     )
     for name in names
 }
+
+# an email address (ASCII local part and domain, a TLD of two letters or more); capture anchors it
+# at a token start, redaction replaces any occurrence
+EMAIL_PATTERN = r'[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}'

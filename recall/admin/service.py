@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from core.clock import Clock
 from core.errors import InvalidInput
 from core.scopes import ScopeId
+from core.text import EMAIL_PATTERN
 from recall.models import MEMORIES, Chunk, chunk_id
 from recall.normalize import content_hash, normalize_text
 from recall.schemas import MemoryText
@@ -109,7 +110,7 @@ class ImportRecord(Chunk):
 
 # ---- redaction ------------------------------------------------------------------------------
 
-_EMAIL = re.compile(r'[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}')
+_EMAIL = re.compile(EMAIL_PATTERN)
 _PHONE_CANDIDATE = re.compile(r'(?<![\w.])\+?\(?\d[\d\s().-]{5,}\d(?![\w.])')
 _NOT_PHONE = re.compile(
     r'^\d{4}[-./]\d{1,2}[-./]\d{1,2}$'  # dates

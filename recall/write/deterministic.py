@@ -8,6 +8,7 @@ from datetime import date, datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.text import EMAIL_PATTERN
 from recall.normalize import (
     birthday_key,
     email_key,
@@ -29,9 +30,7 @@ class Captured(BaseModel):
     end: int
 
 
-_EMAIL = re.compile(
-    r'(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}'
-)
+_EMAIL = re.compile(r'(?<![\w.+-])' + EMAIL_PATTERN)
 _CN_MOBILE = re.compile(r'(?<![\d+])(?:\+?86[\s-]?)?1[3-9]\d(?:[\s-]?\d{4}){2}(?!\d)')
 _INTL_PHONE = re.compile(r'(?<![\w+])\+\d{1,3}(?:[\s-]?\(?\d{1,4}\)?){2,5}(?!\d)')
 _ID_CARD = re.compile(
