@@ -189,3 +189,22 @@ def list_episodes(
     found = scan(services, episode_filter([scope], user_id, live_at=services.clock.now()))
     found.sort(key=lambda e: (e.ended_at, e.id), reverse=True)
     return found[:limit]
+
+
+class EpisodeService:
+    """Sessions and episodes for the API: accept a completed session, list live episodes."""
+
+    def __init__(self, context: JobContext) -> None:
+        self._context = context
+
+    def complete_session(self, session_key: str, session: SessionIn) -> tuple[str, str]:
+        """Enqueue the session's episodic job; returns (job id, episode id)."""
+        return complete_session(self._context, session_key, session)
+
+    def live(self, scope: str, user_id: str | None, limit: int) -> list[Episode]:
+        """Live episodes of a scope (and user), newest session first."""
+        return list_episodes(self._context, scope, user_id, limit)
+
+    def get(self, ident: str) -> Episode | None:
+        """The stored episode with this id, or None."""
+        return get_episode(self._context, ident)

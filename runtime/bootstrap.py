@@ -16,7 +16,7 @@ from agents.registry import FILENAME as AGENTS_FILE
 from agents.registry import Registry
 from consolidation import registry
 from consolidation.context import JobContext
-from consolidation.episodic import ensure_episodes
+from consolidation.episodic import EpisodeService, ensure_episodes
 from consolidation.ports import JobQueue
 from consolidation.queue import make_job_queue
 from core.clock import Clock, SystemClock
@@ -53,6 +53,7 @@ class Services:
     admin: MemoryAdmin
     documents: DocumentIndex
     agents: AgentDirectory
+    episodes: EpisodeService
     jobs: JobQueue
     consolidation: JobContext
     kg: KnowledgeGraphService | None = None
@@ -171,6 +172,7 @@ def build(
         admin=MemoryAdmin(vectors, writer, clock, max_text_bytes=settings.max_text_bytes),
         documents=DocumentIndex(vectors, writer, clock, chunk_texts),
         agents=agents,
+        episodes=EpisodeService(context),
         jobs=jobs,
         consolidation=context,
         kg=kg,

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from api import create_app
-from consolidation.episodic import get_episode
 from core.clock import ManualClock
 from core.jobs import JobName
 from core.settings import Settings
@@ -232,7 +231,7 @@ def test_episodes_expire_after_their_ttl(client, app, scope, clock):
         assert episodes(client, scope) == []  # no longer listed once past expires_at
         sweep = wait_job(client, services.jobs.enqueue(JobName.EXPIRY))
         assert sweep['result']['episodes_expired'] >= 1
-        assert get_episode(services.consolidation, accepted['episode_id']) is None
+        assert services.episodes.get(accepted['episode_id']) is None
     finally:
         clock.set(clock.now() - timedelta(days=services.settings.episode_ttl_days + 1))
 
