@@ -77,7 +77,7 @@ def questions() -> list[str]:
 
 def raw_embed_seconds(texts: list[str]) -> float:
     """Seconds the bare MiniLM embedder (no cache, no HTTP) takes over `texts` in batches."""
-    from recall.embedders import make_embedder
+    from vectors.embedders import make_embedder
 
     embedder = make_embedder('minilm').inner  # type: ignore[attr-defined]
     embedder.embed(['warm up the onnx session', 'and its allocator'])

@@ -40,6 +40,16 @@ class ManualClock:
             self._now = when
 
 
+def aware(value: datetime) -> datetime:
+    """The same instant as an aware UTC datetime (naive values are taken as UTC)."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def aware_or_none(value: datetime | None) -> datetime | None:
+    """`aware(value)`, passing None through (optional timestamps from clients and stores)."""
+    return aware(value) if value is not None else None
+
+
 def to_epoch(when: datetime) -> float:
     """Seconds since the epoch; naive datetimes are taken as UTC."""
     if when.tzinfo is None:

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from recall.context import (
+from recall.read.context import (
     calibrated_cosine,
     confidence,
     context_list,
@@ -17,7 +17,7 @@ from recall.context import (
     same_session,
     speaker_of,
 )
-from recall.fusion import DEFAULT_FUSION, FusionConfig, fuse
+from recall.read.fusion import DEFAULT_FUSION, FusionConfig, fuse
 
 
 @pytest.mark.parametrize(
@@ -119,8 +119,8 @@ def test_the_default_recipe_trusts_bm25_at_least_as_much_as_any_other_channel():
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 
 
-def epoch(*args: int) -> float:
-    return datetime(*args, tzinfo=UTC).timestamp()
+def epoch(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> float:
+    return datetime(year, month, day, hour, minute, tzinfo=UTC).timestamp()
 
 
 @pytest.mark.parametrize(
