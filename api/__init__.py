@@ -9,10 +9,16 @@ import logging
 from flask import Flask, g, jsonify, request
 
 from api import errors, observability, openapi, ui
+from api.admin import bp as admin_bp
+from api.agents import bp as agents_bp
+from api.capture import bp as capture_bp
+from api.graph import bp as graph_bp
+from api.memory import bp as memory_bp
+from api.sessions import bp as sessions_bp
 from core.auth import Principal
-from core.bootstrap import Services, build
 from core.errors import Unauthorized
 from core.settings import Settings
+from runtime.bootstrap import Services, build
 
 log = logging.getLogger(__name__)
 
@@ -48,29 +54,13 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         return jsonify(
             status='ok',
             mode='embedded' if settings.embedded else 'server',
-            embedder=services.embedder.name,
+            embedder=services.recall.embedder_name,
             graph=services.kg is not None,
         )
 
-    from api.memory import bp as memory_bp
-
-    app.register_blueprint(memory_bp)
-    # blueprints of later features register themselves when their module exists
-    for name in ('api.graph', 'api.sessions', 'api.admin', 'api.agents', 'api.capture', 'api.ui'):
-        _register_optional(app, name)
+    for blueprint in (memory_bp, graph_bp, sessions_bp, admin_bp, agents_bp, capture_bp, ui.bp):
+        app.register_blueprint(blueprint)
     return app
-
-
-def _register_optional(app: Flask, module: str) -> None:
-    import importlib
-
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name != module:
-            raise
-        return
-    app.register_blueprint(mod.bp)
 
 
 def authenticate(services: Services, header: str | None) -> Principal:
@@ -84,10 +74,8 @@ def authenticate(services: Services, header: str | None) -> Principal:
     admin = services.settings.api_token
     if admin and hmac.compare_digest(token.encode(), admin.encode()):
         return Principal(name='admin', admin=True)
-    from core.registry import registry_of
-
     # agent tokens: team membership is read per request, so a team change applies at once
-    agent = registry_of(services).principal_for(token)
+    agent = services.agents.principal_for(token)
     if agent is not None:
         return agent
     raise Unauthorized('unknown bearer token')

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import importlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 from flask import Blueprint, Response, jsonify, request, stream_with_context
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -12,8 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from api.common import parse_args, parse_json, principal, require_write, services
 from core.errors import Forbidden, InvalidInput
 from core.scopes import Identifier, ScopeId
-from recall.admin import Dedupe, MemoryAdmin, render_snapshot
-from recall.documents import MAX_PATH_CHARS, DocumentIndex, check_path, split_markdown
+from recall.admin.service import Dedupe, MemoryAdmin, render_snapshot
+from recall.documents.index import MAX_PATH_CHARS, DocumentIndex, check_path
+from recall.documents.markdown import chunk_texts
 
 bp = Blueprint('admin', __name__, url_prefix='/v1')
 
@@ -24,29 +24,7 @@ def _require_admin() -> None:
 
 
 def _admin() -> MemoryAdmin:
-    svc = services()
-    jobs = svc.jobs
-
-    def index_graph(ids: list[str]) -> None:
-        # graph extraction is slow: queued like RecallService.remember does
-        jobs.enqueue('index_graph', ids=ids)
-
-    return MemoryAdmin(
-        svc.vectors,
-        svc.embedder,
-        svc.sparse,
-        svc.clock,
-        max_text_bytes=svc.settings.max_text_bytes,
-        on_written=index_graph if svc.kg is not None else None,
-    )
-
-
-def _chunker(markdown: str) -> Sequence[str]:
-    try:
-        shared = importlib.import_module('recall.markdown')  # the shared chunker, when present
-    except ModuleNotFoundError:
-        return split_markdown(markdown)
-    return [c if isinstance(c, str) else c.text for c in shared.chunk_markdown(markdown)]
+    return services().admin
 
 
 # ---- export / import --------------------------------------------------------------------------
@@ -131,7 +109,7 @@ def hydrate() -> Response:
     """Write a snapshot's memories (or plain Markdown's chunks) into `scope` as Core memories."""
     _require_admin()
     body = parse_json(HydrateIn)
-    report = _admin().hydrate(body.scope, body.markdown, chunker=lambda md: list(_chunker(md)))
+    report = _admin().hydrate(body.scope, body.markdown, chunker=chunk_texts)
     return jsonify(report.model_dump(mode='json'))
 
 
@@ -165,8 +143,7 @@ class DocumentArgs(BaseModel):
 
 
 def _documents() -> DocumentIndex:
-    svc = services()
-    return DocumentIndex(svc.vectors, _admin(), svc.clock, _chunker, graph=svc.kg)
+    return services().documents
 
 
 @bp.post('/documents')

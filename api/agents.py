@@ -5,16 +5,16 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify
 from pydantic import BaseModel, ConfigDict, Field
 
+from agents.ports import AgentDirectory, Team, TokenInfo
 from api.common import parse_args, parse_json, principal, services
 from core.errors import Forbidden, InvalidInput, NotFound
-from core.registry import Registry, Team, TokenInfo, registry_of
 from core.scopes import Identifier, ScopeId, agent_scope, is_identifier
 
 bp = Blueprint('agents', __name__, url_prefix='/v1')
 
 
-def _registry() -> Registry:
-    return registry_of(services())
+def _registry() -> AgentDirectory:
+    return services().agents
 
 
 def _require_admin() -> None:

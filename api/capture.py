@@ -10,10 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.common import parse_json, principal, require_read, require_write, services
 from api.observability import observe_receipt
 from core.scopes import Identifier, ScopeId
-from recall.bundle import BUNDLE_MIN_SCORE, is_trivial, pack
-from recall.capture import capture, is_system_channel
-from recall.schemas import MemoryIn, SearchRequest
-from recall.tiers import Source
+from recall.read.bundle import BUNDLE_MIN_SCORE, is_trivial, pack
+from recall.schemas import SearchRequest
+from recall.write.guards import is_system_channel
 
 bp = Blueprint('capture', __name__, url_prefix='/v1')
 
@@ -38,33 +37,14 @@ def capture_turn() -> Response:
     """Store what a turn says durably (distilled, deduplicated); say what was skipped and why."""
     req = parse_json(CaptureIn)
     require_write(req.scope)
-    recall = services().recall
-    recall.check_text(req.text)
-    decision = capture(
+    decision, results = services().writer.capture(
+        req.scope,
         req.text,
+        user_id=req.user_id,
         role=req.role,
         channel=req.channel,
         source=req.source,
-        now=services().clock.now(),
     )
-    items = [
-        MemoryIn(
-            scope=req.scope,
-            text=c.text,
-            kind=c.kind,
-            user_id=req.user_id,
-            importance=c.importance,
-            importance_label=c.importance_label,
-            pinned=c.pinned,
-            tier=c.tier,
-            entity_key=c.entity_key,
-            source=Source.USER,
-            source_ref=req.channel,
-            metadata={'captured_by': 'capture', 'confidence': c.confidence},
-        )
-        for c in decision.candidates
-    ]
-    results = recall.remember(items) if items else []
     stored = [
         {
             'id': r.id,

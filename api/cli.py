@@ -218,7 +218,7 @@ def mcp(args: argparse.Namespace) -> int:
 
 def worker(args: argparse.Namespace) -> int:
     """Run consolidation workers against the Redis broker (server mode)."""
-    from consolidation.worker import run_worker
+    from runtime.worker import run_worker
 
     return run_worker(Settings.load(), processes=args.processes, threads=args.threads) or 0
 

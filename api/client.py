@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from api.capture import BundleIn, CaptureIn
 from consolidation.models import EpisodeOut, JobInfo, JobStatus, SessionIn
 from kg.models import EntityDetail, EntityOut, KGSearchRequest, KGSearchResponse
-from recall.admin import Dedupe, ImportReport
+from recall.admin.service import Dedupe, ImportReport
 from recall.schemas import ChunkOut, MemoryIn, Receipt, SearchRequest, SearchResponse, Stats
 from recall.schemas import WriteResult as _WriteResult
 

@@ -13,7 +13,7 @@ from core.auth import Principal
 from core.errors import InvalidInput
 
 if TYPE_CHECKING:
-    from core.bootstrap import Services
+    from runtime.bootstrap import Services
 
 M = TypeVar('M', bound=BaseModel)
 

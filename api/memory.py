@@ -51,7 +51,7 @@ def create_memory() -> tuple[Response, int]:
     """Write one memory; 201 when new, 200 when it merged into an existing one."""
     item = parse_json(MemoryIn)
     require_write(item.scope)
-    [result] = services().recall.remember([item])
+    [result] = services().writer.remember([item])
     body: dict[str, Any] = result.model_dump(mode='json')
     if result.id is not None:
         body['memory'] = to_out(services().recall.get(result.id)).model_dump(mode='json')
@@ -84,7 +84,7 @@ def create_memories() -> tuple[Response, int]:
         try:
             item = MemoryIn.model_validate(raw)
             caller.require_write(item.scope)
-            services().recall.check_text(item.text, f'items.{index}.text')
+            services().writer.check_text(item.text, f'items.{index}.text')
         except ValidationError as exc:
             results[index] = _item_error(
                 index, 'invalid_request', 422, pydantic_details(exc, ('items', index))
@@ -95,7 +95,7 @@ def create_memories() -> tuple[Response, int]:
             continue
         valid.append((index, item))
     if valid:
-        written = services().recall.remember([item for _, item in valid])
+        written = services().writer.remember([item for _, item in valid])
         for (index, _), result in zip(valid, written, strict=True):
             results[index] = {'index': index, **result.model_dump(mode='json')}
     counts: dict[str, int] = {}
@@ -130,7 +130,7 @@ def get_memory(ident: str) -> Response:
 def delete_memory(ident: str) -> Response:
     """Delete one memory."""
     _memory(ident, write=True)
-    services().recall.delete(ident)
+    services().writer.delete(ident)
     return jsonify(deleted=ident)
 
 
@@ -138,14 +138,14 @@ def delete_memory(ident: str) -> Response:
 def pin_memory(ident: str) -> Response:
     """Pin: the memory becomes Core and is never demoted."""
     _memory(ident, write=True)
-    return jsonify(to_out(services().recall.set_pinned(ident, True)).model_dump(mode='json'))
+    return jsonify(to_out(services().writer.set_pinned(ident, True)).model_dump(mode='json'))
 
 
 @bp.post('/memories/<ident>/unpin')
 def unpin_memory(ident: str) -> Response:
     """Unpin: the memory decays again from the working tier."""
     _memory(ident, write=True)
-    return jsonify(to_out(services().recall.set_pinned(ident, False)).model_dump(mode='json'))
+    return jsonify(to_out(services().writer.set_pinned(ident, False)).model_dump(mode='json'))
 
 
 class ListArgs(BaseModel):

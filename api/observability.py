@@ -24,7 +24,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-import dramatiq
 from flask import (
     Blueprint,
     Flask,
@@ -39,14 +38,15 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from api.responses import Check, Ready
+from api.responses import Check, Ready, version
 from core.errors import Forbidden, NotFound
-from recall.models import EPISODES, MEMORIES, PointFilter
+from recall.models import EPISODES, MEMORIES
 from recall.schemas import Receipt
+from vectors.models import PointFilter
 
 if TYPE_CHECKING:
-    from core.bootstrap import Services
     from core.settings import Settings
+    from runtime.bootstrap import Services
 
 access_log = logging.getLogger('mnemos.access')
 log = logging.getLogger(__name__)
@@ -171,11 +171,21 @@ def observe_receipt(receipt: Receipt | None) -> None:
         metrics.observe_receipt(receipt)
 
 
-class _JobFailureMiddleware(dramatiq.Middleware):
-    """Counts job attempts that raised in this process (the embedded worker's, in the API)."""
+class _JobFailureMiddleware:
+    """dramatiq middleware, duck-typed (dramatiq stays in consolidation/): counts job attempts
+    that raised in this process (the embedded worker's, in the API)."""
+
+    actor_options: frozenset[str] = frozenset()
+    forks: tuple[Any, ...] = ()
 
     def __init__(self, failures: Counter) -> None:
         self._failures = failures
+
+    def __getattr__(self, name: str) -> Any:
+        # every other hook dramatiq emits (before_*/after_*) is a no-op here
+        if name.startswith(('before_', 'after_')):
+            return _ignore
+        raise AttributeError(name)
 
     def after_process_message(
         self, broker: Any, message: Any, *, result: Any = None, exception: Any = None
@@ -183,6 +193,10 @@ class _JobFailureMiddleware(dramatiq.Middleware):
         if exception is not None:
             final = 'true' if getattr(message, 'failed', False) else 'false'
             self._failures.labels(message.actor_name, final).inc()
+
+
+def _ignore(*args: Any, **kwargs: Any) -> None:
+    return None
 
 
 class _StoreCollector:
@@ -202,12 +216,16 @@ class _StoreCollector:
         )
         try:
             live = PointFilter(scopes=None, none_of={'superseded': [True]})
-            for tier, count in sorted(services.vectors.facet(MEMORIES, 'tier', live).items()):
+            for tier, count in sorted(
+                services.consolidation.vectors.facet(MEMORIES, 'tier', live).items()
+            ):
                 memories.add_metric([tier], count)
             gone = PointFilter(scopes=None, any_of={'superseded': [True]})
-            memories.add_metric(['superseded'], services.vectors.count(MEMORIES, gone))
+            memories.add_metric(
+                ['superseded'], services.consolidation.vectors.count(MEMORIES, gone)
+            )
             yield memories
-            episodes = services.vectors.count(EPISODES, everything)
+            episodes = services.consolidation.vectors.count(EPISODES, everything)
             yield GaugeMetricFamily('mnemos_episodes', 'Stored episodes', value=episodes)
         except Exception:
             log.exception('metrics: cannot count the vector store')
@@ -257,8 +275,6 @@ def metrics() -> Response:
 @bp.get('/readyz')
 def readyz() -> tuple[Response, int]:
     """200 when every store answers a probe, else 503; with the version and each probe."""
-    from api.openapi import version
-
     services: Services = current_app.extensions['mnemos']
     checks = {name: _probe(probe) for name, probe in _probes(services).items()}
     ok = all(c.ok for c in checks.values())
@@ -272,11 +288,11 @@ def readyz() -> tuple[Response, int]:
 
 
 def _probes(services: Services) -> dict[str, Any]:
-    from core.registry import registry_of
-
     probes: dict[str, Any] = {
-        'vectors': lambda: services.vectors.count(MEMORIES, PointFilter(scopes=['readyz'])),
-        'tokens': lambda: registry_of(services).lookup('readyz-probe'),
+        'vectors': lambda: services.consolidation.vectors.count(
+            MEMORIES, PointFilter(scopes=['readyz'])
+        ),
+        'tokens': lambda: services.agents.principal_for('readyz-probe'),
     }
     kg = services.kg
     if kg is not None:

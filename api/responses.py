@@ -8,14 +8,15 @@ every documented response validates against them.
 from __future__ import annotations
 
 from datetime import datetime
+from importlib import metadata
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from consolidation.models import EpisodeOut
 from kg.models import EntityOut
-from recall.capture import Skipped
 from recall.schemas import ChunkOut, Receipt, WriteStatus
+from recall.write.capture import Skipped
 
 
 class ErrorDetail(BaseModel):
@@ -217,3 +218,11 @@ class EntityList(BaseModel):
 
     items: list[EntityOut]
     total: int
+
+
+def version() -> str:
+    """The installed package's version (`0+unknown` when run from an uninstalled tree)."""
+    try:
+        return metadata.version('mnemos')
+    except metadata.PackageNotFoundError:
+        return '0+unknown'

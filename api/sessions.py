@@ -8,7 +8,6 @@ from flask import Blueprint, Response, jsonify, url_for
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.common import parse_args, parse_json, principal, require_read, require_write, services
-from consolidation.episodic import complete_session, list_episodes
 from consolidation.models import EpisodeOut, SessionIn, is_session_key
 from core.errors import InvalidInput, NotFound
 from core.scopes import Identifier, ScopeId
@@ -23,7 +22,7 @@ def complete(session_key: str) -> tuple[Response, int, dict[str, str]]:
         raise InvalidInput('session_key', 'must match [A-Za-z0-9_.:-]{1,200}')
     session = parse_json(SessionIn)
     require_write(session.scope)
-    job_id, episode_id = complete_session(services(), session_key, session)
+    job_id, episode_id = services().episodes.complete_session(session_key, session)
     location = url_for('sessions.job_status', job_id=job_id)
     body = {'job_id': job_id, 'episode_id': episode_id, 'status_url': location}
     return jsonify(body), 202, {'Location': location}
@@ -57,6 +56,6 @@ def episodes() -> Response:
     """Live episodes of a scope (optionally one user's), newest session first."""
     query = parse_args(EpisodesQuery)
     require_read(query.scope)
-    found = list_episodes(services(), query.scope, query.user_id, query.limit)
+    found = services().episodes.live(query.scope, query.user_id, query.limit)
     out = [EpisodeOut.model_validate(e.model_dump()).model_dump(mode='json') for e in found]
     return jsonify(episodes=out, count=len(out))

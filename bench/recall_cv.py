@@ -4,7 +4,7 @@
 channel's candidates with raw scores, and per candidate the decay multiplier, user and trust
 factors, whether the query names its speaker, and its confidence). This module replays the
 service's ranking over those lists for every recipe of a grid (numpy arrays mirroring
-`recall.fusion.fuse` and `RecallService._rank`), chooses the recipe on four conversations and
+`recall.read.fusion.fuse` and `RecallService._rank`), chooses the recipe on four conversations and
 scores it on the fifth. The report is the mean over the folds. A check replays the service's
 default recipe and compares it with what the default request returned through HTTP, so the
 replay cannot drift from the service unnoticed.
@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from recall.fusion import (
+from recall.read.fusion import (
     FEATURES,
     LEARNED_CHANNELS,
     RRF_K,

@@ -77,7 +77,7 @@ def questions() -> list[str]:
 
 def raw_embed_seconds(texts: list[str]) -> float:
     """Seconds the bare MiniLM embedder (no cache, no HTTP) takes over `texts` in batches."""
-    from recall.embedders import make_embedder
+    from vectors.embedders import make_embedder
 
     embedder = make_embedder('minilm').inner  # type: ignore[attr-defined]
     embedder.embed(['warm up the onnx session', 'and its allocator'])
@@ -117,7 +117,11 @@ def search_latency(
 
 
 def _search(query: str, graph: bool) -> dict[str, Any]:
-    return {'query': query, 'scope': SCOPE, 'top_k': 10, 'mode': 'hybrid', 'graph': graph}
+    # with the graph on, the request is the default one (the recipe decides the channels)
+    body: dict[str, Any] = {'query': query, 'scope': SCOPE, 'top_k': 10}
+    if not graph:
+        body['graph'] = False
+    return body
 
 
 def run(sizes: list[int], n_queries: int, graph: bool) -> dict[str, Any]:

@@ -7,10 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from consolidation.registry import job
-
 if TYPE_CHECKING:
-    from core.bootstrap import Services
+    from consolidation.context import JobContext
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +23,7 @@ def _jsonable(value: Any) -> Any:
     return value if isinstance(value, str | int | float | bool | type(None)) else str(value)
 
 
-@job('dedup')
-def merge_duplicates(services: Services, params: dict[str, Any]) -> dict[str, Any]:
+def merge_duplicates(services: JobContext, params: dict[str, Any]) -> dict[str, Any]:
     """Merge duplicates among the just-upserted entities of one scope; flag ambiguous pairs."""
     if services.kg is None:
         return {'status': 'skipped', 'reason': 'graph disabled'}

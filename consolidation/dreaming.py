@@ -14,14 +14,13 @@ from typing import TYPE_CHECKING, Any
 from consolidation import llm, text
 from consolidation.episodic import pair_filter, scan
 from consolidation.models import Episode
-from consolidation.registry import job
 from core.clock import to_epoch
 from recall.models import EPISODES
-from recall.schemas import MemoryIn, WriteStatus
+from recall.schemas import MemoryIn
 from recall.tiers import Kind, Source
 
 if TYPE_CHECKING:
-    from core.bootstrap import Services
+    from consolidation.context import JobContext
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +39,7 @@ def document_path(when: datetime) -> str:
     return f'_system/dreaming/{when:%Y%m%d}-consolidated.md'
 
 
-def synthesize(services: Services, episodes: list[Episode], title: str) -> tuple[str, str]:
+def synthesize(services: JobContext, episodes: list[Episode], title: str) -> tuple[str, str]:
     """The consolidated document and how it was made ('llm' or 'extractive')."""
     if llm.enabled(services.settings):
         joined = '\n\n'.join(
@@ -53,8 +52,7 @@ def synthesize(services: Services, episodes: list[Episode], title: str) -> tuple
     return text.synthesize(items, title).document, 'extractive'
 
 
-@job('dreaming')
-def dream(services: Services, params: dict[str, Any]) -> dict[str, Any]:
+def dream(services: JobContext, params: dict[str, Any]) -> dict[str, Any]:
     """Promote a (scope, user) pair's unpromoted episodes into one `dream` memory."""
     scope = str(params['scope'])
     user_id = params.get('user_id')
@@ -87,10 +85,7 @@ def dream(services: Services, params: dict[str, Any]) -> dict[str, Any]:
         tags=['dreaming'],
         metadata={'path': path, 'episode_ids': [e.id for e in episodes], 'synthesis': origin},
     )
-    [written] = services.recall.remember([item])
-    if services.kg is None and written.status == WriteStatus.CREATED and written.id:
-        # this process does not own the graph: hand the new memory to the graph queue
-        services.jobs.enqueue('index_graph', ids=[written.id])
+    [written] = services.writer.remember([item])
     services.vectors.set_payload(
         EPISODES, {e.id: {'promoted': True, 'promoted_at': when} for e in episodes}
     )

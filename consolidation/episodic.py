@@ -11,21 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from consolidation import llm, text
 from consolidation.models import Episode, SessionIn, SummarySource, episode_id, source_id
-from consolidation.registry import job
 from core.errors import Conflict
-from recall.models import (
-    ANY_USER,
-    EPISODES,
-    CollectionSpec,
-    PointFilter,
-    Range,
-    VectorPoint,
-    episodes_spec,
-)
+from core.jobs import JobName
+from recall.models import ANY_USER, EPISODES, episodes_spec
 from recall.normalize import content_hash
+from vectors.models import CollectionSpec, PointFilter, Range, VectorPoint
 
 if TYPE_CHECKING:
-    from core.bootstrap import Services
+    from consolidation.context import JobContext
 
 log = logging.getLogger(__name__)
 
@@ -49,12 +42,12 @@ def episodes_collection(dim: int) -> CollectionSpec:
     )
 
 
-def ensure_episodes(services: Services) -> None:
+def ensure_episodes(services: JobContext) -> None:
     """Create the `episodes` collection and its indexes if missing."""
     services.vectors.ensure_collection(episodes_collection(services.embedder.dim))
 
 
-def complete_session(services: Services, session_key: str, session: SessionIn) -> tuple[str, str]:
+def complete_session(services: JobContext, session_key: str, session: SessionIn) -> tuple[str, str]:
     """Accept a completed session: enqueue its episodic job; returns (job id, episode id)."""
     params: dict[str, Any] = {
         'scope': session.scope,
@@ -64,17 +57,17 @@ def complete_session(services: Services, session_key: str, session: SessionIn) -
         'messages': [m.model_dump(mode='json') for m in session.messages],
         'summary': session.summary,
     }
-    job_id = services.jobs.enqueue('episodic', **params)
+    job_id = services.jobs.enqueue(JobName.EPISODIC, **params)
     return job_id, episode_id(session.scope, session_key, session.compaction_count)
 
 
-def get_episode(services: Services, ident: str) -> Episode | None:
+def get_episode(services: JobContext, ident: str) -> Episode | None:
     """The stored episode with this id, or None."""
     found = services.vectors.retrieve(EPISODES, [ident])
     return Episode.from_payload(found[0].payload) if found else None
 
 
-def _summary(services: Services, session: SessionIn) -> tuple[str, SummarySource]:
+def _summary(services: JobContext, session: SessionIn) -> tuple[str, SummarySource]:
     if session.summary:
         return session.summary.strip(), 'given'
     spoken = [m for m in session.messages if m.role in SPOKEN_ROLES] or session.messages
@@ -88,8 +81,7 @@ def _summary(services: Services, session: SessionIn) -> tuple[str, SummarySource
     return text.summarize([m.content for m in spoken]), 'extractive'
 
 
-@job('episodic')
-def summarize_session(services: Services, params: dict[str, Any]) -> dict[str, Any]:
+def summarize_session(services: JobContext, params: dict[str, Any]) -> dict[str, Any]:
     """Create the session's episode unless it exists (a replay is a no-op), then emit."""
     session_key = str(params['session_key'])
     session = SessionIn.model_validate({k: v for k, v in params.items() if k != 'session_key'})
@@ -129,8 +121,8 @@ def summarize_session(services: Services, params: dict[str, Any]) -> dict[str, A
     )
     _store(services, episode)
     # episodic.created: graph extraction, and dreaming for this (scope, user) pair
-    semantic = services.jobs.enqueue('semantic', scope=episode.scope, episode_id=episode.id)
-    dreaming = services.jobs.enqueue('dreaming', scope=episode.scope, user_id=episode.user_id)
+    semantic = services.jobs.enqueue(JobName.SEMANTIC, scope=episode.scope, episode_id=episode.id)
+    dreaming = services.jobs.enqueue(JobName.DREAMING, scope=episode.scope, user_id=episode.user_id)
     return {
         'episode_id': ident,
         'status': 'created',
@@ -139,7 +131,7 @@ def summarize_session(services: Services, params: dict[str, Any]) -> dict[str, A
     }
 
 
-def _store(services: Services, episode: Episode) -> None:
+def _store(services: JobContext, episode: Episode) -> None:
     indexed = ' '.join([episode.summary, *episode.topics])
     [dense] = services.embedder.embed([indexed])
     point = VectorPoint(
@@ -178,7 +170,7 @@ def pair_filter(
     return flt
 
 
-def scan(services: Services, flt: PointFilter, cap: int = 10_000) -> list[Episode]:
+def scan(services: JobContext, flt: PointFilter, cap: int = 10_000) -> list[Episode]:
     """Every episode matching `flt` (at most `cap`), in id order."""
     out: list[Episode] = []
     offset: str | None = None
@@ -190,8 +182,29 @@ def scan(services: Services, flt: PointFilter, cap: int = 10_000) -> list[Episod
     return out
 
 
-def list_episodes(services: Services, scope: str, user_id: str | None, limit: int) -> list[Episode]:
+def list_episodes(
+    services: JobContext, scope: str, user_id: str | None, limit: int
+) -> list[Episode]:
     """Live episodes of a scope (and user), newest session first."""
     found = scan(services, episode_filter([scope], user_id, live_at=services.clock.now()))
     found.sort(key=lambda e: (e.ended_at, e.id), reverse=True)
     return found[:limit]
+
+
+class EpisodeService:
+    """Sessions and episodes for the API: accept a completed session, list live episodes."""
+
+    def __init__(self, context: JobContext) -> None:
+        self._context = context
+
+    def complete_session(self, session_key: str, session: SessionIn) -> tuple[str, str]:
+        """Enqueue the session's episodic job; returns (job id, episode id)."""
+        return complete_session(self._context, session_key, session)
+
+    def live(self, scope: str, user_id: str | None, limit: int) -> list[Episode]:
+        """Live episodes of a scope (and user), newest session first."""
+        return list_episodes(self._context, scope, user_id, limit)
+
+    def get(self, ident: str) -> Episode | None:
+        """The stored episode with this id, or None."""
+        return get_episode(self._context, ident)

@@ -15,13 +15,14 @@ from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from consolidation.registry import job
 from core.clock import to_epoch
-from recall.models import EPISODES, MEMORIES, Chunk, PointFilter, Range
+from recall.decay import next_tier
+from recall.models import EPISODES, MEMORIES, Chunk
 from recall.tiers import Kind, Tier
+from vectors.models import PointFilter, Range
 
 if TYPE_CHECKING:
-    from core.bootstrap import Services
+    from consolidation.context import JobContext
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +49,7 @@ STALE_AFTER = timedelta(days=30)  # peripheral and untouched this long: prunable
 SUPERSEDED_GRACE = timedelta(days=7)  # audit trail kept this long after supersession
 
 
-def _pages(services: Services, collection: str, flt: PointFilter) -> Iterator[list[Any]]:
+def _pages(services: JobContext, collection: str, flt: PointFilter) -> Iterator[list[Any]]:
     offset: str | None = None
     while True:
         points, offset = services.vectors.scroll(collection, flt, PAGE, offset)
@@ -58,7 +59,7 @@ def _pages(services: Services, collection: str, flt: PointFilter) -> Iterator[li
             return
 
 
-def expire_episodes(services: Services, now: datetime) -> int:
+def expire_episodes(services: JobContext, now: datetime) -> int:
     """Delete episodes whose `expires_at` has passed; returns how many."""
     flt = PointFilter(scopes=None, ranges={'expires_at': Range(lte=to_epoch(now))})
     ids = [p.id for page in _pages(services, EPISODES, flt) for p in page]
@@ -67,42 +68,22 @@ def expire_episodes(services: Services, now: datetime) -> int:
     return len(ids)
 
 
-def _next_tier() -> Callable[..., Any] | None:
-    try:
-        from recall.decay import next_tier
-    except ImportError:  # the decay module is optional until it lands everywhere
-        return None
-    return next_tier
-
-
-def decay_sweep(services: Services, now: datetime) -> int:
+def decay_sweep(services: JobContext, now: datetime) -> int:
     """Apply `recall.decay.next_tier` to every live memory; returns the number of transitions."""
-    next_tier = _next_tier()
-    if next_tier is None:
-        return 0
-    import inspect
-
-    from recall import decay
-
-    takes_thresholds = 'thresholds' in inspect.signature(next_tier).parameters
-    thresholds = getattr(decay, 'DEFAULT_THRESHOLDS', None)
     flt = PointFilter(scopes=None, none_of={'superseded': [True]})
     changed = 0
     for page in _pages(services, MEMORIES, flt):
-        updates: dict[str, dict[str, Any]] = {}
+        tiers: dict[str, Tier] = {}
         for point in page:
             chunk = Chunk.from_payload(point.payload)
             if chunk.pinned:
                 continue  # pinned memory is core and never demoted
-            if takes_thresholds and thresholds is not None:
-                tier = next_tier(chunk, now, thresholds)
-            else:
-                tier = next_tier(chunk, now)
-            if tier is not None and Tier(tier) != chunk.tier:
-                updates[chunk.id] = {'tier': Tier(tier).value, 'updated_at': to_epoch(now)}
-        if updates:
-            services.vectors.set_payload(MEMORIES, updates)
-            changed += len(updates)
+            tier = next_tier(chunk, now)
+            if tier != chunk.tier:
+                tiers[chunk.id] = tier
+        if tiers:
+            services.writer.set_tiers(tiers, now)
+            changed += len(tiers)
     return changed
 
 
@@ -137,7 +118,7 @@ def prunable(chunks: list[Chunk], now: datetime, floor: int) -> list[str]:
     return out
 
 
-def hygiene(services: Services, now: datetime) -> int:
+def hygiene(services: JobContext, now: datetime) -> int:
     """Prune per (scope, kind) above the retention floors; returns how many memories went."""
     groups: dict[tuple[str, str], list[Chunk]] = defaultdict(list)
     for page in _pages(services, MEMORIES, PointFilter(scopes=None)):
@@ -149,18 +130,15 @@ def hygiene(services: Services, now: datetime) -> int:
         doomed.extend(prunable(chunks, now, RETENTION_FLOORS.get(Kind(kind), DEFAULT_FLOOR)))
     for start in range(0, len(doomed), PAGE):
         batch = doomed[start : start + PAGE]
-        services.vectors.delete(MEMORIES, batch)
-        if services.kg is not None:
-            services.kg.forget_chunks(batch)
+        services.writer.delete_many(batch)
     return len(doomed)
 
 
-@job('expiry')
-def sweep(services: Services, params: dict[str, Any]) -> dict[str, Any]:
+def sweep(services: JobContext, params: dict[str, Any]) -> dict[str, Any]:
     """Expire episodes, run the decay sweep and hygiene; each step fails on its own."""
     now = services.clock.now()
     out: dict[str, Any] = {}
-    steps: dict[str, Callable[[Services, datetime], int]] = {
+    steps: dict[str, Callable[[JobContext, datetime], int]] = {
         'episodes_expired': expire_episodes,
         'tier_transitions': decay_sweep,
         'memories_pruned': hygiene,

@@ -1,4 +1,4 @@
-"""Ports of consolidation: services enqueue work by name and ids, never import dramatiq."""
+"""Ports of consolidation: the job queue and the job-state store; services never import dramatiq."""
 
 from __future__ import annotations
 
@@ -7,17 +7,12 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from consolidation.models import JobInfo
+from core.jobs import Jobs
 
 
-class JobQueue(Protocol):
-    """Accepts a job durably and returns its id; the job runs later, at least once."""
-
-    def enqueue(self, job: str, **params: Any) -> str:
-        """Queue `job` with JSON-serialisable `params`; returns the job id.
-
-        A `scope` param, when present, guards who may read the job's state.
-        """
-        ...
+class JobQueue(Jobs, Protocol):
+    """The `Jobs` port plus what consolidation and the runtime need: job states, leases, and
+    starting and stopping the consumers. A job runs later, at least once."""
 
     def get(self, job_id: str) -> JobInfo | None:
         """The job's current state, or None when unknown (or forgotten after its TTL)."""
@@ -25,6 +20,14 @@ class JobQueue(Protocol):
 
     def claim(self, key: str, now: datetime, seconds: float) -> bool:
         """Take lease `key` until `now + seconds` unless someone holds it; True when taken."""
+        ...
+
+    def start(self, queues: frozenset[str] | None = None, threads: int | None = None) -> None:
+        """Replay accepted jobs and consume `queues` (default: this process's own)."""
+        ...
+
+    def close(self) -> None:
+        """Stop consuming (running jobs finish) and release the broker."""
         ...
 
 

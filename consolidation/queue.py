@@ -28,6 +28,7 @@ from consolidation.ports import JobStore
 from consolidation.store import FILENAME, InMemoryJobStore, RedisJobStore, SqliteJobStore
 from core.clock import Clock
 from core.errors import StoreUnavailable
+from core.jobs import JobName
 
 if TYPE_CHECKING:
     from core.settings import Settings
@@ -39,9 +40,14 @@ Runner = Callable[[str, dict[str, Any]], Any]
 GRAPH_QUEUE = 'graph'
 DEFAULT_QUEUE = 'consolidation'
 # Jobs that open Kuzu go to the graph owner; anything not listed runs on the default queue.
-JOB_QUEUES = {'index_graph': GRAPH_QUEUE, 'semantic': GRAPH_QUEUE, 'dedup': GRAPH_QUEUE}
+JOB_QUEUES: dict[str, str] = {
+    JobName.INDEX_GRAPH: GRAPH_QUEUE,
+    JobName.FORGET_MENTIONS: GRAPH_QUEUE,
+    JobName.SEMANTIC: GRAPH_QUEUE,
+    JobName.DEDUP: GRAPH_QUEUE,
+}
 WORKER_QUEUES = frozenset({DEFAULT_QUEUE})
-EXPIRY_JOB = 'expiry'
+EXPIRY_JOB = JobName.EXPIRY
 WORKER_ID = f'{socket.gethostname()}:{os.getpid()}'  # spawned worker processes import anew
 
 
@@ -97,8 +103,6 @@ class DramatiqJobQueue:
         default_queues: frozenset[str] | None,
         expiry_interval: float,
     ) -> None:
-        from consolidation import registry
-
         self.broker = broker
         self._store = store
         self._runner = runner
@@ -115,20 +119,20 @@ class DramatiqJobQueue:
         for queue in (GRAPH_QUEUE, DEFAULT_QUEUE):
             broker.declare_queue(queue)
         self._actors: dict[str, dramatiq.Actor[Any, Any]] = {}
-        for name in registry.names():
-            self._actors[name] = actors.declare(broker, name, queue_of(name), runner)
+        for name in JobName:
+            self._actors[name] = actors.declare(broker, str(name), queue_of(name), runner)
         self._declare = actors.declare
 
     def _actor(self, job: str) -> dramatiq.Actor[Any, Any]:
         with self._lock:
             actor = self._actors.get(job)
-            if actor is None:  # a handler registered after the queue was built
+            if actor is None:  # not a JobName: the handler table refuses it when it runs
                 actor = self._actors[job] = self._declare(
                     self.broker, job, queue_of(job), self._runner
                 )
             return actor
 
-    def enqueue(self, job: str, **params: Any) -> str:
+    def enqueue(self, job: JobName, **params: Any) -> str:
         """Record the job, then hand it to the broker; returns the job id."""
         actor = self._actor(job)
         job_id = str(uuid.uuid4())
@@ -228,7 +232,7 @@ class InlineJobQueue:
         self._runner = runner
         self._store = InMemoryJobStore(clock)
 
-    def enqueue(self, job: str, **params: Any) -> str:
+    def enqueue(self, job: JobName, **params: Any) -> str:
         """Run `job` now; return its id (its state is kept, failures are recorded and raised)."""
         job_id = str(uuid.uuid4())
         scope = params.get('scope') if isinstance(params.get('scope'), str) else None

@@ -1,70 +1,52 @@
-"""Job handlers by name: plain functions of (services, params). Actors and queues dispatch here."""
+"""Job handlers by name, in one explicit table: plain functions of (context, params).
+
+Actors and queues dispatch here through `run`; nothing registers itself on import.
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any
 
-if TYPE_CHECKING:
-    from core.bootstrap import Services
+from consolidation import dedup, dreaming, episodic, expiry, semantic
+from consolidation.context import JobContext
+from core.jobs import JobName
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[['Services', dict[str, Any]], Any]
-HANDLERS: dict[str, Handler] = {}
+Handler = Callable[[JobContext, dict[str, Any]], Any]
 
 
-def job(name: str) -> Callable[[Handler], Handler]:
-    """Register `fn` as the handler of job `name`."""
-
-    def register(fn: Handler) -> Handler:
-        HANDLERS[name] = fn
-        return fn
-
-    return register
-
-
-# Modules whose handlers register themselves on import; loaded before the first lookup.
-HANDLER_MODULES = (
-    'consolidation.episodic',
-    'consolidation.semantic',
-    'consolidation.dedup',
-    'consolidation.dreaming',
-    'consolidation.expiry',
-)
-_loaded = False
-
-
-def load() -> None:
-    """Import every handler module once (idempotent)."""
-    global _loaded
-    if _loaded:
-        return
-    import importlib
-
-    for module in HANDLER_MODULES:
-        importlib.import_module(module)
-    _loaded = True
-
-
-def names() -> list[str]:
-    """Every registered job name."""
-    load()
-    return sorted(HANDLERS)
-
-
-def run(services: Services, name: str, params: dict[str, Any]) -> Any:
-    """Run job `name` now, in this thread."""
-    load()
-    try:
-        handler = HANDLERS[name]
-    except KeyError:
-        raise LookupError(f'no handler for job {name!r}') from None
-    return handler(services, params)
-
-
-@job('index_graph')
-def index_graph(services: Services, params: dict[str, Any]) -> int:
+def index_graph(ctx: JobContext, params: dict[str, Any]) -> int:
     """Extract written chunks into the knowledge graph."""
-    return services.recall.index_graph(params['ids'])
+    return ctx.writer.index_graph(params['ids'])
+
+
+def forget_mentions(ctx: JobContext, params: dict[str, Any]) -> dict[str, Any]:
+    """Drop the graph mentions of chunks deleted by a process that does not own the graph."""
+    if ctx.kg is None:
+        return {'status': 'skipped', 'reason': 'graph disabled'}
+    ids = [str(i) for i in params.get('ids') or []]
+    ctx.kg.forget_chunks(ids)
+    return {'status': 'forgotten', 'ids': len(ids)}
+
+
+HANDLERS: Mapping[JobName, Handler] = {
+    JobName.INDEX_GRAPH: index_graph,
+    JobName.FORGET_MENTIONS: forget_mentions,
+    JobName.EPISODIC: episodic.summarize_session,
+    JobName.SEMANTIC: semantic.extract_episode,
+    JobName.DEDUP: dedup.merge_duplicates,
+    JobName.DREAMING: dreaming.dream,
+    JobName.EXPIRY: expiry.sweep,
+}
+
+
+def run(ctx: JobContext, name: str, params: dict[str, Any]) -> Any:
+    """Run job `name` now, in this thread."""
+    try:
+        handler = HANDLERS[JobName(name)]
+    except ValueError:
+        raise LookupError(f'no handler for job {name!r}') from None
+    return handler(ctx, params)

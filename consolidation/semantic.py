@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from consolidation.episodic import get_episode
-from consolidation.registry import job
+from core.jobs import JobName
 
 if TYPE_CHECKING:
-    from core.bootstrap import Services
+    from consolidation.context import JobContext
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +42,7 @@ def _ids(values: Iterable[Any]) -> list[str]:
     return out
 
 
-@job('semantic')
-def extract_episode(services: Services, params: dict[str, Any]) -> dict[str, Any]:
+def extract_episode(services: JobContext, params: dict[str, Any]) -> dict[str, Any]:
     """Ingest the episode's summary into its scope's graph, valid from the session's time."""
     if services.kg is None:
         return {'status': 'skipped', 'reason': 'graph disabled'}
@@ -65,6 +64,8 @@ def extract_episode(services: Services, params: dict[str, Any]) -> dict[str, Any
     out: dict[str, Any] = {'status': 'extracted', 'entity_ids': entity_ids}
     if entity_ids:
         out['next'] = {
-            'dedup': services.jobs.enqueue('dedup', scope=episode.scope, entity_ids=entity_ids)
+            'dedup': services.jobs.enqueue(
+                JobName.DEDUP, scope=episode.scope, entity_ids=entity_ids
+            )
         }
     return out

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
+from core.text import ENGLISH_STOP_WORDS
+from core.text import words as word_set
+
 ABSTRACT_CHARS = 200
 SUMMARY_CHARS = 2_000
 # one unpunctuated 32 KB message must not become a 32 KB "sentence"
@@ -26,23 +29,13 @@ _CAP_RUN = re.compile(
 )
 
 
-def _wordset(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-STOPWORDS = _wordset(
-    """a about above after again against all am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers herself him himself his how i if in into is
-    it its itself just me more most my myself no nor not now of off on once only or other our
-    ours ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself
-    yourselves ok okay yes yeah sure thanks thank please hi hello hey let lets also well
-    really maybe great good fine right"""
+# the shared English list plus chat fillers, which are never what a session was about
+STOPWORDS = ENGLISH_STOP_WORDS | word_set(
+    """ok okay yes yeah sure thanks thank please hi hello hey let lets also well really maybe
+    great good fine right"""
 )
 # Capitalised only because they open a sentence or address someone: never topics on their own.
-_NOT_TOPICS = STOPWORDS | _wordset(
+_NOT_TOPICS = STOPWORDS | word_set(
     """i i'm i've i'll i'd let's sounds perfect got noted done true cool nice awesome alright
     today tomorrow yesterday monday tuesday wednesday thursday friday saturday sunday january
     february march april may june july august september october november december user

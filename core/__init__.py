@@ -1,1 +1,1 @@
-"""Shared kernel: settings, errors, scopes, clock and the composition root."""
+"""Shared kernel: settings, errors, scopes, clock, auth; imports nothing else of ours."""

@@ -40,6 +40,23 @@ class ManualClock:
             self._now = when
 
 
+def aware(value: datetime) -> datetime:
+    """The same instant as an aware UTC datetime (naive values are taken as UTC).
+
+    ValueError (not OverflowError) when that instant is outside the years 1 to 9999 in UTC,
+    so a pydantic validator using it reports the field instead of failing with a 500.
+    """
+    try:
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+14:00: before year 1 in UTC
+        raise ValueError(f'{value.isoformat()} is outside the years 1 to 9999 in UTC') from None
+
+
+def aware_or_none(value: datetime | None) -> datetime | None:
+    """`aware(value)`, passing None through (optional timestamps from clients and stores)."""
+    return aware(value) if value is not None else None
+
+
 def to_epoch(when: datetime) -> float:
     """Seconds since the epoch; naive datetimes are taken as UTC."""
     if when.tzinfo is None:

@@ -7,27 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 from dateutil.relativedelta import relativedelta
 
-MONTHS = {
-    m: i
-    for i, names in enumerate(
-        [
-            ('january', 'jan'),
-            ('february', 'feb'),
-            ('march', 'mar'),
-            ('april', 'apr'),
-            ('may',),
-            ('june', 'jun'),
-            ('july', 'jul'),
-            ('august', 'aug'),
-            ('september', 'sep', 'sept'),
-            ('october', 'oct'),
-            ('november', 'nov'),
-            ('december', 'dec'),
-        ],
-        start=1,
-    )
-    for m in names
-}
+from core.text import MONTHS
+
 _MONTH = (
     r'(january|february|march|april|may|june|july|august|september|october|november|'
     r'december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)'

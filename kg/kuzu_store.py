@@ -6,13 +6,12 @@ Every kuzu call lives in this file, so a fork with the same API (PyPI `ladybug`)
 from __future__ import annotations
 
 import importlib.util  # noqa: F401  kuzu 0.11.3 uses importlib.util without importing it
-import json
 import re
 import sys
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,22 @@ import kuzu
 import pyarrow as pa
 
 from core.errors import StoreUnavailable
+from kg.kuzu_rows import (
+    ENTITY_COLS,
+    REL_COLS,
+    SOURCE_KINDS,
+    SOURCE_TABLES,
+    TS,
+    entity_from_row,
+    entity_props,
+    entity_row,
+    entity_table,
+    mention_from_row,
+    naive,
+    relation_props,
+    relation_table,
+    unique_relations,
+)
 from kg.models import (
     Entity,
     Mention,
@@ -27,7 +42,6 @@ from kg.models import (
     Relation,
     RelationRow,
     RelationUpdate,
-    SourceKind,
 )
 
 # Kuzu TIMESTAMP is zone-less: we store naive UTC and re-attach UTC on the way out.
@@ -47,56 +61,16 @@ _SCHEMA = (
     'scope STRING, at TIMESTAMP)',
 )
 
-_ENTITY_COLS = (
-    'id',
-    'scope',
-    'name',
-    'canonical_name',
-    'type',
-    'aliases',
-    'summary',
-    'mention_count',
-    'attributes',
-    'created_at',
-    'updated_at',
-    'merged_into',
-)
-_REL_COLS = (
-    'id',
-    'scope',
-    'predicate',
-    'fact',
-    'valid_from',
-    'valid_to',
-    'recorded_at',
-    'expired_at',
-    'confidence',
-    'source_chunk',
-    'source_episode',
-)
-_RETURN_ENTITY = ', '.join(f'e.{c}' for c in _ENTITY_COLS)
-_RETURN_REL = 'a.id, b.id, ' + ', '.join(f'r.{c}' for c in _REL_COLS)
+_RETURN_ENTITY = ', '.join(f'e.{c}' for c in ENTITY_COLS)
+_RETURN_REL = 'a.id, b.id, ' + ', '.join(f'r.{c}' for c in REL_COLS)
 _VALID_AT = (
     'r.expired_at IS NULL AND (r.valid_from IS NULL OR r.valid_from <= $t) '
     'AND (r.valid_to IS NULL OR r.valid_to > $t)'
 )
-_SOURCE_TABLES: dict[SourceKind, str] = {'chunk': 'Chunk', 'episode': 'Episode'}
-_SOURCE_KINDS: dict[str, SourceKind] = {t: k for k, t in _SOURCE_TABLES.items()}
 # Kuzu uses its primary-key index for `{id: $x}` only; `id IN $list` scans the table, and a COPY
 # costs 50-450 ms whatever its size once tables hold ~100k rows. Up to this many rows, one
 # indexed statement per row (~2 ms each) is cheaper; above it, the scan and the COPY are.
 _SMALL = 24
-_TS = pa.timestamp('us')
-
-
-def _naive(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
-
-
-def _aware(value: datetime | None) -> datetime | None:
-    return value.replace(tzinfo=UTC) if value is not None and value.tzinfo is None else value
 
 
 class _ReadWriteLock:
@@ -187,7 +161,7 @@ class KuzuGraphStore:
         result = self._conn().execute(query, params or {})
         assert not isinstance(result, list)
         try:
-            return result.get_all()
+            return [list(row) for row in result.get_all()]
         finally:
             result.close()  # an open result keeps its read transaction alive
 
@@ -222,14 +196,14 @@ class KuzuGraphStore:
             stored = self._existing('Entity', sorted(latest.keys() | vectors.keys()))
             fresh = [e for i, e in latest.items() if i not in stored]
             if len(fresh) > _SMALL:
-                self._write('COPY Entity FROM $t', {'t': _entity_table(fresh, vectors)})
+                self._write('COPY Entity FROM $t', {'t': entity_table(fresh, vectors)})
             elif fresh:
                 with self._transaction():
                     for e in fresh:
-                        props = _entity_props(e, vectors.get(e.id))
+                        props = entity_props(e, vectors.get(e.id))
                         keys = ', '.join(f'{k}: ${k}' for k in props)
                         self._write(f'CREATE (:Entity {{{keys}}})', props)
-            changed = [_entity_row(e) for i, e in latest.items() if i in stored]
+            changed = [entity_row(e) for i, e in latest.items() if i in stored]
             self._each_or_unwind(
                 'MATCH (e:Entity {id: r.id}) SET e.name = r.name, '
                 'e.canonical_name = r.canonical_name, e.type = r.type, e.aliases = r.aliases, '
@@ -253,14 +227,14 @@ class KuzuGraphStore:
         rows = self._rows(
             f'MATCH (e:Entity) WHERE e.id IN $ids RETURN {_RETURN_ENTITY}', {'ids': list(ids)}
         )
-        found = {r[0]: _entity(r) for r in rows}
+        found = {r[0]: entity_from_row(r) for r in rows}
         return [found[i] for i in ids if i in found]
 
     def list_entities(self, scope: str) -> list[Entity]:
         rows = self._rows(
             f'MATCH (e:Entity) WHERE e.scope = $scope RETURN {_RETURN_ENTITY}', {'scope': scope}
         )
-        return [_entity(r) for r in rows]
+        return [entity_from_row(r) for r in rows]
 
     def entity_embeddings(self, scope: str) -> dict[str, list[float]]:
         rows = self._rows(
@@ -287,7 +261,7 @@ class KuzuGraphStore:
             stored = {r[0] for r in rows}
             fresh = [r for r in unique if r.id not in stored]
             if len(fresh) > _SMALL:
-                self._write('COPY RELATES FROM $t', {'t': _relation_table(fresh)})
+                self._write('COPY RELATES FROM $t', {'t': relation_table(fresh)})
             elif fresh:
                 self._create_relations(fresh)
 
@@ -301,19 +275,19 @@ class KuzuGraphStore:
                     'expired_at: $expired_at, confidence: $confidence, '
                     'source_chunk: $source_chunk, source_episode: $source_episode}]->(b) '
                     'RETURN r.id',
-                    _relation_props(rel),
+                    relation_props(rel),
                 )
                 if not created:  # as COPY does: a relation needs both its ends stored
                     raise ValueError(f'relation {rel.id}: an endpoint entity is not stored')
 
     def update_relations(self, updates: Sequence[RelationUpdate]) -> None:
         closes = [
-            {'s': u.subject_id, 'id': u.id, 'v': _naive(u.valid_to)}
+            {'s': u.subject_id, 'id': u.id, 'v': naive(u.valid_to)}
             for u in updates
             if u.valid_to is not None
         ]
         expiries = [
-            {'s': u.subject_id, 'id': u.id, 'v': _naive(u.expired_at)}
+            {'s': u.subject_id, 'id': u.id, 'v': naive(u.expired_at)}
             for u in updates
             if u.expired_at is not None
         ]
@@ -335,7 +309,7 @@ class KuzuGraphStore:
             f'RETURN {_RETURN_REL}',
             {'ids': list(entity_ids)},
         )
-        return _unique_relations(rows)
+        return unique_relations(rows)
 
     def neighbourhood(
         self, seed_ids: Sequence[str], hops: int, as_of: datetime, max_edges: int = 500
@@ -343,7 +317,7 @@ class KuzuGraphStore:
         seen: dict[str, Relation] = {}
         visited = set(seed_ids)
         frontier = sorted(visited)
-        t = _naive(as_of)
+        t = naive(as_of)
         for _ in range(hops):
             if not frontier:
                 break
@@ -355,7 +329,7 @@ class KuzuGraphStore:
                 {'ids': frontier, 't': t, 'n': max_edges},
             )
             nxt: set[str] = set()
-            for rel in _unique_relations(rows)[:max_edges]:
+            for rel in unique_relations(rows)[:max_edges]:
                 if rel.id in seen:
                     continue
                 seen[rel.id] = rel
@@ -371,7 +345,7 @@ class KuzuGraphStore:
         if not unique:
             return
         with self._writing():
-            for kind, table in _SOURCE_TABLES.items():
+            for kind, table in SOURCE_TABLES.items():
                 batch = [m for m in unique if m.kind == kind]
                 if batch:
                     self._add_mentions(table, batch)
@@ -397,7 +371,7 @@ class KuzuGraphStore:
                     'from': [m.entity_id for m in todo],
                     'to': [m.source_id for m in todo],
                     'scope': [m.scope for m in todo],
-                    'at': pa.array([_naive(m.at) for m in todo], type=_TS),
+                    'at': pa.array([naive(m.at) for m in todo], type=TS),
                 }
             )
             self._write(f"COPY MENTIONS FROM $t (from='Entity', to='{table}')", {'t': edges})
@@ -407,7 +381,7 @@ class KuzuGraphStore:
                 self._write(
                     f'MATCH (e:Entity {{id: $e}}), (c:{table} {{id: $c}}) '
                     'CREATE (e)-[:MENTIONS {scope: $scope, at: $at}]->(c)',
-                    {'e': m.entity_id, 'c': m.source_id, 'scope': m.scope, 'at': _naive(m.at)},
+                    {'e': m.entity_id, 'c': m.source_id, 'scope': m.scope, 'at': naive(m.at)},
                 )
 
     def _linked(self, table: str, source_ids: list[str]) -> set[tuple[str, str]]:
@@ -455,7 +429,7 @@ class KuzuGraphStore:
             'RETURN e.id, c.id, label(c), m.scope, m.at ORDER BY m.at DESC LIMIT $n',
             {'ids': list(entity_ids), 'n': limit},
         )
-        return [_mention(r) for r in rows]
+        return [mention_from_row(r) for r in rows]
 
     def chunk_mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
         if not entity_ids:
@@ -473,7 +447,7 @@ class KuzuGraphStore:
         if not source_ids:
             return
         with self._writing():
-            for table in _SOURCE_TABLES.values():
+            for table in SOURCE_TABLES.values():
                 self._write(
                     f'MATCH (c:{table}) WHERE c.id IN $ids DETACH DELETE c',
                     {'ids': list(source_ids)},
@@ -500,7 +474,7 @@ class KuzuGraphStore:
     def iter_mention_rows(self) -> Iterator[MentionRow]:
         query = 'MATCH (e:Entity)-[m:MENTIONS]->(c) RETURN e.id, c.id, label(c), m.scope, m.at'
         for r in self._dump(query):
-            kind = _SOURCE_KINDS[r[2]]
+            kind = SOURCE_KINDS[r[2]]
             yield MentionRow(sys.intern(r[0]), sys.intern(r[1]), kind, sys.intern(r[3]), r[4])
 
     def _dump(self, query: str) -> Iterator[tuple[Any, ...]]:
@@ -531,130 +505,3 @@ class KuzuGraphStore:
 
 
 # an update never moves an entity across scopes or rewrites when it was first seen
-_UPDATED_FIELDS = tuple(c for c in _ENTITY_COLS if c not in ('scope', 'created_at', 'merged_into'))
-
-
-def _entity_row(e: Entity) -> dict[str, Any]:
-    row = {k: v for k, v in _entity_props(e, None).items() if k in _UPDATED_FIELDS}
-    # '' stands for null: UNWIND infers one struct type and a None-only column has none
-    row['merged_into'] = e.merged_into or ''
-    return row
-
-
-def _entity_props(e: Entity, vector: Sequence[float] | None) -> dict[str, Any]:
-    return {
-        'id': e.id,
-        'scope': e.scope,
-        'name': e.name,
-        'canonical_name': e.canonical_name,
-        'type': e.type.value,
-        'aliases': list(e.aliases),
-        'summary': e.summary,
-        'mention_count': e.mention_count,
-        'attributes': json.dumps(e.attributes, sort_keys=True),
-        'created_at': _naive(e.created_at),
-        'updated_at': _naive(e.updated_at),
-        'merged_into': e.merged_into,
-        'embedding': [float(x) for x in vector] if vector is not None else None,
-    }
-
-
-def _relation_props(r: Relation) -> dict[str, Any]:
-    return {
-        'a': r.subject_id,
-        'b': r.object_id,
-        'id': r.id,
-        'scope': r.scope,
-        'predicate': r.predicate,
-        'fact': r.fact,
-        'valid_from': _naive(r.valid_from),
-        'valid_to': _naive(r.valid_to),
-        'recorded_at': _naive(r.recorded_at),
-        'expired_at': _naive(r.expired_at),
-        'confidence': r.confidence,
-        'source_chunk': r.source_chunk,
-        'source_episode': r.source_episode,
-    }
-
-
-def _entity_table(entities: Sequence[Entity], vectors: Mapping[str, Sequence[float]]) -> pa.Table:
-    return pa.table(
-        {
-            'id': [e.id for e in entities],
-            'scope': [e.scope for e in entities],
-            'name': [e.name for e in entities],
-            'canonical_name': [e.canonical_name for e in entities],
-            'type': [e.type.value for e in entities],
-            'aliases': pa.array([list(e.aliases) for e in entities], type=pa.list_(pa.string())),
-            'summary': [e.summary for e in entities],
-            'mention_count': pa.array([e.mention_count for e in entities], type=pa.int64()),
-            'attributes': [json.dumps(e.attributes, sort_keys=True) for e in entities],
-            'created_at': pa.array([_naive(e.created_at) for e in entities], type=_TS),
-            'updated_at': pa.array([_naive(e.updated_at) for e in entities], type=_TS),
-            'merged_into': pa.array([e.merged_into for e in entities], type=pa.string()),
-            'embedding': pa.array(
-                [[float(x) for x in vectors[e.id]] if e.id in vectors else None for e in entities],
-                type=pa.list_(pa.float32()),
-            ),
-        }
-    )
-
-
-def _relation_table(relations: Sequence[Relation]) -> pa.Table:
-    def ts(values: Iterable[datetime | None]) -> pa.Array:
-        return pa.array([_naive(v) for v in values], type=_TS)
-
-    return pa.table(
-        {
-            'from': [r.subject_id for r in relations],
-            'to': [r.object_id for r in relations],
-            'id': [r.id for r in relations],
-            'scope': [r.scope for r in relations],
-            'predicate': [r.predicate for r in relations],
-            'fact': [r.fact for r in relations],
-            'valid_from': ts(r.valid_from for r in relations),
-            'valid_to': ts(r.valid_to for r in relations),
-            'recorded_at': ts(r.recorded_at for r in relations),
-            'expired_at': ts(r.expired_at for r in relations),
-            'confidence': pa.array([r.confidence for r in relations], type=pa.float64()),
-            'source_chunk': pa.array([r.source_chunk for r in relations], type=pa.string()),
-            'source_episode': pa.array([r.source_episode for r in relations], type=pa.string()),
-        }
-    )
-
-
-def _entity(row: list[Any]) -> Entity:
-    data = dict(zip(_ENTITY_COLS, row, strict=True))
-    data['aliases'] = list(data['aliases'] or [])
-    data['attributes'] = json.loads(data['attributes'] or '{}')
-    data['summary'] = data['summary'] or ''
-    data['mention_count'] = data['mention_count'] or 0
-    for key in ('created_at', 'updated_at'):
-        data[key] = _aware(data[key])
-    return Entity.model_validate(data)
-
-
-def _relation(row: list[Any]) -> Relation:
-    data = dict(zip(_REL_COLS, row[2:], strict=True))
-    for key in ('valid_from', 'valid_to', 'recorded_at', 'expired_at'):
-        data[key] = _aware(data[key])
-    data['fact'] = data['fact'] or ''
-    return Relation(subject_id=row[0], object_id=row[1], **data)
-
-
-def _mention(row: list[Any]) -> Mention:
-    return Mention(
-        entity_id=row[0],
-        source_id=row[1],
-        kind=_SOURCE_KINDS[row[2]],
-        scope=row[3],
-        at=_aware(row[4]),
-    )
-
-
-def _unique_relations(rows: list[list[Any]]) -> list[Relation]:
-    out: dict[str, Relation] = {}
-    for row in rows:
-        rel = _relation(row)
-        out.setdefault(rel.id, rel)
-    return list(out.values())

@@ -9,6 +9,7 @@ from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from core.clock import aware, aware_or_none
 from core.scopes import ScopeId
 
 # Fixed namespace: entity and relation ids are stable across processes and re-ingestion.
@@ -32,14 +33,6 @@ class EntityType(StrEnum):
 
 
 SourceKind = Literal['chunk', 'episode']
-
-
-def aware(value: datetime) -> datetime:
-    """The same instant as an aware UTC datetime (naive values are taken as UTC)."""
-    try:
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    except OverflowError:  # e.g. 0001-01-01T00:00:00+14:00: before year 1 in UTC
-        raise ValueError(f'{value.isoformat()} is outside the years 1 to 9999 in UTC') from None
 
 
 def entity_id(scope: str, canonical_name: str) -> str:
@@ -106,7 +99,7 @@ class Relation(BaseModel):
     @field_validator('valid_from', 'valid_to', 'recorded_at', 'expired_at')
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:
-        return aware(value) if value is not None else None
+        return aware_or_none(value)
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -271,7 +264,7 @@ class KGSearchRequest(BaseModel):
     @field_validator('as_of')
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:
-        return aware(value) if value is not None else None
+        return aware_or_none(value)
 
 
 class EntityOut(BaseModel):

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 import networkx as nx
-import numpy as np
 
-from core.clock import Clock
+from core.clock import Clock, aware
 from core.errors import NotFound
 from kg import temporal
 from kg.models import (
@@ -24,21 +23,19 @@ from kg.models import (
     EntityOut,
     EntityType,
     Extraction,
-    FactOut,
     KGSearchRequest,
     KGSearchResponse,
     Mention,
     MergeResult,
-    PathOut,
     Relation,
     RelationUpdate,
     SourceKind,
     SourceText,
-    aware,
     entity_id,
     relation_id,
 )
 from kg.ports import Extractor, GraphStore
+from kg.ranking import connecting_paths, entity_out, fact_out, hop_distances, personalized_pagerank
 from kg.resolution import (
     EMBED_AMBIGUOUS,
     EMBED_MERGE,
@@ -48,8 +45,8 @@ from kg.resolution import (
     normalize,
     types_compatible,
 )
-from recall.models import ChunkText, ScoredPoint
-from recall.ports import Embedder
+from vectors.models import ChunkText, ScoredPoint
+from vectors.ports import Embedder
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +145,7 @@ class KnowledgeGraphService:
             list(seeds), max(1, hops), self._clock.now(), max_edges=_RELATED_EDGES
         )
         weight = dict(seeds)
-        for ident, dist in _distances(seeds, rels).items():
+        for ident, dist in hop_distances(seeds, rels).items():
             weight.setdefault(ident, 1.0 / (1.0 + dist))
         entities = self._entities(list(weight), scopes)
         for ident in weight:
@@ -245,9 +242,9 @@ class KnowledgeGraphService:
         facts = facts[: req.limit * 3]
         names = {i: e.name for i, e in entities.items()}
         return KGSearchResponse(
-            entities=[_entity_out(entities[i], ranks.get(i, 0.0), i in seeds) for i in top],
-            facts=[_fact_out(r, names, when) for r in facts],
-            paths=_paths(graph, rels, seeds, top, names, req.limit),
+            entities=[entity_out(entities[i], ranks.get(i, 0.0), i in seeds) for i in top],
+            facts=[fact_out(r, names, when) for r in facts],
+            paths=connecting_paths(graph, rels, seeds, top, names, req.limit),
             as_of=when,
         )
 
@@ -268,28 +265,20 @@ class KnowledgeGraphService:
         now = self._clock.now()
         history = temporal.history(rels)
         return EntityDetail(
-            entity=_entity_out(entity, 0.0, False),
-            current=[_fact_out(r, names, now) for r in history if temporal.valid_at(r, now)],
-            history=[_fact_out(r, names, now) for r in history],
+            entity=entity_out(entity, 0.0, False),
+            current=[fact_out(r, names, now) for r in history if temporal.valid_at(r, now)],
+            history=[fact_out(r, names, now) for r in history],
             merged_from=sorted(k for k, v in index.redirect.items() if v == entity.id),
         )
 
     def entities(self, scope: str, q: str | None, limit: int) -> tuple[list[EntityOut], int]:
-        """Live (unmerged) entities of `scope` whose name or an alias contains `q`, most
-        mentioned first; the page and the number that matched."""
-        needle = q.casefold() if q else None
-        found = [
-            e
-            for e in self._store.list_entities(scope)
-            if e.merged_into is None
-            and (
-                needle is None
-                or needle in e.name.casefold()
-                or any(needle in a.casefold() for a in e.aliases)
-            )
-        ]
+        """Live entities of `scope` with `q` in a name or alias, most mentioned first; and how
+        many matched."""
+        needle = (q or '').casefold()
+        live = [e for e in self._store.list_entities(scope) if e.merged_into is None]
+        found = [e for e in live if any(needle in n.casefold() for n in (e.name, *e.aliases))]
         found.sort(key=lambda e: (-e.mention_count, e.name.casefold(), e.id))
-        return [_entity_out(e, 0.0, False) for e in found[:limit]], len(found)
+        return [entity_out(e, 0.0, False) for e in found[:limit]], len(found)
 
     # ---- internals: write path -------------------------------------------------------------
 
@@ -602,114 +591,8 @@ def embeddable(mention: EntityMention) -> bool:
     return mention.type is not EntityType.CONCEPT and len(normalize(mention.name)) >= _EMBED_CHARS
 
 
-def personalized_pagerank(
-    graph: nx.Graph, seeds: dict[str, float], alpha: float = 0.85, iterations: int = 50
-) -> dict[str, float]:
-    """PageRank restarting at the seeds (numpy power iteration: nx.pagerank needs scipy)."""
-    nodes = list(graph.nodes)
-    matrix = nx.to_numpy_array(graph, nodelist=nodes, weight='weight')
-    out_weight = matrix.sum(axis=1)
-    out_weight[out_weight == 0] = 1.0
-    transition = (matrix / out_weight[:, None]).T
-    restart = np.array([seeds.get(n, 0.0) for n in nodes])
-    restart = restart / restart.sum()
-    rank = restart.copy()
-    for _ in range(iterations):
-        nxt = alpha * (transition @ rank) + (1 - alpha) * restart
-        # dangling mass (isolated seeds) returns to the seeds instead of leaking
-        nxt += (1.0 - nxt.sum()) * restart
-        if np.abs(nxt - rank).sum() < 1e-8:
-            rank = nxt
-            break
-        rank = nxt
-    return {n: float(r) for n, r in zip(nodes, rank, strict=True)}
-
-
 def _survivor(a: Entity, b: Entity) -> tuple[Entity, Entity]:
     """(kept, merged away): more mentions win, then the older entity."""
     if (b.mention_count, -b.created_at.timestamp()) > (a.mention_count, -a.created_at.timestamp()):
         return b, a
     return a, b
-
-
-def _distances(seeds: dict[str, float], rels: Sequence[Relation]) -> dict[str, int]:
-    adj: dict[str, set[str]] = defaultdict(set)
-    for rel in rels:
-        adj[rel.subject_id].add(rel.object_id)
-        adj[rel.object_id].add(rel.subject_id)
-    dist = dict.fromkeys(seeds, 0)
-    frontier = list(seeds)
-    while frontier:
-        nxt = []
-        for node in frontier:
-            for other in adj[node]:
-                if other not in dist:
-                    dist[other] = dist[node] + 1
-                    nxt.append(other)
-        frontier = nxt
-    return dist
-
-
-def _entity_out(entity: Entity, score: float, seed: bool) -> EntityOut:
-    return EntityOut(
-        id=entity.id,
-        name=entity.name,
-        type=entity.type,
-        aliases=entity.aliases,
-        summary=entity.summary,
-        mention_count=entity.mention_count,
-        attributes=entity.attributes,
-        score=round(score, 6),
-        seed=seed,
-    )
-
-
-def _fact_out(rel: Relation, names: dict[str, str], when: datetime) -> FactOut:
-    return FactOut(
-        id=rel.id,
-        subject_id=rel.subject_id,
-        subject=names.get(rel.subject_id, rel.subject_id),
-        predicate=rel.predicate,
-        object_id=rel.object_id,
-        object=names.get(rel.object_id, rel.object_id),
-        fact=rel.fact,
-        valid_from=rel.valid_from,
-        valid_to=rel.valid_to,
-        recorded_at=rel.recorded_at,
-        expired_at=rel.expired_at,
-        confidence=rel.confidence,
-        source_chunk=rel.source_chunk,
-        source_episode=rel.source_episode,
-        current=temporal.valid_at(rel, when),
-    )
-
-
-def _paths(
-    graph: nx.Graph,
-    rels: Sequence[Relation],
-    seeds: dict[str, float],
-    top: Sequence[str],
-    names: dict[str, str],
-    limit: int,
-) -> list[PathOut]:
-    if not graph.number_of_edges():
-        return []
-    edge: dict[frozenset[str], Relation] = {}
-    for rel in sorted(rels, key=lambda r: -r.confidence):
-        edge.setdefault(frozenset((rel.subject_id, rel.object_id)), rel)
-    sources = [s for s in seeds if s in graph]
-    _, routes = nx.multi_source_dijkstra(graph, sources) if sources else ({}, {})
-    out = []
-    for target in top:
-        route = routes.get(target)
-        if route is None or len(route) < 2:
-            continue
-        steps = [edge[frozenset(pair)] for pair in zip(route, route[1:], strict=False)]
-        text = names.get(route[0], route[0])
-        for node, rel in zip(route[1:], steps, strict=True):
-            arrow = f' -{rel.predicate}-> ' if rel.object_id == node else f' <-{rel.predicate}- '
-            text += arrow + names.get(node, node)
-        out.append(PathOut(entity_ids=list(route), fact_ids=[r.id for r in steps], text=text))
-        if len(out) >= limit:
-            break
-    return out

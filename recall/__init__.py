@@ -1,1 +1,1 @@
-"""Chunk memory: vectors in Qdrant, hybrid recall, ranking and memory management."""
+"""Chunk memory: the recall service, its write and read paths, documents and admin."""

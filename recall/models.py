@@ -1,87 +1,23 @@
-"""Pydantic models of chunk memory: the stored chunk, store-level points and filters, hits."""
+"""Pydantic models of chunk memory: the stored chunk and its collection specs."""
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from core.clock import from_epoch, to_epoch
 from recall.tiers import ImportanceLabel, Kind, Source, Tier, Trust
+from vectors.models import CollectionSpec
 
 # Fixed namespace so chunk ids are stable across processes, versions and machines.
 CHUNK_NAMESPACE = uuid.UUID('5b0e3c1e-6f1d-4d57-9a57-6d6e656d6f73')
 
-Channel = Literal['dense', 'bm25']
 MEMORIES = 'memories'
 ANY_USER = '*'
 EPISODES = 'episodes'
-
-
-# ---- store level: what a VectorStore adapter speaks ---------------------------------------
-
-
-class SparseVector(BaseModel):
-    """Sparse term weights; indices are stable term ids."""
-
-    model_config = ConfigDict(frozen=True)
-
-    indices: list[int] = Field(default_factory=list)
-    values: list[float] = Field(default_factory=list)
-
-
-class VectorPoint(BaseModel):
-    """One point to upsert: id, both vectors and a JSON payload."""
-
-    id: str
-    dense: list[float]
-    sparse: SparseVector
-    payload: dict[str, Any]
-
-
-class StoredPoint(BaseModel):
-    """A point as read back: id and payload (vectors are recomputable, never read)."""
-
-    id: str
-    payload: dict[str, Any]
-
-
-class ScoredPoint(BaseModel):
-    """A point returned by a channel query, with that channel's raw score."""
-
-    id: str
-    score: float
-    payload: dict[str, Any] = Field(default_factory=dict)
-
-
-class Range(BaseModel):
-    """Inclusive numeric range; timestamps are epoch seconds."""
-
-    gte: float | None = None
-    lte: float | None = None
-
-
-class PointFilter(BaseModel):
-    """Conjunction of conditions; `scopes=None` means every scope (admin paths only)."""
-
-    scopes: list[str] | None
-    any_of: dict[str, list[str | bool | int]] = Field(default_factory=dict)
-    none_of: dict[str, list[str | bool | int]] = Field(default_factory=dict)
-    ranges: dict[str, Range] = Field(default_factory=dict)
-
-
-class CollectionSpec(BaseModel):
-    """A collection's vectors and the payload fields to index (scope is the tenant key)."""
-
-    name: str
-    dense_dim: int
-    keyword_fields: tuple[str, ...] = ()
-    bool_fields: tuple[str, ...] = ()
-    float_fields: tuple[str, ...] = ()
-    integer_fields: tuple[str, ...] = ()
 
 
 def memories_spec(dense_dim: int) -> CollectionSpec:
@@ -162,7 +98,7 @@ class Chunk(BaseModel):
     entity_ids: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
     # who said it ("Name:" prefix, metadata.speaker or the user) and the memory written just
-    # before it in its scope: recall.context reads both
+    # before it in its scope: recall.read.context reads both
     speaker: str | None = None
     prev_id: str | None = None
 
@@ -192,28 +128,6 @@ def chunk_id(scope: str, user_id: str | None, normalized_text: str) -> str:
     return str(uuid.uuid5(CHUNK_NAMESPACE, f'{scope}\x1f{user_id or ""}\x1f{normalized_text}'))
 
 
-def canonical_ids(ids: Sequence[str]) -> list[str]:
-    """Canonical, de-duplicated point ids; a malformed id cannot exist, and the store would
-    reject the whole request over it."""
-    out: dict[str, None] = {}
-    for ident in ids:
-        try:
-            out[str(uuid.UUID(ident))] = None
-        except (ValueError, AttributeError, TypeError):
-            continue
-    return list(out)
-
-
 def utcnow() -> datetime:
     """Aware now; services use their Clock, this is for defaults only."""
     return datetime.now(UTC)
-
-
-class ChunkText(BaseModel):
-    """What the graph needs of a written chunk to extract from it and link it by MENTIONS."""
-
-    id: str
-    scope: str
-    text: str
-    at: datetime = Field(description='event time: relative dates resolve against it')
-    speaker: str | None = Field(default=None, description='resolves "I"/"my" when given')

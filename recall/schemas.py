@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+)
 
 from core.clock import storable
 from core.scopes import Identifier, ScopeId
@@ -15,10 +22,14 @@ from recall.tiers import ImportanceLabel, Kind, Source, Tier, Trust
 MAX_QUERY_CHARS = 8_000
 
 
-def _aware(value: datetime | None) -> datetime | None:
-    # naive timestamps from clients are taken as UTC rather than rejected; stored as epoch
-    # seconds, they must read back (storable refuses 0001-01-01T00:00:00+14:00 and the like)
-    return storable(value) if value is not None else None
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError('text must not be blank')
+    return value
+
+
+# a memory's text: at least one character, and not whitespace only
+MemoryText = Annotated[str, Field(min_length=1), AfterValidator(_not_blank)]
 
 
 class MemoryIn(BaseModel):
@@ -27,7 +38,7 @@ class MemoryIn(BaseModel):
     model_config = ConfigDict(extra='forbid')
 
     scope: ScopeId
-    text: str = Field(min_length=1)
+    text: MemoryText
     kind: Kind = Kind.NOTE
     user_id: Identifier | None = None
     importance: float | None = Field(default=None, ge=0.0, le=1.0)
@@ -45,17 +56,12 @@ class MemoryIn(BaseModel):
         default=None, min_length=3, max_length=256, description='e.g. phone:+4930123; dedup key'
     )
 
-    @field_validator('text')
-    @classmethod
-    def _not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError('text must not be blank')
-        return value
-
     @field_validator('created_at', 'expires_at')
     @classmethod
     def _tz(cls, value: datetime | None) -> datetime | None:
-        return _aware(value)
+        # naive timestamps from clients are taken as UTC rather than rejected; stored as epoch
+        # seconds, they must read back (storable refuses 0001-01-01T00:00:00+14:00 and the like)
+        return storable(value) if value is not None else None
 
 
 class WriteStatus(StrEnum):
@@ -152,7 +158,7 @@ class SearchRequest(BaseModel):
         'cross-validation), rrf or weighted; unset: the calibrated default',
     )
     filters: SearchFilters = Field(default_factory=SearchFilters)
-    # unset: the calibrated recipe decides (recall.fusion.DEFAULT_FUSION); without speaker
+    # unset: the calibrated recipe decides (recall.read.fusion.DEFAULT_FUSION); without speaker
     # metadata the graph channel lowered recall on every conversation set measured, so the
     # recipe weighs it by cross-validation; a service with KG_GRAPH_ENABLED=false has none
     graph: bool | None = Field(
@@ -166,7 +172,7 @@ class SearchRequest(BaseModel):
     weights: dict[ChannelName, float] | None = Field(
         default=None,
         description='per-channel fusion weights (>= 0; 0 turns a channel off); '
-        'unset: the calibrated defaults of recall.fusion.DEFAULT_FUSION',
+        'unset: the calibrated defaults of recall.read.fusion.DEFAULT_FUSION',
     )
     min_score: float | None = Field(
         default=None,

@@ -1,4 +1,7 @@
-"""RecallService: writes memories and answers `memory_search` over the VectorStore port."""
+"""RecallService: reads memories and answers `memory_search` over the VectorStore port.
+
+Writes go through `recall.write.writer.MemoryWriter`, the one writer of `memories`.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +9,18 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Sequence
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
 
 from core.auth import Principal
 from core.clock import Clock, to_epoch
-from core.errors import InvalidInput, NotFound, PayloadTooLarge
+from core.errors import InvalidInput, NotFound
 from core.scopes import GLOBAL
-from recall.conflicts import detect
-from recall.context import (
+from recall.decay import multiplier, relevance
+from recall.models import ANY_USER, EPISODES, MEMORIES, Chunk
+from recall.ports import GraphIndex
+from recall.read.context import (
     CONTEXT_DEPTH,
     confidence,
     context_list,
@@ -25,11 +28,8 @@ from recall.context import (
     query_period,
     query_terms,
     same_session,
-    speaker_of,
 )
-from recall.decay import multiplier, next_tier, relevance
-from recall.filtering import matches
-from recall.fusion import (
+from recall.read.fusion import (
     DEFAULT_FUSION,
     LEARNED_CHANNELS,
     Fused,
@@ -40,36 +40,22 @@ from recall.fusion import (
     learned_scores,
     shipped_model,
 )
-from recall.models import (
-    ANY_USER,
-    EPISODES,
-    MEMORIES,
-    Channel,
-    Chunk,
-    ChunkText,
-    PointFilter,
-    Range,
-    ScoredPoint,
-    VectorPoint,
-    chunk_id,
-    memories_spec,
-)
-from recall.normalize import content_hash, normalize_text
-from recall.ports import Embedder, GraphIndex, SparseEncoder, VectorStore
+from recall.read.policy import apply_policy
 from recall.schemas import (
     ChunkOut,
     Hit,
-    MemoryIn,
     Receipt,
     SearchFilters,
     SearchMode,
     SearchRequest,
     SearchResponse,
     Stats,
-    WriteResult,
-    WriteStatus,
 )
-from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Tier, Trust
+from recall.tiers import Kind, Trust
+from recall.write.writer import MemoryWriter
+from vectors.filtering import matches
+from vectors.models import Channel, PointFilter, Range, ScoredPoint
+from vectors.ports import Embedder, SparseEncoder, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -79,26 +65,6 @@ USER_BOOST = 1.2
 CANDIDATE_FACTOR = 4
 MIN_CANDIDATES = 50
 MAX_CANDIDATES = 200
-# dedup layer 3 and the conflict check look at this many similar memories
-CONFLICT_CANDIDATES = 5
-# MiniLM cosine above which two memories say the same thing
-MERGE_COSINE = 0.95
-CONFLICT_MIN_COSINE = 0.6
-# raw notes, documents and episodes are records, not claims: only distilled kinds are merged
-# semantically or superseded
-DISTILLED_KINDS = frozenset(
-    {
-        Kind.ENTITY,
-        Kind.PREFERENCE,
-        Kind.FACT,
-        Kind.PROJECT_STATE,
-        Kind.RELATIONSHIP,
-        Kind.PROCEDURE,
-        Kind.REMEMBER,
-        Kind.LESSON,
-    }
-)
-LAST_IN_SCOPE_MAX = 10_000
 # `graph: true` on a recipe that leaves the graph out: a quarter of BM25's say
 GRAPH_OPT_IN_WEIGHT = 0.25
 # a team member (or a scope reading global) whose best hit is below this confidence also reads
@@ -130,10 +96,6 @@ class _Ranked(BaseModel):
     speakers: frozenset[str]
 
 
-def _first(item: tuple[int, Chunk]) -> int:
-    return item[0]
-
-
 def to_out(chunk: Chunk) -> ChunkOut:
     """Client view of a stored chunk."""
     return ChunkOut.model_validate(chunk.model_dump())
@@ -148,258 +110,28 @@ class RecallService:
         embedder: Embedder,
         sparse: SparseEncoder,
         clock: Clock,
+        writer: MemoryWriter,
         *,
         graph: GraphIndex | None = None,
-        enqueue_graph: Callable[[list[str]], None] | None = None,
-        max_text_bytes: int = 32 * 1024,
         fusion: FusionConfig = DEFAULT_FUSION,
     ) -> None:
+        """`graph` is given in the process that owns the graph: it adds the graph channel.
+        Every change to `memories` (access bookkeeping included) goes through `writer`."""
         self._vectors = vectors
         self._embedder = embedder
         self._sparse = sparse
         self._clock = clock
+        self._writer = writer
         self._graph = graph
-        # graph extraction is slower than embedding: it runs as a job when a queue is wired
-        self._enqueue_graph = enqueue_graph
-        self._max_text_bytes = max_text_bytes
         self._touches: queue.SimpleQueue[list[str] | None] = queue.SimpleQueue()
         self._toucher: threading.Thread | None = None
         self._lock = threading.Lock()
         self._fusion = fusion
-        # the last memory written in each scope (bounded): the next one links to it as prev_id;
-        # after a restart the first write of a scope starts a new thread
-        self._last_in_scope: dict[str, str] = {}
-        vectors.ensure_collection(memories_spec(embedder.dim))
 
-    # ---- writes ---------------------------------------------------------------------------
-
-    def check_text(self, text: str, field: str = 'text') -> None:
-        """Reject texts over the configured byte limit."""
-        size = len(text.encode('utf-8'))
-        if size > self._max_text_bytes:
-            raise PayloadTooLarge(
-                f'{field} is {size} bytes; the limit is {self._max_text_bytes}',
-                details=[{'loc': field.split('.'), 'msg': 'text too large'}],
-            )
-
-    def remember(self, items: Sequence[MemoryIn]) -> list[WriteResult]:
-        """Write memories in one batch through the dedup layers and the conflict check.
-
-        Layer 1: the same normalised text for the same (scope, user) is the same id: bump it.
-        Layer 2: the same entity key (phone:…, birthday:…) in scope: bump the stored one.
-        Layer 3: for distilled kinds, a near-identical memory (cosine ≥ MERGE_COSINE) is
-        bumped; a similar one that the new text contradicts is superseded (kept, not recalled).
-        """
-        for index, item in enumerate(items):
-            self.check_text(item.text, 'text' if len(items) == 1 else f'items.{index}.text')
-        now = self._clock.now()
-        ids = [chunk_id(i.scope, i.user_id, normalize_text(i.text)) for i in items]
-        existing = {p.id: p for p in self._vectors.retrieve(MEMORIES, list(dict.fromkeys(ids)))}
-        results: list[WriteResult | None] = [None] * len(items)
-        fresh: dict[str, tuple[int, Chunk]] = {}
-        bumps: dict[str, dict[str, Any]] = {}
-
-        def bump(target: str, item: MemoryIn, index: int, reason: str) -> None:
-            stored = existing.get(target)
-            if target in bumps:
-                base = bumps[target]
-            elif target in fresh:
-                base = fresh[target][1].to_payload()
-            else:
-                base = stored.payload if stored else {}
-            bumps[target] = self._bump(base, item, now)
-            results[index] = WriteResult(
-                id=target, status=WriteStatus.MERGED, reason=reason, merged_into=target
-            )
-
-        for index, (item, ident) in enumerate(zip(items, ids, strict=True)):
-            if ident in fresh or ident in existing or ident in bumps:
-                bump(ident, item, index, 'same text')
-                continue
-            keyed = self._same_entity_key(item, fresh)
-            if keyed is not None:
-                bump(keyed, item, index, f'same entity key {item.entity_key}')
-                continue
-            fresh[ident] = (index, self._new_chunk(ident, item, now))
-            results[index] = WriteResult(id=ident, status=WriteStatus.CREATED)
-
-        vectors = self._embedder.embed([c.text for _, c in fresh.values()]) if fresh else []
-        dense = dict(zip(fresh, vectors, strict=True))
-        supersede: dict[str, dict[str, Any]] = {}
-        for ident in list(fresh):
-            index, chunk = fresh[ident]
-            if chunk.kind not in DISTILLED_KINDS or ident in bumps:
-                # a chunk other items of this batch already merged into must stay
-                continue
-            twin, older = self._semantic_check(chunk, dense[ident], fresh)
-            if twin is not None:
-                del fresh[ident]
-                bump(twin, items[index], index, 'semantic duplicate')
-                continue
-            for old_id in older:
-                supersede[old_id] = {
-                    'superseded': True,
-                    'superseded_by': ident,
-                    'updated_at': to_epoch(now),
-                }
-            if older:
-                results[index] = WriteResult(
-                    id=ident,
-                    status=WriteStatus.CREATED,
-                    superseded=older,
-                    reason='supersedes older memories',
-                )
-        self._store_new(self._link([c for _, c in sorted(fresh.values(), key=_first)]), dense)
-        updates = {i: {**bumps.get(i, {}), **supersede.get(i, {})} for i in {*bumps, *supersede}}
-        if updates:
-            self._vectors.set_payload(MEMORIES, updates)
-        if fresh:
-            self._index_graph(list(fresh))
-        return [r for r in results if r is not None]
-
-    def _link(self, chunks: list[Chunk]) -> list[Chunk]:
-        """Give each new chunk, in write order, the id of the memory written before it."""
-        linked: list[Chunk] = []
-        with self._lock:
-            for chunk in chunks:
-                prev = self._last_in_scope.pop(chunk.scope, None)
-                linked.append(chunk.model_copy(update={'prev_id': prev}))
-                self._last_in_scope[chunk.scope] = chunk.id
-                if len(self._last_in_scope) > LAST_IN_SCOPE_MAX:
-                    del self._last_in_scope[next(iter(self._last_in_scope))]
-        return linked
-
-    def _same_entity_key(self, item: MemoryIn, fresh: dict[str, tuple[int, Chunk]]) -> str | None:
-        if not item.entity_key:
-            return None
-        for ident, (_, chunk) in fresh.items():
-            if (chunk.scope, chunk.user_id, chunk.entity_key) == (
-                item.scope,
-                item.user_id,
-                item.entity_key,
-            ):
-                return ident
-        flt = PointFilter(
-            scopes=[item.scope],
-            any_of={'entity_key': [item.entity_key], 'owner': [item.user_id or ANY_USER]},
-            none_of={'superseded': [True]},
-        )
-        found, _ = self._vectors.scroll(MEMORIES, flt, 1)
-        return found[0].id if found else None
-
-    def _semantic_check(
-        self, chunk: Chunk, vector: list[float], fresh: dict[str, tuple[int, Chunk]]
-    ) -> tuple[str | None, list[str]]:
-        """A stored near-duplicate to merge into, or the stored memories this one supersedes."""
-        flt = PointFilter(
-            scopes=[chunk.scope],
-            any_of={'owner': [chunk.user_id or ANY_USER], 'kind': sorted(DISTILLED_KINDS)},
-            none_of={'superseded': [True]},
-        )
-        similar = self._vectors.query(MEMORIES, 'dense', vector, flt, CONFLICT_CANDIDATES)
-        older: list[str] = []
-        for point in similar:
-            if point.id == chunk.id or point.id in fresh:
-                continue
-            if point.score >= MERGE_COSINE:
-                return point.id, []
-            if point.score < CONFLICT_MIN_COSINE:
-                break
-            judged = detect(chunk.text, str(point.payload.get('text', '')), cosine=point.score)
-            if judged.kind == 'duplicate':
-                return point.id, []
-            if judged.kind == 'supersedes' and not point.payload.get('pinned'):
-                older.append(point.id)
-        return None, older
-
-    def _new_chunk(self, ident: str, item: MemoryIn, now: datetime) -> Chunk:
-        default_tier, default_importance = KIND_DEFAULTS.get(item.kind, (Tier.WORKING, 0.5))
-        importance = item.importance if item.importance is not None else default_importance
-        chunk = Chunk(
-            id=ident,
-            scope=item.scope,
-            user_id=item.user_id,
-            kind=item.kind,
-            text=item.text,
-            tier=Tier.CORE if item.pinned else (item.tier or default_tier),
-            importance=importance,
-            importance_label=item.importance_label or ImportanceLabel.UNKNOWN,
-            pinned=item.pinned,
-            created_at=item.created_at or now,
-            updated_at=now,
-            expires_at=item.expires_at,
-            source=item.source,
-            source_ref=item.source_ref,
-            trust=item.trust,
-            tags=item.tags,
-            content_hash=content_hash(item.text),
-            entity_key=item.entity_key,
-            metadata=item.metadata,
-            speaker=speaker_of(item.text, item.metadata, item.user_id),
-        )
-        if item.tier is None and not item.pinned:
-            # an explicit tier is the caller's decision; otherwise the seed's rules apply at
-            # write, judged as of the write: an imported old event is not stale on arrival
-            fresh_view = chunk.model_copy(update={'created_at': now})
-            chunk = chunk.model_copy(update={'tier': next_tier(fresh_view, now)})
-        return chunk
-
-    def _bump(self, base: dict[str, Any], item: MemoryIn, now: datetime) -> dict[str, Any]:
-        importance = max(float(base.get('importance', 0.5)), item.importance or 0.0)
-        metadata = {**base.get('metadata', {}), **item.metadata}
-        return {
-            'access_count': int(base.get('access_count', 0)) + 1,
-            'accessed_at': to_epoch(now),
-            'updated_at': to_epoch(now),
-            'importance': importance,
-            'metadata': metadata,
-            'pinned': bool(base.get('pinned')) or item.pinned,
-        }
-
-    def _store_new(self, chunks: list[Chunk], dense: dict[str, list[float]]) -> None:
-        if not chunks:
-            return
-        points = [
-            VectorPoint(
-                id=c.id,
-                dense=dense[c.id],
-                sparse=self._sparse.encode_document(c.text),
-                payload=c.to_payload(),
-            )
-            for c in chunks
-        ]
-        self._vectors.upsert(MEMORIES, points)
-
-    def _index_graph(self, ids: list[str]) -> None:
-        if self._graph is None:
-            return
-        if self._enqueue_graph is not None:
-            self._enqueue_graph(ids)
-        else:
-            self.index_graph(ids)
-
-    def index_graph(self, ids: Sequence[str]) -> int:
-        """Extract the given chunks into the graph and record the entities they mention."""
-        if self._graph is None:
-            return 0
-        chunks = [Chunk.from_payload(p.payload) for p in self._vectors.retrieve(MEMORIES, ids)]
-        if not chunks:
-            return 0
-        refs = [
-            ChunkText(
-                id=c.id,
-                scope=c.scope,
-                text=c.text,
-                at=c.created_at,
-                speaker=_speaker(c),
-            )
-            for c in chunks
-        ]
-        mentioned = self._graph.index_chunks(refs)
-        updates = {cid: {'entity_ids': ents} for cid, ents in mentioned.items() if ents}
-        if updates:
-            self._vectors.set_payload(MEMORIES, updates)
-        return len(chunks)
+    @property
+    def embedder_name(self) -> str:
+        """The dense model's name (health report)."""
+        return self._embedder.name
 
     # ---- single-memory operations -----------------------------------------------------------
 
@@ -409,23 +141,6 @@ class RecallService:
         if not found:
             raise NotFound('memory', ident)
         return Chunk.from_payload(found[0].payload)
-
-    def delete(self, ident: str) -> None:
-        """Delete a chunk and its graph mentions."""
-        self.get(ident)
-        self._vectors.delete(MEMORIES, [ident])
-        if self._graph is not None:
-            self._graph.forget_chunks([ident])
-
-    def set_pinned(self, ident: str, pinned: bool) -> Chunk:
-        """Pin (Core, never demoted) or unpin (back to working) a chunk."""
-        chunk = self.get(ident)
-        tier = Tier.CORE if pinned else (Tier.WORKING if chunk.tier == Tier.CORE else chunk.tier)
-        now = to_epoch(self._clock.now())
-        self._vectors.set_payload(
-            MEMORIES, {ident: {'pinned': pinned, 'tier': tier.value, 'updated_at': now}}
-        )
-        return chunk.model_copy(update={'pinned': pinned, 'tier': tier})
 
     def list_chunks(
         self,
@@ -460,7 +175,7 @@ class RecallService:
 
     def search(self, req: SearchRequest, principal: Principal) -> SearchResponse:
         """Hybrid recall in the caller's scope; `global`, then a team leader's scopes, are read
-        too when the caller's own hits are weak (recall.context confidence)."""
+        too when the caller's own hits are weak (recall.read.context confidence)."""
         started = time.perf_counter()
         latency: dict[str, float] = {}
         principal.require_read(req.scope)
@@ -485,7 +200,7 @@ class RecallService:
         t = time.perf_counter()
         floor = req.min_score if req.min_score is not None else recipe.min_score
         ranked = self._rank(req, recipe, found, terms, floor)
-        hits, policy_tier = _apply_policy(ranked.hits, found.payloads, req.top_k)
+        hits, policy_tier = apply_policy(ranked.hits, found.payloads, req.top_k)
         latency['rank'] = _ms(t)
         if hits and req.touch:
             self._touch([h.id for h in hits])
@@ -830,27 +545,9 @@ class RecallService:
             if ids is None:
                 return
             try:
-                self.touch(ids)
+                self._writer.touch(ids)
             except Exception:
                 log.exception('could not record access to %d memories', len(ids))
-
-    def touch(self, ids: Sequence[str]) -> None:
-        """Record a recall of these chunks: access count and time."""
-        moment = self._clock.now()
-        updates: dict[str, dict[str, Any]] = {}
-        for point in self._vectors.retrieve(MEMORIES, ids):
-            chunk = Chunk.from_payload(point.payload)
-            touched = chunk.model_copy(
-                update={'access_count': chunk.access_count + 1, 'accessed_at': moment}
-            )
-            # seed 000: tier transitions are evaluated on every search-hit touch
-            updates[point.id] = {
-                'access_count': touched.access_count,
-                'accessed_at': to_epoch(moment),
-                'tier': next_tier(touched, moment).value,
-            }
-        if updates:
-            self._vectors.set_payload(MEMORIES, updates)
 
     def close(self) -> None:
         """Stop the access-bookkeeping thread after it drains."""
@@ -883,38 +580,6 @@ def _apply_filters(flt: PointFilter, filters: SearchFilters) -> None:
             gte=to_epoch(filters.created_after) if filters.created_after else None,
             lte=to_epoch(filters.created_before) if filters.created_before else None,
         )
-
-
-# fail-open order of importance labels (seed 004): must+nice, then unknown, then ignore
-POLICY_STEPS: tuple[tuple[str, frozenset[str]], ...] = (
-    ('must+nice', frozenset({ImportanceLabel.MUST_REMEMBER, ImportanceLabel.NICE_TO_HAVE})),
-    ('unknown', frozenset({ImportanceLabel.UNKNOWN})),
-    ('ignore', frozenset({ImportanceLabel.IGNORE})),
-)
-
-
-def _apply_policy(
-    ranked: list[Hit], payloads: dict[str, dict[str, Any]], top_k: int
-) -> tuple[list[Hit], str]:
-    """Admit labels step by step until top_k hits are found; one store query serves all steps."""
-    chosen: list[Hit] = []
-    names: list[str] = []
-    for name, labels in POLICY_STEPS:
-        names.append(name)
-        chosen.extend(
-            h
-            for h in ranked
-            if payloads[h.id].get('importance_label', ImportanceLabel.UNKNOWN) in labels
-        )
-        if len(chosen) >= top_k:
-            break
-    chosen.sort(key=lambda h: (-h.score, h.id))
-    return chosen[:top_k], '+'.join(names)
-
-
-def _speaker(chunk: Chunk) -> str | None:
-    speaker = chunk.metadata.get('speaker')
-    return speaker if isinstance(speaker, str) and speaker.strip() else None
 
 
 def _ms(since: float) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,7 +14,7 @@ from core.settings import Settings
 ADMIN_TOKEN = 'admin-token-for-tests-0123456789'
 
 
-def make_settings(data_dir: Path, **overrides: object) -> Settings:
+def make_settings(data_dir: Path, **overrides: Any) -> Settings:
     """Embedded settings on `data_dir` with the test admin token."""
     return Settings.load({}, data_dir=data_dir, api_token=ADMIN_TOKEN, **overrides)
 

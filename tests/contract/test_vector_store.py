@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from core.errors import StoreUnavailable
-from recall.models import CollectionSpec, PointFilter, Range, SparseVector, VectorPoint
-from recall.ports import VectorStore
 from tests.fakes import InMemoryVectorStore
+from vectors.models import CollectionSpec, PointFilter, Range, SparseVector, VectorPoint
+from vectors.ports import VectorStore
 
 # ':memory:' warns that payload indexes have no effect there; that is expected in this suite
 pytestmark = pytest.mark.filterwarnings('ignore:Payload indexes have no effect')
@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def make_edge(root: Path) -> VectorStore:
-    from recall.edge_store import EdgeVectorStore
+    from vectors.edge import EdgeVectorStore
 
     return EdgeVectorStore(root)
 
@@ -48,7 +48,7 @@ def make_store(kind: str, tmp_path: Path) -> VectorStore:
     if kind == 'qdrant':
         from qdrant_client import QdrantClient
 
-        from recall.qdrant_store import QdrantVectorStore
+        from vectors.qdrant import QdrantVectorStore
 
         return QdrantVectorStore(QdrantClient(':memory:'))
     return InMemoryVectorStore()
@@ -431,7 +431,7 @@ def test_reopening_a_collection_with_another_dense_size_is_refused(
         first.close()
         again = make_store(kind, tmp_path)
     else:
-        from recall.qdrant_store import QdrantVectorStore
+        from vectors.qdrant import QdrantVectorStore
 
         again = QdrantVectorStore(first._client)  # type: ignore[attr-defined]
     try:
@@ -445,7 +445,7 @@ def test_reopening_a_collection_with_another_dense_size_is_refused(
 def test_an_unreachable_qdrant_server_raises_store_unavailable() -> None:
     from qdrant_client import QdrantClient
 
-    from recall.qdrant_store import QdrantVectorStore
+    from vectors.qdrant import QdrantVectorStore
 
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(('127.0.0.1', 0))
@@ -509,7 +509,7 @@ def test_edge_refuses_a_second_open_of_the_same_folder(tmp_path: Path) -> None:
             f"""
             from pathlib import Path
             from core.errors import StoreUnavailable
-            from recall.edge_store import EdgeVectorStore
+            from vectors.edge import EdgeVectorStore
             from tests.contract.test_vector_store import SPEC
             try:
                 EdgeVectorStore(Path({str(root)!r})).ensure_collection(SPEC)
@@ -535,7 +535,7 @@ def test_edge_keeps_acknowledged_writes_when_the_process_dies(tmp_path: Path) ->
         f"""
         import os
         from pathlib import Path
-        from recall.edge_store import EdgeVectorStore
+        from vectors.edge import EdgeVectorStore
         from tests.contract.test_vector_store import SPEC, point
         vs = EdgeVectorStore(Path({str(root)!r}))
         vs.ensure_collection(SPEC)

@@ -376,8 +376,8 @@ def test_a_markdown_document_is_chunked_by_headings(client):
 def test_reindexing_a_document_embeds_only_changed_chunks(client, app):
     scope, path = 'agent:docs2', 'runbook.md'
     post_doc(client, scope, path, DOC)
-    services = app.extensions['mnemos']
-    real = services.embedder
+    writer = app.extensions['mnemos'].writer
+    real = writer.embedder
     embedded: list[str] = []
 
     class Counting:
@@ -390,7 +390,7 @@ def test_reindexing_a_document_embeds_only_changed_chunks(client, app):
         def embed_query(self, text):  # type: ignore[no-untyped-def]
             return real.embed_query(text)
 
-    services.embedder = Counting()
+    writer.use_embedder(Counting())
     try:
         same = post_doc(client, scope, path, DOC).get_json()
         assert (same['embedded'], same['reused'], same['deleted']) == (0, 3, 0)
@@ -398,7 +398,7 @@ def test_reindexing_a_document_embeds_only_changed_chunks(client, app):
         edited = DOC.replace('nightly at 02:00 UTC', 'hourly') + '\n## New\n\nA new section.\n'
         changed = post_doc(client, scope, path, edited).get_json()
     finally:
-        services.embedder = real
+        writer.use_embedder(real)
     assert (changed['chunks'], changed['embedded'], changed['reused']) == (4, 2, 2)
     assert changed['deleted'] == 1
     assert len(embedded) == 2

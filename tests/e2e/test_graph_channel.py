@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 
 from api import create_app
-from core.bootstrap import build
-from recall.fusion import DEFAULT_FUSION
+from recall.read.fusion import DEFAULT_FUSION
+from runtime.bootstrap import build
 from tests.conftest import make_settings
 
 pytestmark = pytest.mark.slow

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from api import create_app
-from core.bootstrap import build
 from core.clock import ManualClock
+from runtime.bootstrap import build
 from tests.conftest import make_settings
 
 pytestmark = pytest.mark.slow

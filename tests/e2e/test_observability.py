@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from api.openapi import version
-from consolidation import registry
+from api.responses import version
+from core.jobs import JobName
 from tests.conftest import ADMIN_TOKEN, make_settings
 
 
@@ -173,13 +173,10 @@ def test_metrics_show_route_latency_search_stages_store_sizes_and_queue_depth(cl
 
 
 def test_a_failing_job_is_counted_in_metrics(tmp_path):
-    @registry.job('observability_test_fails')
-    def _fails(services, params):  # type: ignore[no-untyped-def]
-        raise RuntimeError('this job always fails')
-
     app = _small_app(tmp_path)
     try:
-        app.extensions['mnemos'].jobs.enqueue('observability_test_fails')
+        # a real job that fails: dreaming without the scope it needs raises in the worker
+        app.extensions['mnemos'].jobs.enqueue(JobName.DREAMING)
         client = app.test_client()
         auth = {'Authorization': f'Bearer {ADMIN_TOKEN}'}
         failures: list = []
@@ -189,13 +186,12 @@ def test_a_failing_job_is_counted_in_metrics(tmp_path):
             failures = [
                 s
                 for s in samples.get('mnemos_job_failures_total', [])
-                if s.labels['job'] == 'observability_test_fails' and s.value >= 1
+                if s.labels['job'] == JobName.DREAMING.value and s.value >= 1
             ]
             time.sleep(0.2)
         assert failures
     finally:
         app.extensions['mnemos'].close()
-        registry.HANDLERS.pop('observability_test_fails', None)
 
 
 # ---- readyz -----------------------------------------------------------------------------------
@@ -225,7 +221,7 @@ def test_readyz_probes_the_graph_when_it_is_on(tmp_path):
 
 def test_readyz_is_503_naming_the_store_when_a_store_is_gone(tmp_path):
     app = _small_app(tmp_path)
-    app.extensions['mnemos'].vectors.close()
+    app.extensions['mnemos'].consolidation.vectors.close()  # the one vector store
     try:
         response = app.test_client().get('/readyz')
     finally:

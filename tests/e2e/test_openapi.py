@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 from schemathesis.specs.openapi.definitions import OPENAPI_31
 
-from api.openapi import operations
+from api.operations import operations
 from api.responses import ErrorBody
 
 SKIPPED_METHODS = {'HEAD', 'OPTIONS'}

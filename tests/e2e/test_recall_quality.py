@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from api import create_app
-from core.bootstrap import build
+from runtime.bootstrap import build
 from tests.conftest import make_settings
 
 pytestmark = pytest.mark.slow

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from api import create_app
-from core.bootstrap import build
 from core.clock import ManualClock
+from core.jobs import JobName
 from core.settings import Settings
+from runtime.bootstrap import build
 from tests.conftest import ADMIN_TOKEN
 
 pytestmark = pytest.mark.slow
@@ -228,9 +229,9 @@ def test_episodes_expire_after_their_ttl(client, app, scope, clock):
     clock.advance(timedelta(days=services.settings.episode_ttl_days + 1))
     try:
         assert episodes(client, scope) == []  # no longer listed once past expires_at
-        sweep = wait_job(client, services.jobs.enqueue('expiry'))
+        sweep = wait_job(client, services.jobs.enqueue(JobName.EXPIRY))
         assert sweep['result']['episodes_expired'] >= 1
-        assert services.vectors.retrieve('episodes', [accepted['episode_id']]) == []
+        assert services.episodes.get(accepted['episode_id']) is None
     finally:
         clock.set(clock.now() - timedelta(days=services.settings.episode_ttl_days + 1))
 

@@ -71,7 +71,7 @@ def redis_db() -> Iterator[int]:
 @pytest.fixture(scope='module')
 def stack(redis_db: int, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """Qdrant stand-in, the API process (here) and one worker subprocess on a real RedisBroker."""
-    import core.bootstrap
+    import runtime.bootstrap
     from api import create_app
     from core.settings import Settings
     from tests.integration.vector_server import RemoteVectorStore, serve
@@ -84,8 +84,8 @@ def stack(redis_db: int, tmp_path_factory: pytest.TempPathFactory) -> Iterator[d
         'KG_QDRANT_URL': vectors_url,
         'KG_API_TOKEN': ADMIN_TOKEN,
     }
-    original = core.bootstrap.build_vector_store
-    core.bootstrap.build_vector_store = lambda s: RemoteVectorStore(s.qdrant_url)  # type: ignore
+    original = runtime.bootstrap.build_vector_store
+    runtime.bootstrap.build_vector_store = lambda s: RemoteVectorStore(s.qdrant_url)  # type: ignore
     worker: subprocess.Popen[str] | None = None
     app = None
     try:
@@ -122,7 +122,7 @@ def stack(redis_db: int, tmp_path_factory: pytest.TempPathFactory) -> Iterator[d
                 worker.kill()
         if app is not None:
             app.extensions['mnemos'].close()
-        core.bootstrap.build_vector_store = original
+        runtime.bootstrap.build_vector_store = original
         server.shutdown()
 
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from recall.models import (
+from vectors.models import (
     Channel,
     CollectionSpec,
     PointFilter,
@@ -68,7 +68,7 @@ def serve(host: str = '127.0.0.1', port: int = 0) -> tuple[ThreadingHTTPServer, 
     """Start the stand-in on a thread; returns the server and its base URL."""
     from qdrant_client import QdrantClient
 
-    from recall.qdrant_store import QdrantVectorStore
+    from vectors.qdrant import QdrantVectorStore
 
     store = QdrantVectorStore(QdrantClient(':memory:'))
     lock = threading.Lock()  # the local-mode client is not made for concurrent callers

@@ -6,15 +6,15 @@ from __future__ import annotations
 import logging
 import sys
 
-import core.bootstrap
-from consolidation.worker import run_worker
+import runtime.bootstrap
 from core.settings import Settings
+from runtime.worker import run_worker
 from tests.integration.vector_server import RemoteVectorStore
 
 
 def main() -> int:
     logging.basicConfig(level=logging.INFO, format='worker %(levelname)s %(name)s: %(message)s')
-    core.bootstrap.build_vector_store = lambda s: RemoteVectorStore(s.qdrant_url)  # type: ignore
+    runtime.bootstrap.build_vector_store = lambda s: RemoteVectorStore(s.qdrant_url)  # type: ignore
     return run_worker(Settings.load(), processes=1, threads=2)
 
 

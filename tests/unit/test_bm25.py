@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from recall.bm25 import K1, B, Bm25Encoder, term_id, tokenize
+from vectors.bm25 import K1, B, Bm25Encoder, term_id, tokenize
 
 encoder = Bm25Encoder()
 REPO = Path(__file__).resolve().parents[2]
@@ -53,7 +53,7 @@ def test_term_ids_are_pinned_because_stored_vectors_depend_on_them() -> None:
 
 def test_term_ids_are_the_same_in_a_fresh_process() -> None:
     # guards against anything seeded per process, such as Python's str hash
-    code = 'from recall.bm25 import term_id; print(term_id("dog"))'
+    code = 'from vectors.bm25 import term_id; print(term_id("dog"))'
     out = subprocess.run(
         [sys.executable, '-c', code], cwd=REPO, capture_output=True, text=True, check=True
     )

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from pydantic import BaseModel
 
-from recall.bundle import (
+from recall.read.bundle import (
     HEADER,
     RECALL_MARKER,
     escape_for_prompt,
@@ -15,7 +15,7 @@ from recall.bundle import (
     is_trivial,
     pack,
 )
-from recall.capture import is_injected
+from recall.write.guards import is_injected
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 

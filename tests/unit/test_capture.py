@@ -9,19 +9,17 @@ from datetime import UTC, datetime
 
 import pytest
 
-from recall.capture import (
+from recall.tiers import ImportanceLabel, Kind, Tier
+from recall.write.capture import (
     MAX_ITEMS_PER_TURN,
     SkipReason,
     capture,
     classify,
-    deterministic_capture,
-    injection_reason,
-    is_injected,
     is_question,
-    is_system_channel,
     salience,
 )
-from recall.tiers import ImportanceLabel, Kind, Tier
+from recall.write.deterministic import deterministic_capture
+from recall.write.guards import injection_reason, is_injected, is_system_channel
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from recall.conflicts import (
+from recall.write.conflicts import (
     ConflictKind,
     ConflictThresholds,
     Existing,

@@ -18,6 +18,7 @@ from consolidation.queue import DramatiqJobQueue, InlineJobQueue, make_job_queue
 from consolidation.semantic import entity_ids_of
 from consolidation.store import InMemoryJobStore, SqliteJobStore
 from core.clock import ManualClock
+from core.jobs import JobName
 from core.settings import Settings
 from recall.models import Chunk
 from recall.tiers import Kind, Tier
@@ -290,7 +291,7 @@ def test_the_embedded_queue_runs_jobs_on_dramatiq_and_records_results(tmp_path: 
     queue = _queue(tmp_path, runner)
     queue.start()
     try:
-        job_id = queue.enqueue('episodic', scope='agent:a', n=1)
+        job_id = queue.enqueue(JobName.EPISODIC, scope='agent:a', n=1)
         info = _wait_state(queue, job_id, JobStatus.DONE)
         assert info.result == {'echo': {'scope': 'agent:a', 'n': 1}}
         assert info.attempts == 1 and info.scope == 'agent:a'
@@ -313,7 +314,7 @@ def test_a_failing_job_is_retried_then_marked_failed_with_its_error(
     queue = _queue(tmp_path, runner)
     queue.start()
     try:
-        job_id = queue.enqueue('dedup', scope='agent:a')
+        job_id = queue.enqueue(JobName.DEDUP, scope='agent:a')
         info = _wait_state(queue, job_id, JobStatus.FAILED, timeout=30)
         assert info.attempts == 4  # first try + max_retries=3
         assert info.error == 'RuntimeError: always broken'
@@ -331,7 +332,7 @@ def test_accepted_jobs_survive_a_restart_through_the_outbox(tmp_path: Path):
                 ran.append(params['n'])
 
     first = _queue(tmp_path, runner)  # never started: the process dies before running them
-    ids = [first.enqueue('episodic', n=n) for n in range(5)]
+    ids = [first.enqueue(JobName.EPISODIC, n=n) for n in range(5)]
     first.close()
     assert ran == []
 
@@ -353,7 +354,7 @@ def test_the_inline_queue_runs_at_once_and_records_failures():
         return 42
 
     queue = InlineJobQueue(runner, ManualClock())
-    done = queue.get(queue.enqueue('episodic'))
+    done = queue.get(queue.enqueue(JobName.EPISODIC))
     assert done is not None and (done.state, done.result) == (JobStatus.DONE, 42)
     with pytest.raises(ValueError):
-        queue.enqueue('episodic', fail=True)
+        queue.enqueue(JobName.EPISODIC, fail=True)

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from recall.context import (
+from recall.read.context import (
     calibrated_cosine,
     confidence,
     context_list,
@@ -17,7 +17,7 @@ from recall.context import (
     same_session,
     speaker_of,
 )
-from recall.fusion import DEFAULT_FUSION, FusionConfig, fuse
+from recall.read.fusion import DEFAULT_FUSION, FusionConfig, fuse
 
 
 @pytest.mark.parametrize(
@@ -55,12 +55,28 @@ def test_neighbours_of_strong_hits_rank_first_and_never_lend_to_themselves():
     assert ranked[0][1] == pytest.approx(2 / 61)
 
 
-def test_only_memories_close_in_event_time_in_one_scope_are_one_session():
-    a = {'scope': 's', 'created_at': 1000.0}
-    assert same_session(a, {'scope': 's', 'created_at': 1000.0 + 3600})
-    assert not same_session(a, {'scope': 's', 'created_at': 1000.0 + 86400})
-    assert not same_session(a, {'scope': 't', 'created_at': 1000.0})
-    assert not same_session(a, {'scope': 's'})
+def test_only_dialogue_turns_close_in_event_time_in_one_scope_are_one_session():
+    a = {'scope': 's', 'created_at': 1000.0, 'text': 'Ann: hi', 'metadata': {}}
+    b = {
+        'scope': 's',
+        'created_at': 1000.0 + 3600,
+        'text': 'how are you',
+        'metadata': {'speaker': 'Bo'},
+    }
+    assert same_session(a, b)
+    assert not same_session(a, {**b, 'created_at': 1000.0 + 86400})
+    assert not same_session(a, {**b, 'scope': 't'})
+    assert not same_session(a, {'scope': 's', 'text': 'Bo: x'})
+    # two facts written in one batch share a time, but neither is a turn of a conversation
+    fact = {'scope': 's', 'created_at': 1000.0, 'text': '我喜欢狗', 'metadata': {}}
+    assert not same_session(fact, {**fact, 'text': '我叫东升'})
+    assert not same_session(a, fact)
+
+
+def test_chinese_coverage_counts_characters_not_bigrams():
+    terms = query_terms('用户的幸运数字是多少')
+    assert all(len(t) == 1 for t in terms)
+    assert coverage(terms, '我叫东升，幸运数字是 88。') == pytest.approx(5 / len(terms))
 
 
 def test_confidence_is_the_share_of_query_terms_held_or_the_calibrated_cosine():
@@ -103,8 +119,8 @@ def test_the_default_recipe_trusts_bm25_at_least_as_much_as_any_other_channel():
 NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
 
 
-def epoch(*args: int) -> float:
-    return datetime(*args, tzinfo=UTC).timestamp()
+def epoch(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> float:
+    return datetime(year, month, day, hour, minute, tzinfo=UTC).timestamp()
 
 
 @pytest.mark.parametrize(

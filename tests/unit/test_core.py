@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,9 +12,10 @@ from core.auth import Principal
 from core.errors import ConfigurationError, Forbidden, ReadOnlyForTeamMember
 from core.scopes import agent_of, is_scope
 from core.settings import Settings
-from recall.filtering import matches
-from recall.models import Chunk, PointFilter, Range, chunk_id
+from recall.models import Chunk, chunk_id
 from recall.normalize import content_hash, normalize_text
+from vectors.filtering import matches
+from vectors.models import PointFilter, Range
 
 
 @pytest.mark.parametrize(
@@ -106,11 +108,11 @@ def test_content_hash_ignores_case_width_whitespace_and_cjk_punctuation():
     assert content_hash('abc') != content_hash('abd')
 
 
-def _chunk(**extra: object) -> Chunk:
+def _chunk(**extra: Any) -> Chunk:
     now = datetime(2024, 1, 1, tzinfo=UTC)
     return Chunk(
         id='i', scope='agent:a', text='t', created_at=now, updated_at=now, content_hash='h', **extra
-    )  # type: ignore[arg-type]
+    )
 
 
 def test_chunk_payload_round_trips_and_keys_userless_memories_as_any_owner():

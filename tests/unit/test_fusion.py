@@ -1,4 +1,4 @@
-from recall.fusion import RRF_K, rrf, weighted_merge
+from recall.read.fusion import RRF_K, rrf, weighted_merge
 
 
 def test_rrf_rewards_ids_found_by_both_channels():

@@ -12,11 +12,11 @@ import pytest
 
 from core.clock import ManualClock
 from core.errors import NotFound
+from kg.extraction.spacy_extractor import SpacyExtractor
 from kg.kuzu_store import KuzuGraphStore
 from kg.models import Entity, EntityType, KGSearchRequest, entity_id
 from kg.service import KnowledgeGraphService
-from kg.spacy_extractor import SpacyExtractor
-from recall.models import ChunkText
+from vectors.models import ChunkText
 
 SCOPE = 'agent:dana'
 Y2023 = datetime(2023, 4, 1, tzinfo=UTC)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from recall.markdown import MAX_CHUNK_CHARS, chunk_markdown
+from recall.documents.markdown import MAX_CHUNK_CHARS, chunk_markdown
 
 DOC = """Intro before any heading.
 

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from recall.policy import (
+from recall.read.policy import (
     admits,
     admitted_labels,
-    grade,
-    importance_heuristic,
-    label_for,
     policy_tier,
     policy_tier_order,
     recallable_trust,
@@ -19,6 +16,7 @@ from recall.policy import (
 )
 from recall.tiers import ImportanceLabel as L
 from recall.tiers import Kind, Trust
+from recall.write.importance import grade, importance_heuristic, label_for
 
 
 def test_policy_tiers_fail_open_from_must_and_nice_to_unknown_then_ignore():

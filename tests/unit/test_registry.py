@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from agents.registry import FILENAME, Registry, hash_token
 from core.errors import InvalidInput, InvalidScope, NotFound
-from core.registry import FILENAME, Registry, hash_token
 
 
 @pytest.fixture
@@ -127,7 +127,7 @@ def test_another_process_sees_tokens_and_teams_written_here(registry, tmp_path):
     info, token = registry.issue_token('alice')
     registry.put_team('blue', 'lead', ['alice'])
     script = (
-        'import sys; from pathlib import Path; from core.registry import Registry\n'
+        'import sys; from pathlib import Path; from agents.registry import Registry\n'
         'r = Registry(Path(sys.argv[1]))\n'
         'p = r.principal_for(sys.argv[2])\n'
         'assert p is not None and p.leader_scopes == ("agent:lead",), p\n'

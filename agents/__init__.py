@@ -1,0 +1,1 @@
+"""Agents: bearer tokens and teams behind the AgentDirectory port."""

@@ -1,0 +1,1 @@
+"""Extraction of entities and relations from text (spaCy)."""

@@ -1,0 +1,1 @@
+"""Admin operations on chunk memory: export/import, snapshot/hydrate."""

@@ -1,0 +1,591 @@
+"""Admin operations on chunk memory: JSONL export/import, Core snapshot to Markdown and back.
+
+Imports keep ids, tiers and timestamps exactly, where `MemoryWriter.remember` would derive them
+anew, so they go through `MemoryWriter.store`; reads (export, snapshot) use the VectorStore port.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from core import jsonsafe
+from core.clock import Clock, storable
+from core.errors import InvalidInput
+from core.scopes import ScopeId
+from core.text import EMAIL_PATTERN
+from recall.models import MEMORIES, Chunk, chunk_id
+from recall.normalize import content_hash, normalize_text
+from recall.schemas import MemoryText
+from recall.tiers import Kind, Source, Tier
+from recall.write.writer import MemoryWriter
+from vectors.models import PointFilter
+from vectors.ports import VectorStore
+
+log = logging.getLogger(__name__)
+
+BATCH = 256
+PROGRESS_EVERY = 1000
+MAX_REPORTED_ERRORS = 100
+# facet() needs a bound; more distinct scopes than this in one store is not a realistic setup
+MAX_SCOPES = 100_000
+
+
+class Dedupe(StrEnum):
+    """How an import treats records that are already stored (or repeated in the file)."""
+
+    NONE = 'none'
+    ID = 'id'
+    ID_TEXT = 'id_text'
+
+
+class LineError(BaseModel):
+    """Why one input line (or snapshot entry) was not imported."""
+
+    line: int
+    error: str
+    message: str
+    details: Any = None
+
+
+class ImportReport(BaseModel):
+    """Counts of an import; `errors` lists the first invalid lines with their numbers."""
+
+    read: int = 0
+    imported: int = 0
+    skipped_duplicate: int = 0
+    invalid: int = 0
+    dry_run: bool = False
+    dedupe: Dedupe = Dedupe.ID
+    errors: list[LineError] = Field(default_factory=list)
+    errors_truncated: bool = False
+
+    def add_error(self, error: LineError) -> None:
+        """Count an invalid line; keep its details while the list is short."""
+        self.invalid += 1
+        if len(self.errors) < MAX_REPORTED_ERRORS:
+            self.errors.append(error)
+        else:
+            self.errors_truncated = True
+
+
+class ImportRecord(Chunk):
+    """One JSONL line: a chunk as exported; derived fields may be left out and are recomputed."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    id: str = Field(default='', description='uuid; derived from scope, user and text when empty')
+    scope: ScopeId
+    text: MemoryText
+    created_at: datetime | None = None  # type: ignore[assignment]
+    updated_at: datetime | None = None  # type: ignore[assignment]
+    content_hash: str | None = None  # type: ignore[assignment]
+
+    @field_validator('id')
+    @classmethod
+    def _uuid(cls, value: str) -> str:
+        if value == '':
+            return value
+        try:
+            return str(uuid.UUID(value))
+        except ValueError:
+            raise ValueError('id must be a UUID') from None
+
+    @field_validator('created_at', 'updated_at', 'accessed_at', 'expires_at')
+    @classmethod
+    def _storable(cls, value: datetime | None) -> datetime | None:
+        return storable(value) if value is not None else None  # epoch seconds must read back
+
+    def to_chunk(self, now: datetime) -> Chunk:
+        """The stored chunk; the content hash always follows the text."""
+        data = self.model_dump()
+        data['id'] = self.id or chunk_id(self.scope, self.user_id, normalize_text(self.text))
+        data['created_at'] = self.created_at or now
+        data['updated_at'] = self.updated_at or data['created_at']
+        data['content_hash'] = content_hash(self.text)
+        return Chunk.model_validate(data)
+
+
+# ---- redaction ------------------------------------------------------------------------------
+
+_EMAIL = re.compile(EMAIL_PATTERN)
+_PHONE_CANDIDATE = re.compile(r'(?<![\w.])\+?\(?\d[\d\s().-]{5,}\d(?![\w.])')
+_NOT_PHONE = re.compile(
+    r'^\d{4}[-./]\d{1,2}[-./]\d{1,2}$'  # dates
+    r'|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$'
+    r'|^\d{1,3}(?:\.\d{1,3}){3}$'  # IPv4 addresses
+)
+EMAIL_PLACEHOLDER = '[email]'
+PHONE_PLACEHOLDER = '[phone]'
+
+
+def _phone(match: re.Match[str]) -> str:
+    found = match.group(0)
+    digits = sum(ch.isdigit() for ch in found)
+    # dates, addresses and short numbers are not phone numbers; E.164 allows 7 to 15 digits
+    if not 7 <= digits <= 15 or _NOT_PHONE.match(found.strip()):
+        return found
+    return PHONE_PLACEHOLDER
+
+
+def redact_text(text: str) -> str:
+    """`text` with email addresses and phone numbers replaced by placeholders."""
+    return _PHONE_CANDIDATE.sub(_phone, _EMAIL.sub(EMAIL_PLACEHOLDER, text))
+
+
+def _redact_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, list):
+        return [_redact_value(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _redact_value(v) for k, v in value.items()}
+    return value
+
+
+def redact_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A chunk record with personal data redacted from every free-text field."""
+    out = dict(record)
+    for name in ('text', 'abstract', 'source_ref', 'metadata', 'tags'):
+        if out.get(name) is not None:
+            out[name] = _redact_value(out[name])
+    if out.get('entity_key'):
+        # entity keys such as `phone:+15550100` embed the value itself
+        kind, _, _value = str(out['entity_key']).partition(':')
+        out['entity_key'] = f'{kind}:[redacted]'
+    if out.get('text') != record.get('text'):
+        out['content_hash'] = content_hash(out['text'])
+    return out
+
+
+# ---- snapshot format ------------------------------------------------------------------------
+
+_ENTRY = re.compile(r'^<!-- mnemos:memory (\{.*\}) -->[ \t]*$', re.MULTILINE)
+_SNAPSHOT_FIELDS = (
+    'id', 'user_id', 'kind', 'importance', 'importance_label', 'confidence', 'pinned',
+    'access_count', 'created_at', 'updated_at', 'accessed_at', 'expires_at', 'source',
+    'source_ref', 'trust', 'tags', 'entity_key', 'abstract', 'metadata',
+)  # fmt: skip
+
+
+class SnapshotEntry(BaseModel):
+    """One Core memory parsed from a snapshot; `text` is the Markdown body under its heading."""
+
+    model_config = ConfigDict(extra='ignore')
+
+    text: str = Field(min_length=1)
+    user_id: str | None = None
+    kind: Kind = Kind.NOTE
+    importance: float = Field(default=0.7, ge=0.0, le=1.0)
+    importance_label: str | None = None
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    pinned: bool = False
+    access_count: int = Field(default=0, ge=0)
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    accessed_at: datetime | None = None
+    expires_at: datetime | None = None
+    source: Source | None = None
+    source_ref: str | None = None
+    trust: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    entity_key: str | None = None
+    abstract: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator('created_at', 'updated_at', 'accessed_at', 'expires_at')
+    @classmethod
+    def _storable(cls, value: datetime | None) -> datetime | None:
+        return storable(value) if value is not None else None  # epoch seconds must read back
+
+
+class HydrateReport(BaseModel):
+    """Counts of a hydrate: entries read, written, skipped because already stored, invalid."""
+
+    read: int = 0
+    written: int = 0
+    skipped_existing: int = 0
+    invalid: int = 0
+    format: str = 'snapshot'
+    errors: list[LineError] = Field(default_factory=list)
+
+    def add_error(self, error: LineError) -> None:
+        """Count an invalid entry; keep its details while the list is short."""
+        self.invalid += 1
+        if len(self.errors) < MAX_REPORTED_ERRORS:
+            self.errors.append(error)
+
+
+def _title(text: str) -> str:
+    first = ' '.join(text.split())
+    return first if len(first) <= 60 else first[:57].rstrip() + '...'
+
+
+def render_snapshot(scope: str, chunks: Sequence[Chunk], taken_at: datetime) -> str:
+    """Markdown of Core memories: a heading and a metadata comment per memory, then its text."""
+    lines = [
+        f'# Core memories of {scope}',
+        '',
+        f'- scope: `{scope}`',
+        f'- memories: {len(chunks)}',
+        f'- taken_at: {taken_at.isoformat()}',
+        '',
+    ]
+    for number, chunk in enumerate(chunks, 1):
+        data = chunk.model_dump(mode='json')
+        meta = {k: data[k] for k in _SNAPSHOT_FIELDS if data.get(k) not in (None, [], {})}
+        lines += [
+            f'## {number}. {_title(chunk.text)}',
+            f'<!-- mnemos:memory {json.dumps(meta, ensure_ascii=False, sort_keys=True)} -->',
+            '',
+            chunk.text.strip(),
+            '',
+        ]
+    return '\n'.join(lines)
+
+
+def parse_snapshot(markdown: str) -> tuple[list[tuple[int, dict[str, Any]]], bool]:
+    """(entry number, raw fields incl. text) per entry, and whether the text was a snapshot."""
+    matches = list(_ENTRY.finditer(markdown))
+    if not matches:
+        return [], False
+    entries: list[tuple[int, dict[str, Any]]] = []
+    for index, match in enumerate(matches):
+        end = len(markdown)
+        if index + 1 < len(matches):
+            # the body ends where the next entry's heading line starts
+            next_start = matches[index + 1].start()
+            heading = markdown.rfind('\n', 0, max(next_start - 1, 0))
+            end = heading + 1 if heading >= match.end() else next_start
+        body = markdown[match.end() : end].strip()
+        try:
+            meta = jsonsafe.loads(match.group(1))
+        except jsonsafe.NotJson:
+            meta = None
+        if not isinstance(meta, dict):
+            entries.append((index + 1, {'_invalid': 'metadata comment is not a JSON object'}))
+            continue
+        if jsonsafe.too_deep(meta) is not None:
+            problem = f'metadata comment is nested deeper than {jsonsafe.MAX_DEPTH} levels'
+            entries.append((index + 1, {'_invalid': problem}))
+            continue
+        entries.append((index + 1, {**meta, 'text': body}))
+    return entries, True
+
+
+# ---- the service ----------------------------------------------------------------------------
+
+
+class MemoryAdmin:
+    """Export, import, snapshot and hydrate over the VectorStore port (admin paths only)."""
+
+    def __init__(
+        self,
+        vectors: VectorStore,
+        writer: MemoryWriter,
+        clock: Clock,
+        *,
+        max_text_bytes: int = 32 * 1024,
+        batch_size: int = BATCH,
+        progress_every: int = PROGRESS_EVERY,
+    ) -> None:
+        """Reads go to `vectors`; every write goes through `writer`."""
+        self._vectors = vectors
+        self._writer = writer
+        self._clock = clock
+        self._max_text_bytes = max_text_bytes
+        self._batch = batch_size
+        self._progress_every = progress_every
+
+    # ---- writing ----------------------------------------------------------------------------
+
+    def store(self, chunks: Sequence[Chunk]) -> None:
+        """Embed and upsert chunks exactly as given (ids, tiers and timestamps kept)."""
+        self._writer.store(chunks)
+
+    def _existing_ids(self, ids: Iterable[str]) -> set[str]:
+        wanted = list(dict.fromkeys(ids))
+        return {p.id for p in self._vectors.retrieve(MEMORIES, wanted)} if wanted else set()
+
+    def _existing_texts(self, chunks: Sequence[Chunk]) -> set[tuple[str, str]]:
+        """(scope, content hash) pairs of the given chunks that some stored chunk already has."""
+        if not chunks:
+            return set()
+        scopes = sorted({c.scope for c in chunks})
+        hashes = sorted({c.content_hash for c in chunks})
+        flt = PointFilter(scopes=scopes, any_of={'content_hash': list(hashes)})
+        found: set[tuple[str, str]] = set()
+        offset: str | None = None
+        while True:
+            points, offset = self._vectors.scroll(MEMORIES, flt, 1000, offset)
+            found.update((str(p.payload['scope']), str(p.payload['content_hash'])) for p in points)
+            if offset is None:
+                return found
+
+    # ---- export -----------------------------------------------------------------------------
+
+    def count(self, scope: str | None = None) -> int:
+        """Number of chunks an export of `scope` (or of everything) will write."""
+        return self._vectors.count(MEMORIES, PointFilter(scopes=[scope] if scope else None))
+
+    def scopes(self) -> list[str]:
+        """Every scope that holds at least one memory, sorted."""
+        return sorted(self._vectors.facet(MEMORIES, 'scope', PointFilter(scopes=None), MAX_SCOPES))
+
+    def export(self, scope: str | None = None, *, redact: bool = False) -> Iterator[dict[str, Any]]:
+        """Every chunk (superseded and expired ones included) ordered by scope, then id."""
+        scopes = [scope] if scope is not None else self.scopes()
+        written = 0
+        for name in scopes:
+            offset: str | None = None
+            while True:
+                points, offset = self._vectors.scroll(
+                    MEMORIES, PointFilter(scopes=[name]), self._batch, offset
+                )
+                for point in sorted(points, key=lambda p: p.id):
+                    record = Chunk.from_payload(point.payload).model_dump(mode='json')
+                    yield redact_record(record) if redact else record
+                    written += 1
+                    if written % self._progress_every == 0:
+                        log.info('export: %d memories written (scope %s)', written, name)
+                if offset is None:
+                    break
+        log.info('export finished: %d memories from %d scopes', written, len(scopes))
+
+    # ---- import -----------------------------------------------------------------------------
+
+    def import_lines(
+        self, lines: Iterable[bytes | str], *, dedupe: Dedupe = Dedupe.ID, dry_run: bool = False
+    ) -> ImportReport:
+        """Import JSONL chunk records in batches; invalid lines are counted and reported."""
+        report = ImportReport(dry_run=dry_run, dedupe=dedupe)
+        seen_ids: set[str] = set()
+        seen_texts: set[tuple[str, str]] = set()
+        now = self._clock.now()
+        batch: list[Chunk] = []
+        for number, raw in enumerate(lines, 1):
+            chunk = self._parse_line(number, raw, now, report)
+            if chunk is None:
+                continue
+            batch.append(chunk)
+            if len(batch) >= self._batch:
+                self._import_batch(batch, dedupe, dry_run, seen_ids, seen_texts, report)
+                batch = []
+            if report.read % self._progress_every == 0:
+                log.info(
+                    'import: %d read, %d imported, %d duplicates, %d invalid',
+                    report.read, report.imported, report.skipped_duplicate, report.invalid,
+                )  # fmt: skip
+        self._import_batch(batch, dedupe, dry_run, seen_ids, seen_texts, report)
+        log.info(
+            'import finished%s: %d read, %d imported, %d duplicates, %d invalid',
+            ' (dry run)' if dry_run else '',
+            report.read, report.imported, report.skipped_duplicate, report.invalid,
+        )  # fmt: skip
+        return report
+
+    def _parse_line(
+        self, number: int, raw: bytes | str, now: datetime, report: ImportReport
+    ) -> Chunk | None:
+        try:
+            line = raw.decode('utf-8') if isinstance(raw, bytes) else raw
+        except UnicodeDecodeError:
+            report.read += 1
+            report.add_error(LineError(line=number, error='invalid_encoding', message='not UTF-8'))
+            return None
+        if not line.strip():
+            return None
+        report.read += 1
+        try:
+            data = jsonsafe.loads(line)
+        except jsonsafe.NotJson as exc:
+            report.add_error(LineError(line=number, error='invalid_json', message=str(exc)))
+            return None
+        deep = jsonsafe.too_deep(data)
+        if deep is not None:
+            message = f'nested deeper than {jsonsafe.MAX_DEPTH} levels'
+            report.add_error(
+                LineError(
+                    line=number,
+                    error='invalid_record',
+                    message=message,
+                    details=[{'loc': deep, 'msg': message}],
+                )
+            )
+            return None
+        if not isinstance(data, dict):
+            report.add_error(
+                LineError(line=number, error='invalid_record', message='not a JSON object')
+            )
+            return None
+        data.pop('owner', None)  # raw store payloads carry it; it is derived from user_id
+        try:
+            chunk = ImportRecord.model_validate(data).to_chunk(now)
+        except ValidationError as exc:
+            details = exc.errors(include_url=False, include_context=False, include_input=False)
+            fields = ', '.join('.'.join(str(p) for p in d['loc']) for d in details)
+            report.add_error(
+                LineError(
+                    line=number,
+                    error='invalid_record',
+                    message=f'invalid fields: {fields}',
+                    details=[{'loc': list(d['loc']), 'msg': d['msg']} for d in details],
+                )
+            )
+            return None
+        size = len(chunk.text.encode('utf-8'))
+        if size > self._max_text_bytes:
+            report.add_error(
+                LineError(
+                    line=number,
+                    error='payload_too_large',
+                    message=f'text is {size} bytes; the limit is {self._max_text_bytes}',
+                    details=[{'loc': ['text'], 'msg': 'text too large'}],
+                )
+            )
+            return None
+        return chunk
+
+    def _import_batch(
+        self,
+        batch: list[Chunk],
+        dedupe: Dedupe,
+        dry_run: bool,
+        seen_ids: set[str],
+        seen_texts: set[tuple[str, str]],
+        report: ImportReport,
+    ) -> None:
+        if not batch:
+            return
+        keep: dict[str, Chunk] = {}
+        if dedupe == Dedupe.NONE:
+            # ids are kept, so a repeated id replaces the earlier record (last one wins)
+            keep = {c.id: c for c in batch}
+            report.imported += len(batch)
+        else:
+            stored_ids = self._existing_ids(c.id for c in batch)
+            stored_texts = self._existing_texts(batch) if dedupe == Dedupe.ID_TEXT else set()
+            for chunk in batch:
+                text_key = (chunk.scope, chunk.content_hash)
+                duplicate = chunk.id in stored_ids or chunk.id in seen_ids
+                if dedupe == Dedupe.ID_TEXT:
+                    duplicate = duplicate or text_key in stored_texts or text_key in seen_texts
+                seen_ids.add(chunk.id)
+                seen_texts.add(text_key)
+                if duplicate:
+                    report.skipped_duplicate += 1
+                else:
+                    keep[chunk.id] = chunk
+            report.imported += len(keep)
+        if not dry_run:
+            self.store(list(keep.values()))
+
+    # ---- snapshot and hydrate ---------------------------------------------------------------
+
+    def core_chunks(self, scope: str) -> list[Chunk]:
+        """Live (not superseded) Core-tier chunks of `scope`, oldest first."""
+        flt = PointFilter(
+            scopes=[scope], any_of={'tier': [Tier.CORE.value]}, none_of={'superseded': [True]}
+        )
+        chunks: list[Chunk] = []
+        offset: str | None = None
+        while True:
+            before = len(chunks)
+            points, offset = self._vectors.scroll(MEMORIES, flt, self._batch, offset)
+            chunks.extend(Chunk.from_payload(p.payload) for p in points)
+            if len(chunks) // self._progress_every > before // self._progress_every:
+                log.info('snapshot of %s: %d memories read', scope, len(chunks))
+            if offset is None:
+                break
+        return sorted(chunks, key=lambda c: (c.created_at, c.id))
+
+    def snapshot(self, scope: str) -> str:
+        """Markdown of the Core memories of `scope` (see `hydrate`)."""
+        return render_snapshot(scope, self.core_chunks(scope), self._clock.now())
+
+    def hydrate(
+        self,
+        scope: str,
+        markdown: str,
+        chunker: Callable[[str], list[str]] | None = None,
+    ) -> HydrateReport:
+        """Write a snapshot's entries (or plain Markdown's chunks) into `scope` as Core memories.
+
+        Ids are derived for the target scope, so hydrating twice writes nothing the second time;
+        memories whose text is already stored in the scope are skipped as well.
+        """
+        entries, is_snapshot = parse_snapshot(markdown)
+        report = HydrateReport(format='snapshot' if is_snapshot else 'markdown')
+        if not is_snapshot:
+            if chunker is None:
+                raise InvalidInput('markdown', 'no mnemos snapshot entries found')
+            texts = chunker(markdown)
+            entries = [(i, {'text': t}) for i, t in enumerate(texts, 1)]
+        now = self._clock.now()
+        chunks: list[Chunk] = []
+        for number, raw in entries:
+            report.read += 1
+            chunk = self._entry_chunk(scope, number, raw, now, report)
+            if chunk is not None:
+                chunks.append(chunk)
+        for start in range(0, len(chunks), self._batch):
+            batch = chunks[start : start + self._batch]
+            stored_ids = self._existing_ids(c.id for c in batch)
+            stored_texts = self._existing_texts(batch)
+            fresh: dict[str, Chunk] = {}
+            for chunk in batch:
+                if (
+                    chunk.id in stored_ids
+                    or chunk.id in fresh
+                    or ((chunk.scope, chunk.content_hash) in stored_texts)
+                ):
+                    report.skipped_existing += 1
+                else:
+                    fresh[chunk.id] = chunk
+            self.store(list(fresh.values()))
+            report.written += len(fresh)
+            log.info(
+                'hydrate %s: %d of %d entries done (%d written)',
+                scope, min(start + self._batch, len(chunks)), len(chunks), report.written,
+            )  # fmt: skip
+        return report
+
+    def _entry_chunk(
+        self, scope: str, number: int, raw: dict[str, Any], now: datetime, report: HydrateReport
+    ) -> Chunk | None:
+        if '_invalid' in raw:
+            report.add_error(
+                LineError(line=number, error='invalid_entry', message=str(raw['_invalid']))
+            )
+            return None
+        try:
+            entry = SnapshotEntry.model_validate(raw)
+            if not entry.text.strip():
+                raise InvalidInput('text', 'empty')
+            created = entry.created_at or now
+            data: dict[str, Any] = {
+                **entry.model_dump(exclude_none=True),
+                'id': chunk_id(scope, entry.user_id, normalize_text(entry.text)),
+                'scope': scope,
+                'tier': Tier.CORE.value,
+                'created_at': created,
+                'updated_at': entry.updated_at or created,
+                'content_hash': content_hash(entry.text),
+            }
+            data.setdefault('source', Source.IMPORT.value)
+            chunk = Chunk.model_validate(data)
+        except (ValidationError, InvalidInput) as exc:
+            message = 'entry has no text' if isinstance(exc, InvalidInput) else str(exc)
+            report.add_error(
+                LineError(line=number, error='invalid_entry', message=message.splitlines()[0])
+            )
+            return None
+        return chunk

@@ -1,0 +1,1 @@
+"""Markdown documents as memory: the chunker and the incremental document index."""

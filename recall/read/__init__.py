@@ -1,0 +1,1 @@
+"""The read path: fusion, recall policy and the auto-recall bundle."""

@@ -1,0 +1,1 @@
+"""The one writer of the memories collection: guards, capture, importance, dedup, conflicts."""

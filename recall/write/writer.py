@@ -1,0 +1,468 @@
+"""MemoryWriter: the one writer of the `memories` collection.
+
+Every change to `memories` goes through here: explicit and captured writes (`remember`, with the
+size guard and the dedup layers), raw chunks of imports, hydrates and documents (`store`),
+payload changes (pins, tier transitions, access bookkeeping, document moves) and deletes (single,
+documents, hygiene). The graph bookkeeping that follows a write is here too, by this process's
+`GraphRole`: new chunks are queued as an `index_graph` job; deleted chunks are forgotten in the
+graph directly by the owner, or through a `forget_mentions` job sent to the owner by a client.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from core.clock import Clock, to_epoch
+from core.errors import NotFound, PayloadTooLarge
+from core.jobs import JobName, Jobs
+from core.roles import GraphRole
+from recall.decay import next_tier
+from recall.models import ANY_USER, MEMORIES, Chunk, chunk_id, memories_spec
+from recall.normalize import content_hash, normalize_text
+from recall.ports import GraphIndex
+from recall.read.context import speaker_of
+from recall.schemas import MemoryIn, WriteResult, WriteStatus
+from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Source, Tier
+from recall.write.capture import CaptureDecision, capture
+from recall.write.conflicts import detect
+from vectors.models import ChunkText, PointFilter, VectorPoint
+from vectors.ports import Embedder, SparseEncoder, VectorStore
+
+log = logging.getLogger(__name__)
+
+# dedup layer 3 and the conflict check look at this many similar memories
+CONFLICT_CANDIDATES = 5
+# MiniLM cosine above which two memories say the same thing
+MERGE_COSINE = 0.95
+CONFLICT_MIN_COSINE = 0.6
+# raw notes, documents and episodes are records, not claims: only distilled kinds are merged
+# semantically or superseded
+DISTILLED_KINDS = frozenset(
+    {
+        Kind.ENTITY,
+        Kind.PREFERENCE,
+        Kind.FACT,
+        Kind.PROJECT_STATE,
+        Kind.RELATIONSHIP,
+        Kind.PROCEDURE,
+        Kind.REMEMBER,
+        Kind.LESSON,
+    }
+)
+LAST_IN_SCOPE_MAX = 10_000
+
+
+class MemoryWriter:
+    """The one writer of `memories`: guards, dedup, conflicts, upserts, deletes, graph follow-up."""
+
+    def __init__(
+        self,
+        vectors: VectorStore,
+        embedder: Embedder,
+        sparse: SparseEncoder,
+        clock: Clock,
+        *,
+        graph: GraphIndex | None = None,
+        graph_role: GraphRole | None = None,
+        jobs: Jobs | None = None,
+        max_text_bytes: int = 32 * 1024,
+    ) -> None:
+        """`graph_role` defaults to OWNER when a `graph` is given, else OFF. An owner forgets
+        deleted chunks in the graph directly; a CLIENT queues that to the owner. Both queue graph
+        extraction of new chunks as an `index_graph` job when `jobs` is given (it is slower than
+        embedding) and run it inline otherwise."""
+        role = graph_role or (GraphRole.OWNER if graph is not None else GraphRole.OFF)
+        if role == GraphRole.OWNER and graph is None:
+            raise ValueError('the graph owner needs a graph')
+        if role == GraphRole.CLIENT and jobs is None:
+            raise ValueError('a graph client needs a job queue to reach the graph owner')
+        self._vectors = vectors
+        self._embedder = embedder
+        self._sparse = sparse
+        self._clock = clock
+        self._graph = graph if role == GraphRole.OWNER else None
+        self._graph_role = role
+        self._jobs = jobs
+        self._max_text_bytes = max_text_bytes
+        self._lock = threading.Lock()
+        # the last memory written in each scope (bounded): the next one links to it as prev_id;
+        # after a restart the first write of a scope starts a new thread
+        self._last_in_scope: dict[str, str] = {}
+        vectors.ensure_collection(memories_spec(embedder.dim))
+
+    @property
+    def graph_role(self) -> GraphRole:
+        """This process's relation to the knowledge graph."""
+        return self._graph_role
+
+    @property
+    def embedder(self) -> Embedder:
+        """The dense embedder new chunks are embedded with."""
+        return self._embedder
+
+    def use_embedder(self, embedder: Embedder) -> Embedder:
+        """Swap the dense embedder (tests count what gets embedded); returns the previous one."""
+        previous, self._embedder = self._embedder, embedder
+        return previous
+
+    # ---- writes ---------------------------------------------------------------------------
+
+    def check_text(self, text: str, field: str = 'text') -> None:
+        """Reject texts over the configured byte limit."""
+        size = len(text.encode('utf-8'))
+        if size > self._max_text_bytes:
+            raise PayloadTooLarge(
+                f'{field} is {size} bytes; the limit is {self._max_text_bytes}',
+                details=[{'loc': field.split('.'), 'msg': 'text too large'}],
+            )
+
+    def remember(self, items: Sequence[MemoryIn]) -> list[WriteResult]:
+        """Write memories in one batch through the dedup layers and the conflict check.
+
+        Layer 1: the same normalised text for the same (scope, user) is the same id: bump it.
+        Layer 2: the same entity key (phone:…, birthday:…) in scope: bump the stored one.
+        Layer 3: for distilled kinds, a near-identical memory (cosine ≥ MERGE_COSINE) is
+        bumped; a similar one that the new text contradicts is superseded (kept, not recalled).
+        """
+        for index, item in enumerate(items):
+            self.check_text(item.text, 'text' if len(items) == 1 else f'items.{index}.text')
+        now = self._clock.now()
+        ids = [chunk_id(i.scope, i.user_id, normalize_text(i.text)) for i in items]
+        existing = {p.id: p for p in self._vectors.retrieve(MEMORIES, list(dict.fromkeys(ids)))}
+        results: list[WriteResult | None] = [None] * len(items)
+        fresh: dict[str, tuple[int, Chunk]] = {}
+        bumps: dict[str, dict[str, Any]] = {}
+
+        def bump(target: str, item: MemoryIn, index: int, reason: str) -> None:
+            stored = existing.get(target)
+            if target in bumps:
+                base = bumps[target]
+            elif target in fresh:
+                base = fresh[target][1].to_payload()
+            else:
+                base = stored.payload if stored else {}
+            bumps[target] = self._bump(base, item, now)
+            results[index] = WriteResult(
+                id=target, status=WriteStatus.MERGED, reason=reason, merged_into=target
+            )
+
+        for index, (item, ident) in enumerate(zip(items, ids, strict=True)):
+            if ident in fresh or ident in existing or ident in bumps:
+                bump(ident, item, index, 'same text')
+                continue
+            keyed = self._same_entity_key(item, fresh)
+            if keyed is not None:
+                bump(keyed, item, index, f'same entity key {item.entity_key}')
+                continue
+            fresh[ident] = (index, self._new_chunk(ident, item, now))
+            results[index] = WriteResult(id=ident, status=WriteStatus.CREATED)
+
+        vectors = self._embedder.embed([c.text for _, c in fresh.values()]) if fresh else []
+        dense = dict(zip(fresh, vectors, strict=True))
+        supersede: dict[str, dict[str, Any]] = {}
+        for ident in list(fresh):
+            index, chunk = fresh[ident]
+            if chunk.kind not in DISTILLED_KINDS or ident in bumps:
+                # a chunk other items of this batch already merged into must stay
+                continue
+            twin, older = self._semantic_check(chunk, dense[ident], fresh)
+            if twin is not None:
+                del fresh[ident]
+                bump(twin, items[index], index, 'semantic duplicate')
+                continue
+            for old_id in older:
+                supersede[old_id] = {
+                    'superseded': True,
+                    'superseded_by': ident,
+                    'updated_at': to_epoch(now),
+                }
+            if older:
+                results[index] = WriteResult(
+                    id=ident,
+                    status=WriteStatus.CREATED,
+                    superseded=older,
+                    reason='supersedes older memories',
+                )
+        self._upsert(self._link([c for _, c in sorted(fresh.values(), key=_first)]), dense)
+        updates = {i: {**bumps.get(i, {}), **supersede.get(i, {})} for i in {*bumps, *supersede}}
+        if updates:
+            self._vectors.set_payload(MEMORIES, updates)
+        if fresh:
+            self._index_graph(list(fresh))
+        return [r for r in results if r is not None]
+
+    def capture(
+        self,
+        scope: str,
+        text: str,
+        *,
+        user_id: str | None = None,
+        role: str | None = 'user',
+        channel: str | None = None,
+        source: str | None = None,
+    ) -> tuple[CaptureDecision, list[WriteResult]]:
+        """Capture a conversation turn: the size guard, then `capture` (injection filter,
+        salience gate, deterministic capture, classification), then `remember` of what it kept."""
+        self.check_text(text)
+        decision = capture(text, role=role, channel=channel, source=source, now=self._clock.now())
+        items = [
+            MemoryIn(
+                scope=scope,
+                text=c.text,
+                kind=c.kind,
+                user_id=user_id,
+                importance=c.importance,
+                importance_label=c.importance_label,
+                pinned=c.pinned,
+                tier=c.tier,
+                entity_key=c.entity_key,
+                source=Source.USER,
+                source_ref=channel,
+                metadata={'captured_by': 'capture', 'confidence': c.confidence},
+            )
+            for c in decision.candidates
+        ]
+        return decision, (self.remember(items) if items else [])
+
+    def _link(self, chunks: list[Chunk]) -> list[Chunk]:
+        """Give each new chunk, in write order, the id of the memory written before it."""
+        linked: list[Chunk] = []
+        with self._lock:
+            for chunk in chunks:
+                prev = self._last_in_scope.pop(chunk.scope, None)
+                linked.append(chunk.model_copy(update={'prev_id': prev}))
+                self._last_in_scope[chunk.scope] = chunk.id
+                if len(self._last_in_scope) > LAST_IN_SCOPE_MAX:
+                    del self._last_in_scope[next(iter(self._last_in_scope))]
+        return linked
+
+    def _same_entity_key(self, item: MemoryIn, fresh: dict[str, tuple[int, Chunk]]) -> str | None:
+        if not item.entity_key:
+            return None
+        for ident, (_, chunk) in fresh.items():
+            if (chunk.scope, chunk.user_id, chunk.entity_key) == (
+                item.scope,
+                item.user_id,
+                item.entity_key,
+            ):
+                return ident
+        flt = PointFilter(
+            scopes=[item.scope],
+            any_of={'entity_key': [item.entity_key], 'owner': [item.user_id or ANY_USER]},
+            none_of={'superseded': [True]},
+        )
+        found, _ = self._vectors.scroll(MEMORIES, flt, 1)
+        return found[0].id if found else None
+
+    def _semantic_check(
+        self, chunk: Chunk, vector: list[float], fresh: dict[str, tuple[int, Chunk]]
+    ) -> tuple[str | None, list[str]]:
+        """A stored near-duplicate to merge into, or the stored memories this one supersedes."""
+        flt = PointFilter(
+            scopes=[chunk.scope],
+            any_of={'owner': [chunk.user_id or ANY_USER], 'kind': sorted(DISTILLED_KINDS)},
+            none_of={'superseded': [True]},
+        )
+        similar = self._vectors.query(MEMORIES, 'dense', vector, flt, CONFLICT_CANDIDATES)
+        older: list[str] = []
+        for point in similar:
+            if point.id == chunk.id or point.id in fresh:
+                continue
+            if point.score >= MERGE_COSINE:
+                return point.id, []
+            if point.score < CONFLICT_MIN_COSINE:
+                break
+            judged = detect(chunk.text, str(point.payload.get('text', '')), cosine=point.score)
+            if judged.kind == 'duplicate':
+                return point.id, []
+            if judged.kind == 'supersedes' and not point.payload.get('pinned'):
+                older.append(point.id)
+        return None, older
+
+    def _new_chunk(self, ident: str, item: MemoryIn, now: datetime) -> Chunk:
+        default_tier, default_importance = KIND_DEFAULTS.get(item.kind, (Tier.WORKING, 0.5))
+        importance = item.importance if item.importance is not None else default_importance
+        chunk = Chunk(
+            id=ident,
+            scope=item.scope,
+            user_id=item.user_id,
+            kind=item.kind,
+            text=item.text,
+            tier=Tier.CORE if item.pinned else (item.tier or default_tier),
+            importance=importance,
+            importance_label=item.importance_label or ImportanceLabel.UNKNOWN,
+            pinned=item.pinned,
+            created_at=item.created_at or now,
+            updated_at=now,
+            expires_at=item.expires_at,
+            source=item.source,
+            source_ref=item.source_ref,
+            trust=item.trust,
+            tags=item.tags,
+            content_hash=content_hash(item.text),
+            entity_key=item.entity_key,
+            metadata=item.metadata,
+            speaker=speaker_of(item.text, item.metadata, item.user_id),
+        )
+        if item.tier is None and not item.pinned:
+            # an explicit tier is the caller's decision; otherwise the seed's rules apply at
+            # write, judged as of the write: an imported old event is not stale on arrival
+            fresh_view = chunk.model_copy(update={'created_at': now})
+            chunk = chunk.model_copy(update={'tier': next_tier(fresh_view, now)})
+        return chunk
+
+    def _bump(self, base: dict[str, Any], item: MemoryIn, now: datetime) -> dict[str, Any]:
+        importance = max(float(base.get('importance', 0.5)), item.importance or 0.0)
+        metadata = {**base.get('metadata', {}), **item.metadata}
+        return {
+            'access_count': int(base.get('access_count', 0)) + 1,
+            'accessed_at': to_epoch(now),
+            'updated_at': to_epoch(now),
+            'importance': importance,
+            'metadata': metadata,
+            'pinned': bool(base.get('pinned')) or item.pinned,
+        }
+
+    def store(
+        self, chunks: Sequence[Chunk], dense: Mapping[str, list[float]] | None = None
+    ) -> None:
+        """Upsert chunks exactly as given (ids, tiers, timestamps kept), embedding those without
+        a vector in `dense`; new chunks are then queued for graph extraction."""
+        self._upsert(chunks, dense)
+        self._index_graph([c.id for c in chunks])
+
+    def _upsert(self, chunks: Sequence[Chunk], dense: Mapping[str, list[float]] | None) -> None:
+        if not chunks:
+            return
+        dense = dict(dense or {})
+        missing = [c for c in chunks if c.id not in dense]
+        if missing:
+            vectors = self._embedder.embed([c.text for c in missing])
+            dense.update(zip([c.id for c in missing], vectors, strict=True))
+        points = [
+            VectorPoint(
+                id=c.id,
+                dense=dense[c.id],
+                sparse=self._sparse.encode_document(c.text),
+                payload=c.to_payload(),
+            )
+            for c in chunks
+        ]
+        self._vectors.upsert(MEMORIES, points)
+
+    def _index_graph(self, ids: list[str]) -> None:
+        if self._graph_role == GraphRole.OFF or not ids:
+            return
+        if self._jobs is not None:
+            self._jobs.enqueue(JobName.INDEX_GRAPH, ids=ids)
+        else:
+            self.index_graph(ids)
+
+    def _forget_graph(self, ids: list[str]) -> None:
+        if self._graph is not None:
+            self._graph.forget_chunks(ids)
+        elif self._graph_role == GraphRole.CLIENT and ids and self._jobs is not None:
+            self._jobs.enqueue(JobName.FORGET_MENTIONS, ids=ids)
+
+    def index_graph(self, ids: Sequence[str]) -> int:
+        """Extract the given chunks into the graph and record the entities they mention."""
+        if self._graph is None:
+            return 0
+        chunks = [Chunk.from_payload(p.payload) for p in self._vectors.retrieve(MEMORIES, ids)]
+        if not chunks:
+            return 0
+        refs = [
+            ChunkText(
+                id=c.id,
+                scope=c.scope,
+                text=c.text,
+                at=c.created_at,
+                speaker=_speaker(c),
+            )
+            for c in chunks
+        ]
+        mentioned = self._graph.index_chunks(refs)
+        updates = {cid: {'entity_ids': ents} for cid, ents in mentioned.items() if ents}
+        if updates:
+            self._vectors.set_payload(MEMORIES, updates)
+        return len(chunks)
+
+    def _get(self, ident: str) -> Chunk:
+        found = self._vectors.retrieve(MEMORIES, [ident])
+        if not found:
+            raise NotFound('memory', ident)
+        return Chunk.from_payload(found[0].payload)
+
+    def update(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        """Merge payload fields into memories (id -> fields); vectors untouched."""
+        if updates:
+            self._vectors.set_payload(MEMORIES, updates)
+
+    def delete_many(self, ids: Sequence[str]) -> None:
+        """Delete memories by id, and their graph mentions."""
+        batch = list(ids)
+        if batch:
+            self._vectors.delete(MEMORIES, batch)
+            self._forget_graph(batch)
+
+    def delete(self, ident: str) -> None:
+        """Delete a chunk and its graph mentions; NotFound when there is none."""
+        self._get(ident)
+        self._vectors.delete(MEMORIES, [ident])
+        self._forget_graph([ident])
+
+    def prune(self, ids: Sequence[str]) -> None:
+        """Delete memories chosen by hygiene, and their graph mentions (whoever owns the graph)."""
+        batch = list(ids)
+        if not batch:
+            return
+        self._vectors.delete(MEMORIES, batch)
+        self._forget_graph(batch)
+
+    def set_tiers(self, tiers: Mapping[str, Tier], now: datetime) -> None:
+        """Apply decay tier transitions (memory id -> new tier)."""
+        if tiers:
+            at = to_epoch(now)
+            updates = {i: {'tier': Tier(t).value, 'updated_at': at} for i, t in tiers.items()}
+            self._vectors.set_payload(MEMORIES, updates)
+
+    def set_pinned(self, ident: str, pinned: bool) -> Chunk:
+        """Pin (Core, never demoted) or unpin (back to working) a chunk."""
+        chunk = self._get(ident)
+        tier = Tier.CORE if pinned else (Tier.WORKING if chunk.tier == Tier.CORE else chunk.tier)
+        now = to_epoch(self._clock.now())
+        self._vectors.set_payload(
+            MEMORIES, {ident: {'pinned': pinned, 'tier': tier.value, 'updated_at': now}}
+        )
+        return chunk.model_copy(update={'pinned': pinned, 'tier': tier})
+
+    def touch(self, ids: Sequence[str]) -> None:
+        """Record a recall of these chunks: access count and time."""
+        moment = self._clock.now()
+        updates: dict[str, dict[str, Any]] = {}
+        for point in self._vectors.retrieve(MEMORIES, ids):
+            chunk = Chunk.from_payload(point.payload)
+            touched = chunk.model_copy(
+                update={'access_count': chunk.access_count + 1, 'accessed_at': moment}
+            )
+            # seed 000: tier transitions are evaluated on every search-hit touch
+            updates[point.id] = {
+                'access_count': touched.access_count,
+                'accessed_at': to_epoch(moment),
+                'tier': next_tier(touched, moment).value,
+            }
+        if updates:
+            self._vectors.set_payload(MEMORIES, updates)
+
+
+def _speaker(chunk: Chunk) -> str | None:
+    speaker = chunk.metadata.get('speaker')
+    return speaker if isinstance(speaker, str) and speaker.strip() else None
+
+
+def _first(item: tuple[int, Chunk]) -> int:
+    return item[0]

@@ -1,0 +1,1 @@
+"""Composition root and process entrypoints: the only place adapters are built."""

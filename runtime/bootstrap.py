@@ -1,0 +1,211 @@
+"""The composition root: the only module that builds adapters, picked by configuration alone.
+
+`build(settings)` is called by `create_app()` and by the worker entrypoint (`runtime/worker.py`).
+Nothing connects at import time.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.ports import AgentDirectory
+from agents.registry import FILENAME as AGENTS_FILE
+from agents.registry import Registry
+from consolidation import registry
+from consolidation.context import JobContext
+from consolidation.episodic import EpisodeService, ensure_episodes
+from consolidation.ports import JobQueue
+from consolidation.queue import make_job_queue
+from core.clock import Clock, SystemClock
+from core.errors import StoreUnavailable
+from core.roles import GraphRole
+from core.settings import Settings
+from kg.service import KnowledgeGraphService
+from recall.admin.service import MemoryAdmin
+from recall.documents.index import DocumentIndex
+from recall.documents.markdown import chunk_texts
+from recall.service import RecallService
+from recall.write.writer import MemoryWriter
+from runtime.graph_index import KnowledgeGraphIndex
+from vectors.bm25 import Bm25Encoder
+from vectors.embedders import make_embedder
+from vectors.ports import Embedder, VectorStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Services:
+    """The services the API and the job handlers use; one instance per process.
+
+    Services only: the adapters behind them stay inside the services (and `consolidation`, the
+    job handlers' own dependencies).
+    """
+
+    settings: Settings
+    clock: Clock
+    graph_role: GraphRole
+    recall: RecallService
+    writer: MemoryWriter
+    admin: MemoryAdmin
+    documents: DocumentIndex
+    agents: AgentDirectory
+    episodes: EpisodeService
+    jobs: JobQueue
+    consolidation: JobContext
+    kg: KnowledgeGraphService | None = None
+    _closers: list[Any] = field(default_factory=list, repr=False)
+    _closed: bool = field(default=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def close(self) -> None:
+        """Stop background work and release stores, newest first (idempotent)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        for closer in reversed(self._closers):
+            try:
+                closer()
+            except Exception:
+                log.exception('error while closing %r', closer)
+
+
+def build_vector_store(settings: Settings) -> VectorStore:
+    """Qdrant Edge in the data dir (embedded) or a Qdrant server (KG_QDRANT_URL)."""
+    if settings.qdrant_url is None:
+        from vectors.edge import EdgeVectorStore
+
+        return EdgeVectorStore(settings.data_dir / 'vectors')
+    from qdrant_client import QdrantClient
+
+    from vectors.qdrant import QdrantVectorStore
+
+    try:
+        client = QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key)
+    except Exception as exc:  # bad URL or unreachable server: say which setting
+        raise StoreUnavailable(f'cannot reach Qdrant at KG_QDRANT_URL: {exc}') from exc
+    return QdrantVectorStore(client)
+
+
+def build(
+    settings: Settings,
+    *,
+    clock: Clock | None = None,
+    inline_jobs: bool = False,
+    consume_jobs: bool = True,
+    owns_graph: bool = True,
+) -> Services:
+    """Build every adapter and service for `settings`.
+
+    `owns_graph=False` (`mnemos worker`) never opens the graph: graph work is queued to the
+    owner. `consume_jobs=False` accepts jobs without running any here (the worker starts its own).
+    """
+    clock = clock or SystemClock()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    closers: list[Any] = []
+    vectors = build_vector_store(settings)
+    closers.append(vectors.close)
+    try:
+        embedder = make_embedder(
+            settings.embedder,
+            batch_size=settings.embed_batch_size,
+            cache_size=settings.embed_cache_size,
+            max_chars=settings.embed_max_chars,
+            data_dir=settings.data_dir,
+        )
+        sparse = Bm25Encoder()
+        if not settings.graph_enabled:
+            role = GraphRole.OFF
+        else:
+            role = GraphRole.OWNER if owns_graph else GraphRole.CLIENT
+        kg = _build_graph(settings, embedder, clock, closers) if role == GraphRole.OWNER else None
+        graph = KnowledgeGraphIndex(kg) if kg is not None else None
+
+        holder: dict[str, JobContext] = {}
+
+        def runner(name: str, params: dict[str, Any]) -> Any:
+            return registry.run(holder['context'], name, params)
+
+        # embedded: StubBroker + in-process dramatiq Worker + SQLite outbox; else RedisBroker
+        jobs = make_job_queue(settings, runner, clock, inline=inline_jobs)
+        closers.append(jobs.close)
+
+        writer = MemoryWriter(
+            vectors,
+            embedder,
+            sparse,
+            clock,
+            graph=graph,
+            graph_role=role,
+            jobs=jobs,
+            max_text_bytes=settings.max_text_bytes,
+        )
+        recall = RecallService(vectors, embedder, sparse, clock, writer, graph=graph)
+        closers.append(recall.close)
+        agents = Registry(settings.data_dir / AGENTS_FILE, clock)
+        closers.append(agents.close)
+    except BaseException:
+        for closer in reversed(closers):
+            closer()
+        raise
+    context = JobContext(
+        settings=settings,
+        clock=clock,
+        vectors=vectors,
+        embedder=embedder,
+        sparse=sparse,
+        recall=recall,
+        writer=writer,
+        jobs=jobs,
+        kg=kg,
+    )
+    services = Services(
+        settings=settings,
+        clock=clock,
+        graph_role=role,
+        recall=recall,
+        writer=writer,
+        admin=MemoryAdmin(vectors, writer, clock, max_text_bytes=settings.max_text_bytes),
+        documents=DocumentIndex(vectors, writer, clock, chunk_texts),
+        agents=agents,
+        episodes=EpisodeService(context),
+        jobs=jobs,
+        consolidation=context,
+        kg=kg,
+        _closers=closers,
+    )
+    holder['context'] = context
+    try:
+        ensure_episodes(context)
+        if consume_jobs:
+            # only now: replayed outbox jobs may run at once and need `holder`. Embedded: worker
+            # threads drain every queue; server mode: this process owns the graph and drains the
+            # `graph` queue only (`mnemos worker` passes consume_jobs=False, starts its own).
+            jobs.start()
+    except BaseException:
+        services.close()
+        raise
+    return services
+
+
+def _build_graph(
+    settings: Settings, embedder: Embedder, clock: Clock, closers: list[Any]
+) -> KnowledgeGraphService:
+    from kg.extraction.spacy_extractor import SpacyExtractor
+    from kg.kuzu_store import KuzuGraphStore
+    from kg.mirror import MirroredGraphStore
+
+    durable = KuzuGraphStore(settings.graph_path)
+    try:
+        store = MirroredGraphStore(durable)
+    except BaseException:
+        durable.close()
+        raise
+    closers.append(store.close)
+    extractor = SpacyExtractor(settings.spacy_model, workers=settings.extract_workers)
+    closers.append(extractor.close)
+    return KnowledgeGraphService(store, extractor, embedder, clock)

@@ -1,0 +1,118 @@
+"""The JobStore contract, over every adapter: in memory, the SQLite outbox and Redis."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from consolidation.models import JobStatus
+from consolidation.ports import JobStore
+from consolidation.store import InMemoryJobStore, RedisJobStore, SqliteJobStore
+from core.clock import ManualClock
+
+KINDS = ['memory', 'sqlite', pytest.param('redis', marks=pytest.mark.integration)]
+
+
+def _redis() -> Any:
+    import redis
+
+    client = redis.Redis(host='127.0.0.1', port=6379, db=13, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        if os.environ.get('CI'):
+            pytest.fail(f'Redis is unreachable at 127.0.0.1:6379: {exc}')
+        pytest.skip(f'Redis is unreachable at 127.0.0.1:6379: {exc}')
+    return client
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture(params=KINDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path, clock: ManualClock) -> Iterator[JobStore]:
+    made: JobStore
+    if request.param == 'memory':
+        made = InMemoryJobStore(clock)
+    elif request.param == 'sqlite':
+        made = SqliteJobStore(tmp_path / 'jobs.sqlite3', clock)
+    else:
+        client = _redis()
+        namespace = f'mnemos-contract-{uuid.uuid4().hex[:8]}'
+        made = RedisJobStore(client, clock, namespace=namespace)
+        yield made
+        for key in client.scan_iter(f'{namespace}:*'):
+            client.delete(key)
+        made.close()
+        return
+    yield made
+    made.close()
+
+
+def test_an_accepted_job_is_queued_with_its_scope(store: JobStore):
+    store.create('j1', 'episodic', 'consolidation', {'scope': 'agent:a'}, 'agent:a')
+    info = store.get('j1')
+    assert info is not None
+    assert (info.id, info.job, info.state, info.attempts) == ('j1', 'episodic', 'queued', 0)
+    assert info.scope == 'agent:a'
+
+
+def test_an_unknown_job_is_none(store: JobStore):
+    assert store.get('nope') is None
+
+
+def test_a_started_job_runs_in_a_named_worker_and_counts_the_attempt(store: JobStore):
+    store.create('j1', 'episodic', 'consolidation', {}, None)
+    store.started('j1', 'host:1')
+    info = store.get('j1')
+    assert info is not None
+    assert (info.state, info.attempts, info.worker) == (JobStatus.RUNNING, 1, 'host:1')
+
+
+def test_a_retried_failure_is_queued_again_and_a_final_one_failed(store: JobStore):
+    store.create('j1', 'dedup', 'graph', {}, None)
+    store.started('j1', 'host:1')
+    store.finished('j1', error='boom', final=False)
+    again = store.get('j1')
+    assert again is not None and (again.state, again.error) == (JobStatus.QUEUED, 'boom')
+    store.started('j1', 'host:1')
+    store.finished('j1', error='boom twice', final=True)
+    failed = store.get('j1')
+    assert failed is not None
+    assert (failed.state, failed.attempts, failed.error) == (JobStatus.FAILED, 2, 'boom twice')
+
+
+def test_a_done_job_keeps_its_result_and_its_update_time(store: JobStore, clock: ManualClock):
+    store.create('j1', 'expiry', 'consolidation', {}, None)
+    store.started('j1', 'host:1')
+    clock.advance(timedelta(seconds=5))
+    store.finished('j1', result={'episodes_expired': 2})
+    done = store.get('j1')
+    assert done is not None
+    assert (done.state, done.result) == (JobStatus.DONE, {'episodes_expired': 2})
+    assert done.updated_at > done.created_at
+
+
+def test_a_lease_is_held_until_it_expires(store: JobStore, clock: ManualClock):
+    t0 = clock.now()
+    assert store.claim('k', t0, 600)
+    assert not store.claim('k', t0 + timedelta(seconds=599), 600)
+    assert store.claim('k', t0 + timedelta(seconds=600), 600)
+    assert store.claim('other', t0, 600)
+
+
+@pytest.mark.parametrize('store', ['memory', 'sqlite'], indirect=True)
+def test_an_outbox_lists_the_jobs_not_finished(store: JobStore):
+    store.create('j1', 'episodic', 'consolidation', {'n': 1}, None)
+    store.create('j2', 'expiry', 'consolidation', {}, None)
+    store.started('j1', 'host:1')
+    store.finished('j1', result=None)
+    assert [(p[0], p[1], p[3]) for p in store.pending()] == [('j2', 'expiry', {})]

@@ -1,0 +1,1 @@
+"""The shared vector layer: ports, point models, Qdrant adapters, embedders, BM25."""

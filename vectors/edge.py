@@ -1,0 +1,341 @@
+"""VectorStore on Qdrant Edge: Qdrant's in-process engine, one shard folder per collection."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+
+from core.errors import StoreUnavailable
+from vectors.filtering import facet_key
+from vectors.models import (
+    Channel,
+    CollectionSpec,
+    PointFilter,
+    ScoredPoint,
+    SparseVector,
+    StoredPoint,
+    VectorPoint,
+    canonical_ids,
+)
+
+log = logging.getLogger(__name__)
+
+# HNSW is built only by optimize(). Without it a dense query scans every point of its scope:
+# 45 ms at 100k (bench/service_bench.py). With it, ~1 ms. optimize() freezes the process while
+# it runs (~0.5 ms per new point on 2 cores), so it runs once writes have paused and enough
+# unindexed points have piled up: a bulk load pays one pause, steady traffic pays none.
+OPTIMIZE_AFTER_POINTS = 10_000
+OPTIMIZE_IDLE_SECONDS = 3.0
+
+# Thread safety (measured on qdrant-edge-py 0.9.0): every EdgeShard method holds the GIL for its
+# whole run, so calls from Flask and job threads never overlap inside the engine; concurrent
+# readers and writers neither crash nor lose points. Reads therefore take no lock. Writes take
+# `_write` so our multi-call steps (open + index creation, per-id payload merges, close) stay
+# atomic, and so we stay correct if a later release starts releasing the GIL. The flip side of
+# the GIL: `optimize()` (tens of seconds at 40k+ points) and `flush()` freeze every Python
+# thread of the process while they run.
+
+
+class EdgeVectorStore:
+    """VectorStore on Qdrant Edge shards under `root`; one process owns the folder."""
+
+    def __init__(self, root: Path, *, auto_optimize: bool = True) -> None:
+        self._root = root
+        self._shards: dict[str, Any] = {}
+        self._bools: dict[str, frozenset[str]] = {}
+        self._write = threading.RLock()
+        self._pending = 0
+        self._last_write = 0.0
+        self._stop = threading.Event()
+        self._optimizer: threading.Thread | None = None
+        if auto_optimize:
+            self._optimizer = threading.Thread(
+                target=self._optimize_when_idle, name='mnemos-edge-optimize', daemon=True
+            )
+            self._optimizer.start()
+
+    def _shard(self, collection: str) -> Any:
+        try:
+            return self._shards[collection]
+        except KeyError:
+            raise StoreUnavailable(f'vector collection {collection!r} is not open') from None
+
+    def ensure_collection(self, spec: CollectionSpec) -> None:
+        """Create or open the shard and create its missing payload indexes."""
+        with self._write:
+            if spec.name in self._shards:
+                return
+            shard = self._open(spec)
+            try:
+                existing = set(shard.info().payload_schema)
+                for name, schema in _index_schemas(spec):
+                    if name not in existing:
+                        shard.update(qe.UpdateOperation.create_field_index(name, schema))
+            except BaseException:
+                shard.close()
+                raise
+            self._shards[spec.name] = shard
+            self._bools[spec.name] = frozenset(spec.bool_fields)
+
+    def _open(self, spec: CollectionSpec) -> Any:
+        path = self._root / spec.name
+        dense = qe.EdgeVectorParams(size=spec.dense_dim, distance=qe.Distance.Cosine)
+        config = qe.EdgeConfig(
+            vectors={'dense': dense},
+            sparse_vectors={'bm25': qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        )
+        try:
+            if (path / 'edge_config.json').exists():
+                # load() checks the stored vectors against `config` (e.g. a changed dense_dim)
+                return qe.EdgeShard.load(str(path), config)
+            return qe.EdgeShard.create(str(path), config)
+        except Exception as exc:
+            text = str(exc)
+            # the WAL is flock-ed per open shard: another EdgeShard (any process) holds it
+            if 'WouldBlock' in text or "Can't init WAL" in text:
+                raise StoreUnavailable(
+                    f'data dir {self._root} is in use by another process '
+                    '(embedded mode allows one process per data dir)',
+                    details={'path': str(path)},
+                ) from exc
+            raise StoreUnavailable(
+                f'cannot open vector shard {path}: {text}', details={'path': str(path)}
+            ) from exc
+
+    def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
+        """Insert or replace points; durable once it returns (WAL)."""
+        if not points:
+            return
+        bools = self._bools.get(collection, frozenset())
+        edge_points = [
+            qe.Point(
+                id=p.id,
+                vector={
+                    'dense': p.dense,
+                    'bm25': qe.SparseVector(p.sparse.indices, p.sparse.values),
+                },
+                payload=_encode(p.payload, bools),
+            )
+            for p in points
+        ]
+        with self._write:
+            self._shard(collection).update(qe.UpdateOperation.upsert_points(edge_points))
+            self._pending += len(edge_points)
+            self._last_write = time.monotonic()
+
+    def query(
+        self,
+        collection: str,
+        channel: Channel,
+        vector: list[float] | SparseVector,
+        flt: PointFilter,
+        limit: int,
+    ) -> list[ScoredPoint]:
+        """Top points of one channel, filtered in the shard, best first."""
+        shard = self._shard(collection)
+        if limit <= 0 or _matches_nothing(flt):
+            return []
+        if isinstance(vector, SparseVector):
+            if not vector.indices:
+                return []
+            query_vector: Any = qe.SparseVector(vector.indices, vector.values)
+        else:
+            query_vector = vector
+        request = qe.QueryRequest(
+            limit=limit,
+            query=qe.Query.Nearest(query_vector, using=channel),
+            filter=_edge_filter(flt),
+            with_payload=True,
+        )
+        bools = self._bools.get(collection, frozenset())
+        return [
+            ScoredPoint(id=str(p.id), score=p.score, payload=_decode(p.payload, bools))
+            for p in shard.query(request)
+        ]
+
+    def retrieve(self, collection: str, ids: Sequence[str]) -> list[StoredPoint]:
+        """Points by id in the order asked; missing (or non-UUID) ids left out."""
+        shard = self._shard(collection)
+        wanted = canonical_ids(ids)
+        if not wanted:
+            return []
+        bools = self._bools.get(collection, frozenset())
+        records = shard.retrieve(wanted, True, False)
+        by_id = {str(r.id): r.payload for r in records}
+        return [StoredPoint(id=i, payload=_decode(by_id[i], bools)) for i in wanted if i in by_id]
+
+    def set_payload(self, collection: str, updates: Mapping[str, Mapping[str, Any]]) -> None:
+        """Merge top-level fields into payloads; ids that do not exist are ignored."""
+        bools = self._bools.get(collection, frozenset())
+        with self._write:
+            shard = self._shard(collection)
+            for ident, fields in updates.items():
+                canonical = canonical_ids([ident])
+                if not fields or not canonical:
+                    continue
+                # by filter, so a point deleted meanwhile is a no-op instead of an error
+                # (set_payload by id raises 'No point with id')
+                only = qe.Filter(must=[qe.HasIdCondition(set(canonical))])
+                op = qe.UpdateOperation.set_payload_by_filter(only, _encode(fields, bools))
+                shard.update(op)
+
+    def delete(self, collection: str, ids: Sequence[str]) -> None:
+        """Delete points by id; unknown ids are ignored."""
+        wanted: list[Any] = canonical_ids(ids)
+        if wanted:
+            with self._write:
+                self._shard(collection).update(qe.UpdateOperation.delete_points(wanted))
+
+    def scroll(
+        self, collection: str, flt: PointFilter, limit: int, offset: str | None = None
+    ) -> tuple[list[StoredPoint], str | None]:
+        """A page in id order and the next page's offset (None at the end)."""
+        shard = self._shard(collection)
+        if _matches_nothing(flt):
+            return [], None
+        request = qe.ScrollRequest(
+            offset=offset,
+            limit=limit,
+            filter=_edge_filter(flt),
+            with_payload=True,
+            with_vector=False,
+        )
+        records, nxt = shard.scroll(request)
+        bools = self._bools.get(collection, frozenset())
+        points = [StoredPoint(id=str(r.id), payload=_decode(r.payload, bools)) for r in records]
+        return points, (str(nxt) if nxt is not None else None)
+
+    def count(self, collection: str, flt: PointFilter) -> int:
+        """Exact number of matching points."""
+        shard = self._shard(collection)
+        if _matches_nothing(flt):
+            return 0
+        return int(shard.count(qe.CountRequest(exact=True, filter=_edge_filter(flt))))
+
+    def facet(
+        self, collection: str, key: str, flt: PointFilter, limit: int = 1000
+    ) -> dict[str, int]:
+        """Exact counts of each value of an indexed field among matching points."""
+        shard = self._shard(collection)
+        if _matches_nothing(flt):
+            return {}
+        bools = self._bools.get(collection, frozenset())
+        request = qe.FacetRequest(key=key, limit=limit, exact=True, filter=_edge_filter(flt))
+        as_bool = key in bools
+        return {
+            facet_key(bool(h.value) if as_bool else h.value): h.count
+            for h in shard.facet(request).hits
+        }
+
+    def optimize(self) -> None:
+        """Merge segments and build HNSW after bulk writes (blocks the process: see above)."""
+        with self._write:
+            started, pending = time.monotonic(), self._pending
+            for shard in self._shards.values():
+                shard.optimize()
+            self._pending = 0
+        log.info('indexed %d new vectors in %.1f s', pending, time.monotonic() - started)
+
+    def _optimize_when_idle(self) -> None:
+        while not self._stop.wait(1.0):
+            idle = time.monotonic() - self._last_write >= OPTIMIZE_IDLE_SECONDS
+            if idle and self._pending >= OPTIMIZE_AFTER_POINTS:
+                try:
+                    self.optimize()
+                except Exception:
+                    log.exception('background optimize failed')
+
+    def close(self) -> None:
+        """Stop the optimizer, flush and close every shard (idempotent)."""
+        self._stop.set()
+        if self._optimizer is not None and self._optimizer is not threading.current_thread():
+            self._optimizer.join(timeout=5)
+        with self._write:
+            shards, self._shards = self._shards, {}
+            for shard in shards.values():
+                try:
+                    shard.flush()
+                finally:
+                    shard.close()
+
+
+# ---- translation helpers (module level: no per-call closures) -----------------------------
+
+
+def _encode(payload: Mapping[str, Any], bools: frozenset[str]) -> dict[str, Any]:
+    # qdrant-edge-py 0.9 converts a Python bool in MatchValue/MatchAny to the integer 1/0, which
+    # never matches a stored JSON boolean: indexed bool fields are stored as 0/1 integers instead
+    data = dict(payload)
+    for name in bools:
+        value = data.get(name)
+        if isinstance(value, bool):
+            data[name] = int(value)
+    return data
+
+
+def _decode(payload: dict[str, Any] | None, bools: frozenset[str]) -> dict[str, Any]:
+    data = payload if payload is not None else {}
+    for name in bools:
+        value = data.get(name)
+        if type(value) is int:
+            data[name] = bool(value)
+    return data
+
+
+def _matches_nothing(flt: PointFilter) -> bool:
+    # an empty scope list or an empty any_of list can match no point: skip the engine
+    if flt.scopes is not None and not flt.scopes:
+        return True
+    return any(not values for values in flt.any_of.values())
+
+
+def _match(key: str, values: Sequence[str | bool | int]) -> list[Any]:
+    """Conditions, one per value type, each matching `key` against any of its values."""
+    # MatchAny takes one type; bools go as 0/1, which is how _encode stores them
+    strings = [v for v in values if isinstance(v, str)]
+    ints = [int(v) for v in values if not isinstance(v, str)]
+    conditions = []
+    if strings:
+        conditions.append(qe.FieldCondition(key=key, match=qe.MatchAny(strings)))
+    if ints:
+        conditions.append(qe.FieldCondition(key=key, match=qe.MatchAny(ints)))
+    return conditions
+
+
+def _edge_filter(flt: PointFilter) -> Any:
+    """Our filter as an Edge Filter, or None when it has no condition."""
+    must: list[Any] = []
+    must_not: list[Any] = []
+    if flt.scopes is not None:
+        must.append(qe.FieldCondition(key='scope', match=qe.MatchAny(list(flt.scopes))))
+    for key, values in flt.any_of.items():
+        conditions = _match(key, values)
+        must.append(conditions[0] if len(conditions) == 1 else qe.Filter(should=conditions))
+    for key, values in flt.none_of.items():
+        must_not.extend(_match(key, values))
+    for key, rng in flt.ranges.items():
+        must.append(qe.FieldCondition(key=key, range=qe.RangeFloat(gte=rng.gte, lte=rng.lte)))
+    if not must and not must_not:
+        return None
+    return qe.Filter(must=must or None, must_not=must_not or None)
+
+
+def _index_schemas(spec: CollectionSpec) -> list[tuple[str, Any]]:
+    schemas: list[tuple[str, Any]] = []
+    for name in spec.keyword_fields:
+        # scope is the tenant key: Edge co-locates each scope's points on disk
+        schemas.append((name, qe.KeywordIndexParams(is_tenant=name == 'scope')))
+    for name in spec.bool_fields:
+        # stored as 0/1 (see _encode); lookup only, no range index needed
+        schemas.append((name, qe.IntegerIndexParams(lookup=True, range=False)))
+    for name in spec.float_fields:
+        schemas.append((name, qe.FloatIndexParams()))
+    for name in spec.integer_fields:
+        schemas.append((name, qe.IntegerIndexParams(lookup=True, range=True)))
+    return schemas

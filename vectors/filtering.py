@@ -1,0 +1,55 @@
+"""Evaluate a PointFilter against a payload in Python, for hits that did not come from the store's
+own filtered query (the graph channel) and for in-memory twins."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vectors.models import PointFilter
+
+
+def _values(payload: dict[str, Any], key: str) -> list[Any]:
+    value = payload.get(key)
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _same(a: Any, b: Any) -> bool:
+    # Python has True == 1; Qdrant keeps bool and integer payloads apart
+    return a == b and isinstance(a, bool) == isinstance(b, bool)
+
+
+def _any_in(values: list[Any], wanted: list[Any]) -> bool:
+    return any(_same(v, w) for v in values for w in wanted)
+
+
+def _in_range(value: Any, rng: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    if rng.gte is not None and value < rng.gte:
+        return False
+    return rng.lte is None or value <= rng.lte
+
+
+def matches(payload: dict[str, Any], flt: PointFilter) -> bool:
+    """True when `payload` satisfies every condition of `flt` (Qdrant semantics)."""
+    if flt.scopes is not None and payload.get('scope') not in flt.scopes:
+        return False
+    for key, wanted in flt.any_of.items():
+        if not _any_in(_values(payload, key), list(wanted)):
+            return False
+    for key, banned in flt.none_of.items():
+        if _any_in(_values(payload, key), list(banned)):
+            return False
+    # a list field is in range when any of its elements is, as in Qdrant
+    return all(
+        any(_in_range(v, rng) for v in _values(payload, key)) for key, rng in flt.ranges.items()
+    )
+
+
+def facet_key(value: Any) -> str:
+    """A facet value as the string key every store reports it under (booleans as true/false)."""
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    return str(value)

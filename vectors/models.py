@@ -1,0 +1,94 @@
+"""Store-level models every VectorStore adapter speaks: points, filters, collection specs."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Channel = Literal['dense', 'bm25']
+
+
+class SparseVector(BaseModel):
+    """Sparse term weights; indices are stable term ids."""
+
+    model_config = ConfigDict(frozen=True)
+
+    indices: list[int] = Field(default_factory=list)
+    values: list[float] = Field(default_factory=list)
+
+
+class VectorPoint(BaseModel):
+    """One point to upsert: id, both vectors and a JSON payload."""
+
+    id: str
+    dense: list[float]
+    sparse: SparseVector
+    payload: dict[str, Any]
+
+
+class StoredPoint(BaseModel):
+    """A point as read back: id and payload (vectors are recomputable, never read)."""
+
+    id: str
+    payload: dict[str, Any]
+
+
+class ScoredPoint(BaseModel):
+    """A point returned by a channel query, with that channel's raw score."""
+
+    id: str
+    score: float
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+
+class Range(BaseModel):
+    """Inclusive numeric range; timestamps are epoch seconds."""
+
+    gte: float | None = None
+    lte: float | None = None
+
+
+class PointFilter(BaseModel):
+    """Conjunction of conditions; `scopes=None` means every scope (admin paths only)."""
+
+    scopes: list[str] | None
+    any_of: dict[str, list[str | bool | int]] = Field(default_factory=dict)
+    none_of: dict[str, list[str | bool | int]] = Field(default_factory=dict)
+    ranges: dict[str, Range] = Field(default_factory=dict)
+
+
+class CollectionSpec(BaseModel):
+    """A collection's vectors and the payload fields to index (scope is the tenant key)."""
+
+    name: str
+    dense_dim: int
+    keyword_fields: tuple[str, ...] = ()
+    bool_fields: tuple[str, ...] = ()
+    float_fields: tuple[str, ...] = ()
+    integer_fields: tuple[str, ...] = ()
+
+
+def canonical_ids(ids: Sequence[str]) -> list[str]:
+    """Canonical, de-duplicated point ids; a malformed id cannot exist, and the store would
+    reject the whole request over it."""
+    out: dict[str, None] = {}
+    for ident in ids:
+        try:
+            out[str(uuid.UUID(ident))] = None
+        except (ValueError, AttributeError, TypeError):
+            continue
+    return list(out)
+
+
+class ChunkText(BaseModel):
+    """What the graph needs of a written chunk to extract from it and link it by MENTIONS."""
+
+    id: str
+    scope: str
+    text: str
+    at: datetime = Field(description='event time: relative dates resolve against it')
+    speaker: str | None = Field(default=None, description='resolves "I"/"my" when given')
