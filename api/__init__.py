@@ -8,7 +8,8 @@ import logging
 
 from flask import Flask, g, jsonify, request
 
-from api import errors
+# importing api.operations registers the built-in routes in the OpenAPI document
+from api import errors, observability, openapi, operations, ui  # noqa: F401
 from api.admin import bp as admin_bp
 from api.agents import bp as agents_bp
 from api.capture import bp as capture_bp
@@ -22,7 +23,9 @@ from runtime.bootstrap import Services, build
 
 log = logging.getLogger(__name__)
 
-PUBLIC_ENDPOINTS = frozenset({'healthz', 'static'})
+PUBLIC_ENDPOINTS = frozenset(
+    {'healthz', 'static', *openapi.PUBLIC_ENDPOINTS, *observability.PUBLIC_ENDPOINTS, *ui.PUBLIC}
+)
 
 
 def create_app(settings: Settings | None = None, services: Services | None = None) -> Flask:
@@ -36,11 +39,15 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         services = build(settings)
         atexit.register(services.close)
     app.extensions['mnemos'] = services
+    observability.install(app, services)
+    app.register_blueprint(openapi.bp)
 
     @app.before_request
     def _authenticate() -> None:
         if request.endpoint in PUBLIC_ENDPOINTS or request.endpoint is None:
             return
+        if request.method == 'OPTIONS':
+            return  # CORS preflights carry no token; Flask answers them without running a view
         g.principal = authenticate(services, request.headers.get('Authorization'))
 
     @app.get('/healthz')
@@ -52,7 +59,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             graph=services.kg is not None,
         )
 
-    for blueprint in (memory_bp, graph_bp, sessions_bp, admin_bp, agents_bp, capture_bp):
+    for blueprint in (memory_bp, graph_bp, sessions_bp, admin_bp, agents_bp, capture_bp, ui.bp):
         app.register_blueprint(blueprint)
     return app
 

@@ -8,6 +8,7 @@ from flask import Blueprint, Response, jsonify
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.common import parse_json, principal, require_read, require_write, services
+from api.observability import observe_receipt
 from core.scopes import Identifier, ScopeId
 from recall.read.bundle import BUNDLE_MIN_SCORE, is_trivial, pack
 from recall.schemas import SearchRequest
@@ -101,6 +102,7 @@ def recall_bundle() -> Response:
         ),
         principal(),
     )
+    observe_receipt(found.receipt)
     bundle = pack(found.hits, req.max_tokens, now=services().clock.now())
     return jsonify(
         skipped=None if bundle.ids else (found.receipt.skip_reason or 'no_match'),

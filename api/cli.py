@@ -8,15 +8,18 @@ import logging
 import os
 import secrets
 import signal
+import socket
 import sys
-import urllib.error
-import urllib.parse
-import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from api.version import version
 from core.errors import KnowledgeStoreError
 from core.settings import Settings
+
+if TYPE_CHECKING:
+    from api.client import MnemosClient
 
 TOKEN_FILE = 'api_token'
 
@@ -50,6 +53,11 @@ def serve(args: argparse.Namespace) -> int:
     if args.port:
         overrides['port'] = args.port
     settings, token_path = ensure_token(Settings.load(**overrides))
+    # before the slow start (models, stores): a busy port is one line, not a traceback
+    busy = port_in_use(settings.host, settings.port)
+    if busy:
+        print(f'mnemos: cannot listen on {settings.host}:{settings.port}: {busy}', file=sys.stderr)
+        return 1
     app = create_app(settings)
     mode = 'embedded' if settings.embedded else 'server'
     print(f'mnemos: {mode} mode, data dir {settings.data_dir.resolve()}', flush=True)
@@ -59,10 +67,31 @@ def serve(args: argparse.Namespace) -> int:
     # SIGTERM (docker stop, systemd, kill) exits through atexit, which closes the stores
     # (Qdrant Edge flush, Kuzu) and stops the extraction workers; the default would just die
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    waitress_serve(
-        app, host=settings.host, port=settings.port, threads=args.threads, ident='mnemos'
-    )
+    try:
+        waitress_serve(
+            app, host=settings.host, port=settings.port, threads=args.threads, ident='mnemos'
+        )
+    except OSError as exc:  # lost a race for the port since the check
+        print(f'mnemos: cannot listen on {settings.host}:{settings.port}: {exc}', file=sys.stderr)
+        return 1
     return 0
+
+
+def port_in_use(host: str, port: int) -> str | None:
+    """Why `host:port` cannot be bound (e.g. 'address already in use'), or None if it can."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        return str(exc)
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        # as waitress binds: SO_REUSEADDR, so a port in TIME_WAIT does not count as busy
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            return (exc.strerror or str(exc)).lower()
+    return None
 
 
 def _client_token(settings: Settings) -> str:
@@ -74,45 +103,118 @@ def _client_token(settings: Settings) -> str:
     raise SystemExit("mnemos: no token: set KG_API_TOKEN or run from the service's data dir")
 
 
-def _call(args: argparse.Namespace, method: str, path: str, body: Any = None) -> Any:
+def _client(args: argparse.Namespace) -> MnemosClient:
+    """A client of the service at --url (default http://KG_HOST:KG_PORT) with --token or
+    KG_API_TOKEN (or the data dir's token file)."""
+    from api.client import MnemosClient
+
+    # a log line per HTTP call would bury the command's own output
+    logging.getLogger('httpx').setLevel(logging.WARNING)
     settings = Settings.load()
-    url = args.url or f'http://{settings.host}:{settings.port}'
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url + path, data=data, method=method)
-    request.add_header('Authorization', f'Bearer {_client_token(settings)}')
-    if data is not None:
-        request.add_header('Content-Type', 'application/json')
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read())
-    except urllib.error.HTTPError as exc:
-        raise SystemExit(f'mnemos: {exc.code} {exc.read().decode(errors="replace")}') from None
-    except urllib.error.URLError as exc:
-        raise SystemExit(f'mnemos: cannot reach {url}: {exc.reason}') from None
+    url = getattr(args, 'url', None) or f'http://{settings.host}:{settings.port}'
+    token = getattr(args, 'token', None) or _client_token(settings)
+    return MnemosClient(url, token)
 
 
 def search(args: argparse.Namespace) -> int:
     """Print the hits of a memory_search."""
-    body = {'query': args.query, 'scope': args.scope, 'top_k': args.top_k, 'mode': args.mode}
-    result = _call(args, 'POST', '/v1/memory_search', body)
+    with _client(args) as client:
+        result = client.search(args.query, args.scope, top_k=args.top_k, mode=args.mode)
     if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+        print(json.dumps(result.model_dump(mode='json'), indent=2, ensure_ascii=False))
         return 0
-    for rank, hit in enumerate(result['hits'], start=1):
-        print(f'{rank:2d}. {hit["score"]:.4f} [{hit["kind"]}/{hit["tier"]}] {hit["text"][:160]}')
-    receipt = result['receipt']
+    for rank, hit in enumerate(result.hits, start=1):
+        print(f'{rank:2d}. {hit.score:.4f} [{hit.kind}/{hit.tier}] {hit.text[:160]}')
+    receipt = result.receipt
     print(
-        f'-- {len(result["hits"])} hits in {receipt["latency_ms"].get("total", 0):.1f} ms'
-        f' (scopes {", ".join(receipt["scopes"])})'
+        f'-- {len(result.hits)} hits in {receipt.latency_ms.get("total", 0):.1f} ms'
+        f' (scopes {", ".join(receipt.scopes)})'
     )
     return 0
 
 
 def stats(args: argparse.Namespace) -> int:
     """Print memory counts."""
-    query = f'?{urllib.parse.urlencode({"scope": args.scope})}' if args.scope else ''
-    print(json.dumps(_call(args, 'GET', f'/v1/memory/stats{query}'), indent=2))
+    with _client(args) as client:
+        print(json.dumps(client.stats(args.scope).model_dump(mode='json'), indent=2))
     return 0
+
+
+def _bar(total: int | None, desc: str, unit: str = 'rec') -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True)
+
+
+def export(args: argparse.Namespace) -> int:
+    """Write every chunk record (or one scope's) as JSONL to --output or stdout."""
+    with _client(args) as client:
+        total = client.export_count(args.scope)
+        out = open(args.output, 'w', encoding='utf-8') if args.output else sys.stdout  # noqa: SIM115
+        try:
+            with _bar(total, 'export') as bar:
+                for record in client.export(args.scope, redact=args.redact):
+                    out.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + '\n')
+                    bar.update(1)
+        finally:
+            if out is not sys.stdout:
+                out.close()
+    if args.output:
+        print(f'mnemos: exported {total} records to {args.output}', file=sys.stderr)
+    return 0
+
+
+def _lines_with_progress(path: Path, desc: str) -> Iterator[bytes]:
+    size = path.stat().st_size
+    with path.open('rb') as fh, _bar(size, desc, unit='B') as bar:
+        bar.unit_scale = True
+        for line in fh:
+            bar.update(len(line))
+            yield line
+
+
+def import_(args: argparse.Namespace) -> int:
+    """Import a JSONL export (ids kept, texts re-embedded); print the report."""
+    path = Path(args.file)
+    if not path.is_file():
+        raise SystemExit(f'mnemos: no such file: {path}')
+    with _client(args) as client:
+        report = client.import_records(
+            _lines_with_progress(path, 'import'), dedupe=args.dedupe, dry_run=args.dry_run
+        )
+    print(json.dumps(report.model_dump(mode='json'), indent=2))
+    return 1 if report.invalid else 0
+
+
+def reindex(args: argparse.Namespace) -> int:
+    """Re-embed every memory and re-extract the graph: export, then re-import over the same
+    ids (`dedupe=none` overwrites each record in place)."""
+    import tempfile
+
+    with _client(args) as client, tempfile.TemporaryDirectory(prefix='mnemos-reindex-') as tmp:
+        path = Path(tmp) / 'export.jsonl'
+        total = client.export_count(args.scope)
+        with path.open('w', encoding='utf-8') as out, _bar(total, 'export ') as bar:
+            for record in client.export(args.scope):
+                out.write(json.dumps(record, ensure_ascii=False) + '\n')
+                bar.update(1)
+        report = client.import_records(_lines_with_progress(path, 'reindex'), dedupe='none')
+    print(
+        f'mnemos: reindexed {report.imported} of {report.read} records'
+        + (f', {report.invalid} invalid' if report.invalid else ''),
+        file=sys.stderr,
+    )
+    return 1 if report.invalid else 0
+
+
+def mcp(args: argparse.Namespace) -> int:
+    """Serve the MCP tools (stdio, or streamable HTTP with --http PORT) over a running service."""
+    from api.mcp_server import run
+
+    token = args.token or os.environ.get('KG_API_TOKEN')
+    if not token:
+        raise SystemExit('mnemos: mcp needs a token: set KG_API_TOKEN or pass --token')
+    return run(args.url, token, http_port=args.http, host=args.host)
 
 
 def worker(args: argparse.Namespace) -> int:
@@ -125,7 +227,12 @@ def worker(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     parser = argparse.ArgumentParser(prog='mnemos', description=__doc__)
+    parser.add_argument('--version', action='version', version=f'mnemos {version()}')
     sub = parser.add_subparsers(dest='command', required=True)
+
+    def client_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument('--url', help='default http://KG_HOST:KG_PORT')
+        p.add_argument('--token', help='default KG_API_TOKEN, or the data dir token file')
 
     p = sub.add_parser('serve', help='run the HTTP API')
     p.add_argument('--host')
@@ -139,13 +246,41 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument('--top-k', type=int, default=10)
     p.add_argument('--mode', default='hybrid', choices=['hybrid', 'dense', 'bm25'])
     p.add_argument('--json', action='store_true')
-    p.add_argument('--url', help='default http://KG_HOST:KG_PORT')
+    client_options(p)
     p.set_defaults(func=search)
 
     p = sub.add_parser('stats', help='memory counts of a running service')
     p.add_argument('--scope')
-    p.add_argument('--url')
+    client_options(p)
     p.set_defaults(func=stats)
+
+    p = sub.add_parser('export', help='write memories as JSONL (admin token)')
+    p.add_argument('--scope', help='one scope (default: all)')
+    p.add_argument('--redact', action='store_true', help='mask emails and phone numbers')
+    p.add_argument('-o', '--output', help='file to write (default: stdout)')
+    client_options(p)
+    p.set_defaults(func=export)
+
+    p = sub.add_parser('import', help='import a JSONL export (admin token)')
+    p.add_argument('file')
+    p.add_argument('--dedupe', default='id', choices=['none', 'id', 'id_text'])
+    p.add_argument('--dry-run', action='store_true')
+    client_options(p)
+    p.set_defaults(func=import_)
+
+    p = sub.add_parser(
+        'reindex', help='re-embed memories and re-extract the graph (export + re-import)'
+    )
+    p.add_argument('--scope', help='one scope (default: all)')
+    client_options(p)
+    p.set_defaults(func=reindex)
+
+    p = sub.add_parser('mcp', help='MCP server (stdio, or streamable HTTP) over a running service')
+    p.add_argument('--url', required=True, help='the Mnemos service, e.g. http://127.0.0.1:8765')
+    p.add_argument('--token', help='default KG_API_TOKEN')
+    p.add_argument('--http', type=int, metavar='PORT', help='serve streamable HTTP on PORT')
+    p.add_argument('--host', default='127.0.0.1', help='with --http (default 127.0.0.1)')
+    p.set_defaults(func=mcp)
 
     p = sub.add_parser('worker', help='consolidation worker (server mode, KG_REDIS_URL)')
     p.add_argument('--processes', type=int, default=1)
@@ -162,10 +297,15 @@ def main(argv: list[str] | None = None) -> int:
         format='%(asctime)s %(levelname)s %(name)s: %(message)s',
     )
     args = build_parser().parse_args(argv)
+    from api.client import MnemosError
+
     try:
         return int(args.func(args))
     except KnowledgeStoreError as exc:
         print(f'mnemos: {exc.message}', file=sys.stderr)
+        return 2
+    except MnemosError as exc:
+        print(f'mnemos: {exc}', file=sys.stderr)
         return 2
 
 

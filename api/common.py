@@ -8,6 +8,7 @@ from flask import current_app, g, request
 from pydantic import BaseModel, ValidationError
 
 from api.errors import MalformedRequest
+from core import jsonsafe
 from core.auth import Principal
 from core.errors import InvalidInput
 
@@ -55,15 +56,30 @@ def pydantic_details(exc: ValidationError, prefix: tuple[str | int, ...] = ()) -
 
 
 def json_body() -> Any:
-    """The parsed JSON body, or a 400 naming the problem."""
+    """The parsed JSON body: 400 naming the problem if it is not strict JSON (no NaN or
+    Infinity), 422 naming the value nested deeper than 32 levels."""
     if not request.is_json:
         raise MalformedRequest(
             'send a JSON body with Content-Type: application/json', details={'loc': ['body']}
         )
-    data = request.get_json(silent=True)
-    if data is None:
-        raise MalformedRequest('body is not valid JSON', details={'loc': ['body']})
+    try:
+        data = jsonsafe.loads(request.get_data(cache=True))
+    except jsonsafe.NotJson as exc:
+        raise MalformedRequest(
+            f'body is not valid JSON: {exc}', details={'loc': ['body']}
+        ) from None
+    deep = jsonsafe.too_deep(data)
+    if deep is not None:
+        raise RequestTooDeep(deep)
     return data
+
+
+class RequestTooDeep(InvalidInput):
+    """A value of the body is nested deeper than `jsonsafe.MAX_DEPTH` containers."""
+
+    def __init__(self, loc: list[str | int]) -> None:
+        super().__init__('.'.join(map(str, loc)), f'nested deeper than {jsonsafe.MAX_DEPTH} levels')
+        self.details = [{'loc': loc, 'msg': f'nested deeper than {jsonsafe.MAX_DEPTH} levels'}]
 
 
 def parse_json(model: type[M]) -> M:
@@ -75,6 +91,8 @@ def parse_json(model: type[M]) -> M:
         return model.model_validate(data)
     except ValidationError as exc:
         raise RequestInvalid(exc) from None
+    except OverflowError:  # a validator's date arithmetic; pydantic only wraps ValueError
+        raise InvalidInput('body', 'a date or number is out of range') from None
 
 
 def parse_args(model: type[M]) -> M:
@@ -83,3 +101,5 @@ def parse_args(model: type[M]) -> M:
         return model.model_validate(request.args.to_dict())
     except ValidationError as exc:
         raise RequestInvalid(exc) from None
+    except OverflowError:
+        raise InvalidInput('query', 'a date or number is out of range') from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from flask import Flask, Response, jsonify
 from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
@@ -41,9 +42,37 @@ def status_of(exc: errors.KnowledgeStoreError) -> int:
     return 500
 
 
+def error_details(details: object, message: str, code: str) -> list[dict[str, Any]]:
+    """`details` as the one shape every error uses: a non-empty list of objects.
+
+    Each object has `msg` and `type` (pydantic's error type for validation, else the error
+    code), `loc` when a request field is at fault, and sometimes context keys such as `id`.
+    """
+    if isinstance(details, dict):
+        items: list[Any] = [details]
+    elif isinstance(details, list | tuple):
+        items = list(details) or [{}]
+    elif details is None:
+        items = [{}]
+    else:
+        items = [{'msg': str(details)}]
+    out = []
+    for item in items:
+        extra = dict(item) if isinstance(item, dict) else {'msg': str(item)}
+        entry: dict[str, Any] = {}
+        if extra.get('loc') is not None:
+            entry['loc'] = list(extra.pop('loc'))
+        extra.pop('loc', None)
+        entry['msg'] = str(extra.pop('msg', None) or message)
+        entry['type'] = str(extra.pop('type', None) or code)
+        entry.update(extra)
+        out.append(entry)
+    return out
+
+
 def error_response(code: str, message: str, status: int, details: object = None) -> Response:
-    """The JSON error envelope every route uses."""
-    response = jsonify(error=code, message=message, details=details)
+    """The JSON error envelope every route uses: `{error, message, details: [...]}`."""
+    response = jsonify(error=code, message=message, details=error_details(details, message, code))
     response.status_code = status
     if status == 401:
         response.headers['WWW-Authenticate'] = 'Bearer realm="mnemos"'
@@ -67,7 +96,11 @@ def register(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:
         code = (exc.name or 'error').lower().replace(' ', '_')
-        return error_response(code, exc.description or code, exc.code or 500)
+        response = error_response(code, exc.description or code, exc.code or 500)
+        for name, value in exc.get_headers():
+            if name.lower() != 'content-type':  # e.g. Allow on a 405
+                response.headers[name] = value
+        return response
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request
+from pydantic import BaseModel, ConfigDict, Field
 
-from api.common import parse_json, require_read, services
+from api.common import parse_args, parse_json, require_read, services
 from core.errors import InvalidInput, StoreUnavailable
-from core.scopes import check_scope
+from core.scopes import ScopeId, check_scope
 from kg.models import KGSearchRequest, KGSearchResponse
 from kg.service import KnowledgeGraphService
 
@@ -29,6 +30,27 @@ def knowledge_graph_search() -> Response:
         return jsonify(KGSearchResponse().model_dump(mode='json'))
     result = _kg().search(req, [req.scope])
     return jsonify(result.model_dump(mode='json'))
+
+
+class EntitiesArgs(BaseModel):
+    """`GET /v1/kg/entities` query: a scope, an optional name filter, a page size."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    scope: ScopeId
+    q: str | None = Field(default=None, min_length=1, max_length=200)
+    limit: int = Field(default=50, ge=1, le=500)
+
+
+@bp.get('/kg/entities')
+def list_entities() -> Response:
+    """Live entities of a scope (name or alias containing `q`), most mentioned first."""
+    args = parse_args(EntitiesArgs)
+    require_read(args.scope)
+    if services().kg is None:
+        return jsonify(items=[], total=0)
+    items, total = _kg().entities(args.scope, args.q, args.limit)
+    return jsonify(items=[e.model_dump(mode='json') for e in items], total=total)
 
 
 @bp.get('/kg/entities/<entity_id>')

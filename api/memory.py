@@ -19,7 +19,8 @@ from api.common import (
     require_write,
     services,
 )
-from api.errors import MalformedRequest, error_response, status_of
+from api.errors import MalformedRequest, error_details, error_response, status_of
+from api.observability import observe_receipt
 from core.errors import Forbidden, InvalidInput, KnowledgeStoreError, NotFound
 from core.scopes import ScopeId
 from recall.models import Chunk
@@ -110,7 +111,12 @@ def _item_error(
     return {
         'index': index,
         'status': 'error',
-        'error': {'error': code, 'status': status, 'message': message or code, 'details': details},
+        'error': {
+            'error': code,
+            'status': status,
+            'message': message or code,
+            'details': error_details(details, message or code, code),
+        },
     }
 
 
@@ -177,6 +183,7 @@ def list_memories() -> Response:
             ),
             caller,
         )
+        observe_receipt(found.receipt)
         chunks = [recall.get(h.id) for h in found.hits]
         return jsonify(items=[to_out(c).model_dump(mode='json') for c in chunks], next=None)
     if args.offset is not None:
@@ -198,6 +205,7 @@ def memory_search() -> Response:
     """Hybrid recall (dense + BM25 + graph) with a receipt."""
     req = parse_json(SearchRequest)
     result = services().recall.search(req, principal())
+    observe_receipt(result.receipt)
     return jsonify(result.model_dump(mode='json'))
 
 

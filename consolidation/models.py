@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
 
-from core.clock import from_epoch, to_epoch
+from core.clock import from_epoch, storable, to_epoch
 from core.scopes import Identifier, ScopeId
 
 # Fixed namespace: an episode id is the same in every process, version and replay.
@@ -60,6 +60,11 @@ class SessionMessage(BaseModel):
         if size > MAX_CONTENT_BYTES:
             raise ValueError(f'content is {size} bytes; the limit is {MAX_CONTENT_BYTES}')
         return value
+
+    @field_validator('ts')
+    @classmethod
+    def _storable(cls, value: datetime) -> datetime:
+        return storable(value)  # episodes keep it as epoch seconds, which must read back
 
     @field_validator('ts', mode='before')
     @classmethod

@@ -42,7 +42,10 @@ class ManualClock:
 
 def aware(value: datetime) -> datetime:
     """The same instant as an aware UTC datetime (naive values are taken as UTC)."""
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    try:
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    except OverflowError:  # e.g. 0001-01-01T00:00:00+14:00: before year 1 in UTC
+        raise ValueError(f'{value.isoformat()} is outside the years 1 to 9999 in UTC') from None
 
 
 def aware_or_none(value: datetime | None) -> datetime | None:
@@ -55,6 +58,20 @@ def to_epoch(when: datetime) -> float:
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return when.timestamp()
+
+
+#: instants stored as epoch seconds must read back as a datetime: a day's margin on each side
+EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
+LATEST = datetime(9999, 12, 30, tzinfo=UTC)
+
+
+def storable(when: datetime) -> datetime:
+    """`when` (naive taken as UTC) if it lies between EARLIEST and LATEST, else ValueError."""
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    if not EARLIEST <= when <= LATEST:  # aware comparison: no overflow at the edges
+        raise ValueError('must lie between 0001-01-02 and 9999-12-30 (UTC)')
+    return when
 
 
 def from_epoch(seconds: float) -> datetime:

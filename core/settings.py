@@ -24,6 +24,12 @@ class Settings(BaseModel):
     data_dir: Path = Field(default=Path('mnemos-data'), description='embedded stores live here')
     api_token: str | None = Field(default=None, min_length=16, description='admin bearer token')
     log_level: Literal['DEBUG', 'INFO', 'WARNING', 'ERROR'] = 'INFO'
+    log_format: Literal['text', 'json'] = Field(
+        default='text', description="'json': one JSON object per log line"
+    )
+    cors_origins: str | None = Field(
+        default=None, description="comma-separated origins allowed by CORS, or '*'; off if unset"
+    )
     host: str = '127.0.0.1'
     port: int = Field(default=8765, ge=1, le=65535)
 

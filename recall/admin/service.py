@@ -17,7 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from core.clock import Clock
+from core import jsonsafe
+from core.clock import Clock, storable
 from core.errors import InvalidInput
 from core.scopes import ScopeId
 from core.text import EMAIL_PATTERN
@@ -97,6 +98,11 @@ class ImportRecord(Chunk):
             return str(uuid.UUID(value))
         except ValueError:
             raise ValueError('id must be a UUID') from None
+
+    @field_validator('created_at', 'updated_at', 'accessed_at', 'expires_at')
+    @classmethod
+    def _storable(cls, value: datetime | None) -> datetime | None:
+        return storable(value) if value is not None else None  # epoch seconds must read back
 
     def to_chunk(self, now: datetime) -> Chunk:
         """The stored chunk; the content hash always follows the text."""
@@ -195,6 +201,11 @@ class SnapshotEntry(BaseModel):
     abstract: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
+    @field_validator('created_at', 'updated_at', 'accessed_at', 'expires_at')
+    @classmethod
+    def _storable(cls, value: datetime | None) -> datetime | None:
+        return storable(value) if value is not None else None  # epoch seconds must read back
+
 
 class HydrateReport(BaseModel):
     """Counts of a hydrate: entries read, written, skipped because already stored, invalid."""
@@ -256,11 +267,15 @@ def parse_snapshot(markdown: str) -> tuple[list[tuple[int, dict[str, Any]]], boo
             end = heading + 1 if heading >= match.end() else next_start
         body = markdown[match.end() : end].strip()
         try:
-            meta = json.loads(match.group(1))
-        except json.JSONDecodeError:
+            meta = jsonsafe.loads(match.group(1))
+        except jsonsafe.NotJson:
             meta = None
         if not isinstance(meta, dict):
             entries.append((index + 1, {'_invalid': 'metadata comment is not a JSON object'}))
+            continue
+        if jsonsafe.too_deep(meta) is not None:
+            problem = f'metadata comment is nested deeper than {jsonsafe.MAX_DEPTH} levels'
+            entries.append((index + 1, {'_invalid': problem}))
             continue
         entries.append((index + 1, {**meta, 'text': body}))
     return entries, True
@@ -390,9 +405,21 @@ class MemoryAdmin:
             return None
         report.read += 1
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            report.add_error(LineError(line=number, error='invalid_json', message=exc.msg))
+            data = jsonsafe.loads(line)
+        except jsonsafe.NotJson as exc:
+            report.add_error(LineError(line=number, error='invalid_json', message=str(exc)))
+            return None
+        deep = jsonsafe.too_deep(data)
+        if deep is not None:
+            message = f'nested deeper than {jsonsafe.MAX_DEPTH} levels'
+            report.add_error(
+                LineError(
+                    line=number,
+                    error='invalid_record',
+                    message=message,
+                    details=[{'loc': deep, 'msg': message}],
+                )
+            )
             return None
         if not isinstance(data, dict):
             report.add_error(

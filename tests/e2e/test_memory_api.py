@@ -193,7 +193,13 @@ def test_malformed_json_is_400(client, auth):
 def test_a_body_that_is_not_json_is_400(client, auth):
     response = client.post('/v1/memories', data='scope=agent:a', headers=auth)
     assert response.status_code == 400
-    assert response.get_json()['details'] == {'loc': ['body']}
+    assert response.get_json()['details'] == [
+        {
+            'loc': ['body'],
+            'msg': 'send a JSON body with Content-Type: application/json',
+            'type': 'malformed_request',
+        }
+    ]
 
 
 def test_a_json_array_body_is_400(client, auth):

@@ -1,0 +1,330 @@
+"""OpenAPI 3.1 built from the pydantic models, `GET /openapi.json` and the `/docs` page.
+
+Routes are listed in api/operations.py, one `Operation` per (method, path). To document a new
+route, append one entry there (or call `register(Operation(...))` from the route's module):
+
+    Operation('get', '/v1/things/{thing_id}', 'things.get_thing', 'One thing',
+              responses={200: ThingOut}, path_params={'thing_id': 'id from POST /v1/things'},
+              errors=(403, 404), tag='things')
+
+`endpoint` is the Flask endpoint name; tests/e2e/test_openapi.py fails when a Flask route has
+no entry, or an entry no route. Error responses are added from what the entry declares: 500
+for every route, 401 and 503 for routes that need a token, 400/413/422 for a JSON body, 422
+for query parameters, 404/405 for path parameters; `errors` adds the rest. Every error has the
+one `ErrorBody` shape.
+
+The Swagger UI assets come from the `swagger-ui-bundle-v2` wheel, so `/docs` works offline.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any, Literal
+
+from flask import Blueprint, Response, current_app, jsonify, send_from_directory, url_for
+from pydantic import BaseModel
+from pydantic.json_schema import JsonSchemaMode, models_json_schema
+
+from api.responses import ErrorBody
+from api.version import version
+
+REF_TEMPLATE = '#/components/schemas/{model}'
+
+
+@dataclass(frozen=True)
+class Raw:
+    """A body that is not a JSON model: NDJSON, Markdown, Prometheus text, HTML."""
+
+    media_type: str
+    description: str
+    schema: Mapping[str, Any] = field(default_factory=lambda: {'type': 'string'})
+
+
+Body = type[BaseModel] | Raw
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One documented route: everything the OpenAPI document says about it."""
+
+    method: Literal['get', 'post', 'put', 'delete']
+    path: str
+    endpoint: str
+    summary: str
+    responses: Mapping[int, Body]
+    body: Body | None = None
+    query: type[BaseModel] | None = None
+    path_params: Mapping[str, str] = field(default_factory=dict)
+    errors: Sequence[int] = ()
+    auth: bool = True
+    tag: str = 'memory'
+    description: str | None = None
+
+    def error_statuses(self) -> list[int]:
+        """Every error status this route may answer with."""
+        statuses = {*self.errors, 500}
+        if self.auth:
+            statuses |= {401, 503}  # the token registry is a store too
+        if self.body is not None:
+            statuses |= {413, 422} if isinstance(self.body, Raw) else {400, 413, 422}
+        if self.query is not None:
+            statuses.add(422)
+        if self.path_params:
+            statuses |= {404, 405}
+        return sorted(statuses - set(self.responses))
+
+
+ERROR_TEXT = {
+    400: 'The body is not JSON, or not a JSON object',
+    401: 'No bearer token, a malformed header, or an unknown or revoked token',
+    403: 'The token may not read or write this scope, or the route needs the admin token',
+    404: 'Nothing with this id in a scope the token may read',
+    405: 'The path names another route that takes a different method',
+    409: 'The request contradicts stored state',
+    413: 'The body, or one text in it, exceeds the configured limit',
+    422: 'A field is missing or invalid: `details[].loc` names each one',
+    503: 'A store is unavailable, or the knowledge graph is disabled',
+    500: 'An unexpected error: the service log has its trace under the X-Request-Id',
+}
+
+_REGISTRY: list[Operation] = []
+
+
+def register(*operations: Operation) -> None:
+    """Add routes to the document (api/operations.py registers the built-in ones)."""
+    _REGISTRY.extend(operations)
+
+
+def operations() -> list[Operation]:
+    """Every registered operation, built-in ones first (api/__init__.py imports
+    api/operations.py, which registers them)."""
+    return list(_REGISTRY)
+
+
+def build_document(ops: Iterable[Operation], *, api_version: str | None = None) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of `ops`; schemas come from `model_json_schema` via pydantic."""
+    ops = list(ops)
+    pairs: list[tuple[type[BaseModel], JsonSchemaMode]] = [(ErrorBody, 'serialization')]
+    for op in ops:
+        for body in op.responses.values():
+            if not isinstance(body, Raw):
+                pairs.append((body, 'serialization'))
+        if op.body is not None and not isinstance(op.body, Raw):
+            pairs.append((op.body, 'validation'))
+        if op.query is not None:
+            pairs.append((op.query, 'validation'))
+    pairs = list(dict.fromkeys(pairs))
+    refs, top = models_json_schema(pairs, ref_template=REF_TEMPLATE)
+    schemas: dict[str, Any] = top.get('$defs', {})
+
+    def ref(model: type[BaseModel], mode: JsonSchemaMode) -> dict[str, Any]:
+        return dict(refs[(model, mode)])
+
+    def content(body: Body, mode: JsonSchemaMode) -> dict[str, Any]:
+        if isinstance(body, Raw):
+            return {body.media_type: {'schema': dict(body.schema)}}
+        return {'application/json': {'schema': ref(body, mode)}}
+
+    error_schema = ref(ErrorBody, 'serialization')
+    paths: dict[str, dict[str, Any]] = {}
+    for op in ops:
+        responses: dict[str, Any] = {}
+        for status, body in sorted(op.responses.items()):
+            description = body.description if isinstance(body, Raw) else _first_line(body)
+            responses[str(status)] = {
+                'description': description,
+                'content': content(body, 'serialization'),
+            }
+            if status == 202:
+                responses[str(status)]['headers'] = {
+                    'Location': {'schema': {'type': 'string'}, 'description': 'the job status URL'}
+                }
+        for status in op.error_statuses():
+            responses[str(status)] = {'$ref': f'#/components/responses/Error{status}'}
+        for spec in responses.values():
+            if '$ref' not in spec:
+                spec['headers'] = {**spec.get('headers', {}), 'X-Request-Id': _REQUEST_ID_HEADER}
+        entry: dict[str, Any] = {
+            'operationId': op.endpoint.replace('.', '_'),
+            'summary': op.summary,
+            'tags': [op.tag],
+            'parameters': _parameters(op, _query_schema(op, refs, schemas)),
+            'responses': responses,
+        }
+        if op.description:
+            entry['description'] = op.description
+        if op.body is not None:
+            entry['requestBody'] = {'required': True, 'content': content(op.body, 'validation')}
+        if not op.auth:
+            entry['security'] = []
+        paths.setdefault(op.path, {})[op.method] = entry
+    return {
+        'openapi': '3.1.0',
+        'info': {
+            'title': 'Mnemos',
+            'version': api_version or version(),
+            'description': (
+                'Graph-plus-vector memory for AI agents. Send `Authorization: Bearer <token>`: '
+                'the admin token (`KG_API_TOKEN`) or an agent token from `POST /v1/tokens`. '
+                'Every error is `{error, message, details: [{loc?, msg, type}]}`.'
+            ),
+            'license': {'name': 'Apache-2.0', 'identifier': 'Apache-2.0'},
+        },
+        'security': [{'bearer': []}],
+        # the API's own groups first, then the service's plumbing (health, metrics, docs, ui)
+        'tags': [{'name': t} for t in sorted(dict.fromkeys(op.tag for op in ops), key=_late)],
+        'paths': paths,
+        'components': {
+            'schemas': schemas,
+            'securitySchemes': {'bearer': {'type': 'http', 'scheme': 'bearer'}},
+            'responses': {
+                f'Error{status}': {
+                    'description': text,
+                    'headers': {'X-Request-Id': _REQUEST_ID_HEADER},
+                    'content': {'application/json': {'schema': error_schema}},
+                }
+                for status, text in ERROR_TEXT.items()
+            },
+        },
+    }
+
+
+_REQUEST_ID_HEADER = {
+    'description': 'the request id: the one sent in X-Request-Id when valid, else a new one',
+    'schema': {'type': 'string'},
+}
+
+
+def _late(tag: str) -> bool:
+    return tag == 'service'
+
+
+def _first_line(model: type[BaseModel]) -> str:
+    return (model.__doc__ or model.__name__).strip().splitlines()[0]
+
+
+def _query_schema(
+    op: Operation, refs: Mapping[Any, Mapping[str, Any]], schemas: Mapping[str, Any]
+) -> Mapping[str, Any]:
+    if op.query is None:
+        return {}
+    return schemas[refs[(op.query, 'validation')]['$ref'].rsplit('/', 1)[1]]
+
+
+def _parameters(op: Operation, model: Mapping[str, Any]) -> list[dict[str, Any]]:
+    params: list[dict[str, Any]] = [
+        {
+            'name': name,
+            'in': 'path',
+            'required': True,
+            'description': text,
+            'schema': {'type': 'string', 'minLength': 1},
+        }
+        for name, text in op.path_params.items()
+    ]
+    if model:
+        required = set(model.get('required', ()))
+        for name, schema in model.get('properties', {}).items():
+            param: dict[str, Any] = {
+                'name': name,
+                'in': 'query',
+                'required': name in required,
+                'schema': {k: v for k, v in schema.items() if k not in ('title', 'description')},
+            }
+            if 'description' in schema:
+                param['description'] = schema['description']
+            params.append(param)
+    params.append(
+        {
+            'name': 'X-Request-Id',
+            'in': 'header',
+            'required': False,
+            'description': (
+                'your request id, echoed back when it is 1 to 128 of [A-Za-z0-9._:-]; '
+                'anything else is replaced by a new id'
+            ),
+            'schema': {'type': 'string'},
+        }
+    )
+    return params
+
+
+# ---- serving ----------------------------------------------------------------------------------
+
+bp = Blueprint('openapi', __name__)
+
+#: the Swagger UI files /docs needs; nothing else of the wheel is served
+ASSETS = frozenset({'swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png'})
+PUBLIC_ENDPOINTS = frozenset({'openapi.openapi_json', 'openapi.docs', 'openapi.docs_asset'})
+
+_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Mnemos API</title>
+<link rel="icon" href="{icon}">
+<link rel="stylesheet" href="{css}">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="{js}"></script>
+<script>
+window.ui = SwaggerUIBundle({{
+  url: "{spec}", dom_id: "#swagger-ui", deepLinking: true, persistAuthorization: true,
+  tryItOutEnabled: true
+}});
+</script>
+</body>
+</html>
+"""
+
+
+@cache
+def _assets_dir() -> str:
+    from swagger_ui_bundle import swagger_ui_path  # type: ignore[import-untyped]
+
+    return str(swagger_ui_path)
+
+
+def document_of_app() -> dict[str, Any]:
+    """The document of the running app (built once per app)."""
+    doc = current_app.extensions.get('mnemos.openapi')
+    if doc is None:
+        doc = current_app.extensions['mnemos.openapi'] = build_document(operations())
+    return doc
+
+
+@bp.get('/openapi.json')
+def openapi_json() -> Response:
+    """The OpenAPI 3.1 document."""
+    return jsonify(document_of_app())
+
+
+@bp.get('/docs')
+def docs() -> Response:
+    """Swagger UI over /openapi.json, with assets served from this process."""
+
+    def asset(name: str) -> str:
+        return html.escape(url_for('openapi.docs_asset', name=name))
+
+    page = _PAGE.format(
+        icon=asset('favicon-32x32.png'),
+        css=asset('swagger-ui.css'),
+        js=asset('swagger-ui-bundle.js'),
+        spec=html.escape(url_for('openapi.openapi_json')),
+    )
+    return Response(page, mimetype='text/html')
+
+
+@bp.get('/docs/assets/<name>')
+def docs_asset(name: str) -> Response:
+    """One Swagger UI file from the installed wheel."""
+    if name not in ASSETS:
+        from core.errors import NotFound
+
+        raise NotFound('asset', name)
+    response = send_from_directory(_assets_dir(), name, max_age=86_400)
+    return response
