@@ -8,7 +8,8 @@ import logging
 
 from flask import Flask, g, jsonify, request
 
-from api import errors, observability, openapi, ui
+# importing api.operations registers the built-in routes in the OpenAPI document
+from api import errors, observability, openapi, operations, ui  # noqa: F401
 from api.admin import bp as admin_bp
 from api.agents import bp as agents_bp
 from api.capture import bp as capture_bp

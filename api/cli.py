@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from api.version import version
 from core.errors import KnowledgeStoreError
 from core.settings import Settings
 
@@ -221,17 +222,6 @@ def worker(args: argparse.Namespace) -> int:
     from runtime.worker import run_worker
 
     return run_worker(Settings.load(), processes=args.processes, threads=args.threads) or 0
-
-
-def version() -> str:
-    """The installed package's version."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as dist_version
-
-    try:
-        return dist_version('mnemos')
-    except PackageNotFoundError:
-        return 'unknown (not installed)'
 
 
 def build_parser() -> argparse.ArgumentParser:

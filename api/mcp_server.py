@@ -182,23 +182,15 @@ def build_server(client: MnemosClient) -> Server[Any]:
         # the client is synchronous: run it off the event loop
         return await anyio.to_thread.run_sync(call_tool, client, params.name, params.arguments)
 
+    from api.version import version
+
     return Server(
         SERVER_NAME,
-        version=_version(),
+        version=version(),
         instructions='Long-term memory of this agent: search before answering, add what lasts.',
         on_list_tools=list_tools,
         on_call_tool=on_call_tool,
     )
-
-
-def _version() -> str:
-    # not api.cli.version: the CLI imports this module, and imports must not go round in circles
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version('mnemos')
-    except PackageNotFoundError:
-        return 'unknown'
 
 
 def run(url: str, token: str, *, http_port: int | None = None, host: str = '127.0.0.1') -> int:

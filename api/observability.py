@@ -38,11 +38,10 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from api.responses import Check, Ready, version
+from api.responses import Check, Ready
+from api.version import version
 from core.errors import Forbidden, NotFound
-from recall.models import EPISODES, MEMORIES
 from recall.schemas import Receipt
-from vectors.models import PointFilter
 
 if TYPE_CHECKING:
     from core.settings import Settings
@@ -152,9 +151,12 @@ class Metrics:
             registry=self.registry,
         )
         self.registry.register(_StoreCollector(services))
-        broker = getattr(services.jobs, 'broker', None)
-        if broker is not None:
-            broker.add_middleware(_JobFailureMiddleware(self.job_failures))
+        on_failure = getattr(services.jobs, 'on_failure', None)
+        if callable(on_failure):
+            on_failure(self._job_failed)
+
+    def _job_failed(self, job: str, final: bool) -> None:
+        self.job_failures.labels(job, 'true' if final else 'false').inc()
 
     def observe_receipt(self, receipt: Receipt | None) -> None:
         """Feed one search receipt's stage latencies into the stage histogram."""
@@ -171,34 +173,6 @@ def observe_receipt(receipt: Receipt | None) -> None:
         metrics.observe_receipt(receipt)
 
 
-class _JobFailureMiddleware:
-    """dramatiq middleware, duck-typed (dramatiq stays in consolidation/): counts job attempts
-    that raised in this process (the embedded worker's, in the API)."""
-
-    actor_options: frozenset[str] = frozenset()
-    forks: tuple[Any, ...] = ()
-
-    def __init__(self, failures: Counter) -> None:
-        self._failures = failures
-
-    def __getattr__(self, name: str) -> Any:
-        # every other hook dramatiq emits (before_*/after_*) is a no-op here
-        if name.startswith(('before_', 'after_')):
-            return _ignore
-        raise AttributeError(name)
-
-    def after_process_message(
-        self, broker: Any, message: Any, *, result: Any = None, exception: Any = None
-    ) -> None:
-        if exception is not None:
-            final = 'true' if getattr(message, 'failed', False) else 'false'
-            self._failures.labels(message.actor_name, final).inc()
-
-
-def _ignore(*args: Any, **kwargs: Any) -> None:
-    return None
-
-
 class _StoreCollector:
     """Store sizes and queue depth, read when Prometheus scrapes (cheap counts only)."""
 
@@ -210,22 +184,16 @@ class _StoreCollector:
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         services = self._services
-        everything = PointFilter(scopes=None)
         memories = GaugeMetricFamily(
             'mnemos_memories', 'Stored memories by tier (superseded ones apart)', labels=['tier']
         )
         try:
-            live = PointFilter(scopes=None, none_of={'superseded': [True]})
-            for tier, count in sorted(
-                services.consolidation.vectors.facet(MEMORIES, 'tier', live).items()
-            ):
+            stats = services.recall.stats(None)
+            for tier, count in sorted(stats.by_tier.items()):
                 memories.add_metric([tier], count)
-            gone = PointFilter(scopes=None, any_of={'superseded': [True]})
-            memories.add_metric(
-                ['superseded'], services.consolidation.vectors.count(MEMORIES, gone)
-            )
+            memories.add_metric(['superseded'], stats.superseded)
             yield memories
-            episodes = services.consolidation.vectors.count(EPISODES, everything)
+            episodes = services.episodes.count()
             yield GaugeMetricFamily('mnemos_episodes', 'Stored episodes', value=episodes)
         except Exception:
             log.exception('metrics: cannot count the vector store')
@@ -289,9 +257,7 @@ def readyz() -> tuple[Response, int]:
 
 def _probes(services: Services) -> dict[str, Any]:
     probes: dict[str, Any] = {
-        'vectors': lambda: services.consolidation.vectors.count(
-            MEMORIES, PointFilter(scopes=['readyz'])
-        ),
+        'vectors': lambda: services.recall.stats(['readyz']),
         'tokens': lambda: services.agents.principal_for('readyz-probe'),
     }
     kg = services.kg

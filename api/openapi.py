@@ -1,7 +1,7 @@
 """OpenAPI 3.1 built from the pydantic models, `GET /openapi.json` and the `/docs` page.
 
 Routes are listed in api/operations.py, one `Operation` per (method, path). To document a new
-route, append one entry there:
+route, append one entry there (or call `register(Operation(...))` from the route's module):
 
     Operation('get', '/v1/things/{thing_id}', 'things.get_thing', 'One thing',
               responses={200: ThingOut}, path_params={'thing_id': 'id from POST /v1/things'},
@@ -19,18 +19,89 @@ The Swagger UI assets come from the `swagger-ui-bundle-v2` wheel, so `/docs` wor
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from flask import Blueprint, Response, current_app, jsonify, send_from_directory, url_for
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
-from api.operations import ERROR_TEXT, Body, Operation, Raw, operations
-from api.responses import ErrorBody, version
+from api.responses import ErrorBody
+from api.version import version
 
 REF_TEMPLATE = '#/components/schemas/{model}'
+
+
+@dataclass(frozen=True)
+class Raw:
+    """A body that is not a JSON model: NDJSON, Markdown, Prometheus text, HTML."""
+
+    media_type: str
+    description: str
+    schema: Mapping[str, Any] = field(default_factory=lambda: {'type': 'string'})
+
+
+Body = type[BaseModel] | Raw
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One documented route: everything the OpenAPI document says about it."""
+
+    method: Literal['get', 'post', 'put', 'delete']
+    path: str
+    endpoint: str
+    summary: str
+    responses: Mapping[int, Body]
+    body: Body | None = None
+    query: type[BaseModel] | None = None
+    path_params: Mapping[str, str] = field(default_factory=dict)
+    errors: Sequence[int] = ()
+    auth: bool = True
+    tag: str = 'memory'
+    description: str | None = None
+
+    def error_statuses(self) -> list[int]:
+        """Every error status this route may answer with."""
+        statuses = {*self.errors, 500}
+        if self.auth:
+            statuses |= {401, 503}  # the token registry is a store too
+        if self.body is not None:
+            statuses |= {413, 422} if isinstance(self.body, Raw) else {400, 413, 422}
+        if self.query is not None:
+            statuses.add(422)
+        if self.path_params:
+            statuses |= {404, 405}
+        return sorted(statuses - set(self.responses))
+
+
+ERROR_TEXT = {
+    400: 'The body is not JSON, or not a JSON object',
+    401: 'No bearer token, a malformed header, or an unknown or revoked token',
+    403: 'The token may not read or write this scope, or the route needs the admin token',
+    404: 'Nothing with this id in a scope the token may read',
+    405: 'The path names another route that takes a different method',
+    409: 'The request contradicts stored state',
+    413: 'The body, or one text in it, exceeds the configured limit',
+    422: 'A field is missing or invalid: `details[].loc` names each one',
+    503: 'A store is unavailable, or the knowledge graph is disabled',
+    500: 'An unexpected error: the service log has its trace under the X-Request-Id',
+}
+
+_REGISTRY: list[Operation] = []
+
+
+def register(*operations: Operation) -> None:
+    """Add routes to the document (api/operations.py registers the built-in ones)."""
+    _REGISTRY.extend(operations)
+
+
+def operations() -> list[Operation]:
+    """Every registered operation, built-in ones first (api/__init__.py imports
+    api/operations.py, which registers them)."""
+    return list(_REGISTRY)
 
 
 def build_document(ops: Iterable[Operation], *, api_version: str | None = None) -> dict[str, Any]:

@@ -1,17 +1,14 @@
-"""Every route, as the OpenAPI document (api/openapi.py) describes it: one `Operation` each.
+"""Every built-in route, as the OpenAPI document describes it (one `Operation` per route).
 
-See api/openapi.py for what an entry says; a test fails when a Flask route has no entry.
+See api/openapi.py for what an entry says and how to add one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
-
 from pydantic import BaseModel, ConfigDict
 
 from api import admin, agents, capture, graph, memory, sessions
+from api.openapi import Operation, Raw, register
 from api.responses import (
     BatchWritten,
     BundleOut,
@@ -36,75 +33,6 @@ from kg.models import EntityDetail, KGSearchRequest, KGSearchResponse
 from recall.admin.service import HydrateReport, ImportReport
 from recall.documents.index import DocumentReport
 from recall.schemas import ChunkOut, MemoryIn, SearchRequest, SearchResponse, Stats
-
-
-@dataclass(frozen=True)
-class Raw:
-    """A body that is not a JSON model: NDJSON, Markdown, Prometheus text, HTML."""
-
-    media_type: str
-    description: str
-    schema: Mapping[str, Any] = field(default_factory=lambda: {'type': 'string'})
-
-
-Body = type[BaseModel] | Raw
-
-
-@dataclass(frozen=True)
-class Operation:
-    """One documented route: everything the OpenAPI document says about it."""
-
-    method: Literal['get', 'post', 'put', 'delete']
-    path: str
-    endpoint: str
-    summary: str
-    responses: Mapping[int, Body]
-    body: Body | None = None
-    query: type[BaseModel] | None = None
-    path_params: Mapping[str, str] = field(default_factory=dict)
-    errors: Sequence[int] = ()
-    auth: bool = True
-    tag: str = 'memory'
-    description: str | None = None
-
-    def error_statuses(self) -> list[int]:
-        """Every error status this route may answer with."""
-        statuses = {*self.errors, 500}
-        if self.auth:
-            statuses |= {401, 503}  # the token registry is a store too
-        if self.body is not None:
-            statuses |= {413, 422} if isinstance(self.body, Raw) else {400, 413, 422}
-        if self.query is not None:
-            statuses.add(422)
-        if self.path_params:
-            statuses |= {404, 405}
-        return sorted(statuses - set(self.responses))
-
-
-ERROR_TEXT = {
-    400: 'The body is not JSON, or not a JSON object',
-    401: 'No bearer token, a malformed header, or an unknown or revoked token',
-    403: 'The token may not read or write this scope, or the route needs the admin token',
-    404: 'Nothing with this id in a scope the token may read',
-    405: 'The path names another route that takes a different method',
-    409: 'The request contradicts stored state',
-    413: 'The body, or one text in it, exceeds the configured limit',
-    422: 'A field is missing or invalid: `details[].loc` names each one',
-    503: 'A store is unavailable, or the knowledge graph is disabled',
-    500: 'An unexpected error: the service log has its trace under the X-Request-Id',
-}
-
-_REGISTRY: list[Operation] = []
-
-
-def register(*operations: Operation) -> None:
-    """Add routes to the document (api/operations.py registers the built-in ones)."""
-    _REGISTRY.extend(operations)
-
-
-def operations() -> list[Operation]:
-    """Every registered operation, in the order the document lists them."""
-    return list(_REGISTRY)
 
 
 class EntityArgs(BaseModel):

@@ -8,7 +8,6 @@ every documented response validates against them.
 from __future__ import annotations
 
 from datetime import datetime
-from importlib import metadata
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -218,11 +217,3 @@ class EntityList(BaseModel):
 
     items: list[EntityOut]
     total: int
-
-
-def version() -> str:
-    """The installed package's version (`0+unknown` when run from an uninstalled tree)."""
-    try:
-        return metadata.version('mnemos')
-    except metadata.PackageNotFoundError:
-        return '0+unknown'

@@ -208,3 +208,7 @@ class EpisodeService:
     def get(self, ident: str) -> Episode | None:
         """The stored episode with this id, or None."""
         return get_episode(self._context, ident)
+
+    def count(self) -> int:
+        """Stored episodes in every scope (for metrics)."""
+        return self._context.vectors.count(EPISODES, PointFilter(scopes=None))

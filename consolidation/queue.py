@@ -85,6 +85,25 @@ class JobStateMiddleware(dramatiq.Middleware):
         self._store.finished(message.message_id, error='skipped by the broker', final=True)
 
 
+class _FailureListeners(dramatiq.Middleware):
+    """Tells listeners (e.g. metrics) of each job attempt that raised in this process."""
+
+    def __init__(self) -> None:
+        self.listeners: list[Callable[[str, bool], None]] = []
+
+    def after_process_message(
+        self, broker: Any, message: Any, *, result: Any = None, exception: Any = None
+    ) -> None:
+        if exception is None:
+            return
+        final = bool(getattr(message, 'failed', False))
+        for listener in self.listeners:
+            try:
+                listener(message.actor_name, final)
+            except Exception:
+                log.exception('a job-failure listener failed')
+
+
 class DramatiqJobQueue:
     """JobQueue on dramatiq: records each job in the JobStore, then sends it to the broker.
 
@@ -116,6 +135,8 @@ class DramatiqJobQueue:
         self._scheduler: threading.Thread | None = None
         self._closed = False
         broker.add_middleware(JobStateMiddleware(store), before=Retries)
+        self._failures = _FailureListeners()
+        broker.add_middleware(self._failures)
         for queue in (GRAPH_QUEUE, DEFAULT_QUEUE):
             broker.declare_queue(queue)
         self._actors: dict[str, dramatiq.Actor[Any, Any]] = {}
@@ -131,6 +152,10 @@ class DramatiqJobQueue:
                     self.broker, job, queue_of(job), self._runner
                 )
             return actor
+
+    def on_failure(self, listener: Callable[[str, bool], None]) -> None:
+        """Call `listener(job name, failed for good)` after each attempt that raised here."""
+        self._failures.listeners.append(listener)
 
     def enqueue(self, job: JobName, **params: Any) -> str:
         """Record the job, then hand it to the broker; returns the job id."""

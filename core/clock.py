@@ -41,11 +41,7 @@ class ManualClock:
 
 
 def aware(value: datetime) -> datetime:
-    """The same instant as an aware UTC datetime (naive values are taken as UTC).
-
-    ValueError (not OverflowError) when that instant is outside the years 1 to 9999 in UTC,
-    so a pydantic validator using it reports the field instead of failing with a 500.
-    """
+    """The same instant as an aware UTC datetime (naive values are taken as UTC)."""
     try:
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
     except OverflowError:  # e.g. 0001-01-01T00:00:00+14:00: before year 1 in UTC

@@ -4,7 +4,7 @@ distances, and the entities, facts and paths of the response."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 import networkx as nx
@@ -124,3 +124,28 @@ def connecting_paths(
         if len(out) >= limit:
             break
     return out
+
+
+def matching_entities(entities: Iterable[Entity], q: str | None) -> list[Entity]:
+    """Live (unmerged) entities whose name or an alias contains `q` (any case), most mentioned
+    first, then by name."""
+    needle = q.casefold() if q else None
+    found = [
+        e
+        for e in entities
+        if e.merged_into is None
+        and (
+            needle is None
+            or needle in e.name.casefold()
+            or any(needle in a.casefold() for a in e.aliases)
+        )
+    ]
+    found.sort(key=lambda e: (-e.mention_count, e.name.casefold(), e.id))
+    return found
+
+
+def survivor(a: Entity, b: Entity) -> tuple[Entity, Entity]:
+    """Of two duplicates, (kept, merged away): more mentions win, then the older entity."""
+    if (b.mention_count, -b.created_at.timestamp()) > (a.mention_count, -a.created_at.timestamp()):
+        return b, a
+    return a, b

@@ -35,7 +35,15 @@ from kg.models import (
     relation_id,
 )
 from kg.ports import Extractor, GraphStore
-from kg.ranking import connecting_paths, entity_out, fact_out, hop_distances, personalized_pagerank
+from kg.ranking import (
+    connecting_paths,
+    entity_out,
+    fact_out,
+    hop_distances,
+    matching_entities,
+    personalized_pagerank,
+    survivor,
+)
 from kg.resolution import (
     EMBED_AMBIGUOUS,
     EMBED_MERGE,
@@ -207,7 +215,7 @@ class KnowledgeGraphService:
                     other = index.entities.get(other_id)
                     if other is None or ident not in index.entities:
                         continue
-                    keep, dup = _survivor(index.entities[ident], other)
+                    keep, dup = survivor(index.entities[ident], other)
                     self._merge(index, keep, dup)
                     result.merged[dup.id] = keep.id
                     ident = keep.id
@@ -272,12 +280,9 @@ class KnowledgeGraphService:
         )
 
     def entities(self, scope: str, q: str | None, limit: int) -> tuple[list[EntityOut], int]:
-        """Live entities of `scope` with `q` in a name or alias, most mentioned first; and how
-        many matched."""
-        needle = (q or '').casefold()
-        live = [e for e in self._store.list_entities(scope) if e.merged_into is None]
-        found = [e for e in live if any(needle in n.casefold() for n in (e.name, *e.aliases))]
-        found.sort(key=lambda e: (-e.mention_count, e.name.casefold(), e.id))
+        """Live entities of `scope` whose name or an alias contains `q`, most mentioned first;
+        the page and the number that matched."""
+        found = matching_entities(self._store.list_entities(scope), q)
         return [entity_out(e, 0.0, False) for e in found[:limit]], len(found)
 
     # ---- internals: write path -------------------------------------------------------------
@@ -589,10 +594,3 @@ def embeddable(mention: EntityMention) -> bool:
     and were three quarters of the names on LoCoMo, at ~2 ms of model time each.
     """
     return mention.type is not EntityType.CONCEPT and len(normalize(mention.name)) >= _EMBED_CHARS
-
-
-def _survivor(a: Entity, b: Entity) -> tuple[Entity, Entity]:
-    """(kept, merged away): more mentions win, then the older entity."""
-    if (b.mention_count, -b.created_at.timestamp()) > (a.mention_count, -a.created_at.timestamp()):
-        return b, a
-    return a, b

@@ -15,7 +15,7 @@ from pydantic import (
     field_validator,
 )
 
-from core.clock import storable
+from core.clock import aware_or_none, storable
 from core.scopes import Identifier, ScopeId
 from recall.tiers import ImportanceLabel, Kind, Source, Tier, Trust
 
@@ -26,6 +26,12 @@ def _not_blank(value: str) -> str:
     if not value.strip():
         raise ValueError('text must not be blank')
     return value
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    # naive timestamps from clients are taken as UTC rather than rejected; stored as epoch
+    # seconds, they must read back (storable refuses 0001-01-01T00:00:00+14:00 and the like)
+    return aware_or_none(storable(value)) if value is not None else None
 
 
 # a memory's text: at least one character, and not whitespace only
@@ -59,9 +65,7 @@ class MemoryIn(BaseModel):
     @field_validator('created_at', 'expires_at')
     @classmethod
     def _tz(cls, value: datetime | None) -> datetime | None:
-        # naive timestamps from clients are taken as UTC rather than rejected; stored as epoch
-        # seconds, they must read back (storable refuses 0001-01-01T00:00:00+14:00 and the like)
-        return storable(value) if value is not None else None
+        return _aware(value)
 
 
 class WriteStatus(StrEnum):

@@ -109,3 +109,14 @@ def injection_reason(text: str, source: str | None = None) -> str | None:
 def is_injected(text: str, source: str | None = None) -> bool:
     """True for runtime/system/test prompts: by source tag first, else by content fingerprint."""
     return injection_reason(text, source) is not None
+
+
+def explicit_injection(text: str) -> str | None:
+    """The fingerprint of an injected prompt in an explicit write, or None.
+
+    Content fingerprints only: an explicit write's `source` says who wrote it (a tool's write is
+    stored as untrusted, not dropped), and a JSON document may be exactly what a client means to
+    keep.
+    """
+    reason = injection_reason(text)
+    return None if reason in (None, 'tool_json') else reason

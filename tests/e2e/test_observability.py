@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from api.responses import version
+from api.openapi import version
 from core.jobs import JobName
 from tests.conftest import ADMIN_TOKEN, make_settings
 
@@ -175,8 +175,8 @@ def test_metrics_show_route_latency_search_stages_store_sizes_and_queue_depth(cl
 def test_a_failing_job_is_counted_in_metrics(tmp_path):
     app = _small_app(tmp_path)
     try:
-        # a real job that fails: dreaming without the scope it needs raises in the worker
-        app.extensions['mnemos'].jobs.enqueue(JobName.DREAMING)
+        # an episodic job without its session fails in its handler (KeyError: session_key)
+        app.extensions['mnemos'].jobs.enqueue(JobName.EPISODIC)
         client = app.test_client()
         auth = {'Authorization': f'Bearer {ADMIN_TOKEN}'}
         failures: list = []
@@ -186,7 +186,7 @@ def test_a_failing_job_is_counted_in_metrics(tmp_path):
             failures = [
                 s
                 for s in samples.get('mnemos_job_failures_total', [])
-                if s.labels['job'] == JobName.DREAMING.value and s.value >= 1
+                if 'episodic' in s.labels['job'] and s.value >= 1
             ]
             time.sleep(0.2)
         assert failures
@@ -221,7 +221,7 @@ def test_readyz_probes_the_graph_when_it_is_on(tmp_path):
 
 def test_readyz_is_503_naming_the_store_when_a_store_is_gone(tmp_path):
     app = _small_app(tmp_path)
-    app.extensions['mnemos'].consolidation.vectors.close()  # the one vector store
+    app.extensions['mnemos'].consolidation.vectors.close()  # the adapter behind recall too
     try:
         response = app.test_client().get('/readyz')
     finally:

@@ -26,7 +26,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from api.operations import Raw, operations
+from api.openapi import Raw, operations
 from tests.conftest import ADMIN_TOKEN, make_settings
 
 EXAMPLES = int(os.environ.get('SCHEMATHESIS_EXAMPLES', '25'))
