@@ -28,6 +28,9 @@ from kg.models import EntityType, Extraction, SourceText
 
 log = logging.getLogger(__name__)
 
+# seconds a worker parsing at close may take to finish before it is terminated
+CLOSE_GRACE_S = 10.0
+
 
 # NER is the costly pipe (it has its own tok2vec); the rest of the work needs tagger + parser.
 class SpacyExtractor:
@@ -77,8 +80,22 @@ class SpacyExtractor:
             yield self._extract_here(texts)
 
     def close(self) -> None:
-        """Stop the worker processes, if any were started."""
-        self._drop_pools(wait=True)
+        """Stop the worker processes, if any were started: a part being parsed gets
+        CLOSE_GRACE_S to finish, then its worker is terminated (the graph job that asked for it
+        is durable and runs again after a restart), so a stop signal never hangs on spaCy."""
+        with self._pool_lock:
+            pools, self._pools = self._pools, []
+        deadline = time.monotonic() + CLOSE_GRACE_S
+        for pool in pools:
+            # ProcessPoolExecutor has no public terminate: its worker processes are here
+            processes = list((getattr(pool, '_processes', None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                process.join(max(0.0, deadline - time.monotonic()))
+                if process.is_alive():
+                    log.warning('extraction worker %s busy at close: terminated', process.pid)
+                    process.terminate()
+                    process.join(5)
 
     def _extract_here(self, texts: Sequence[SourceText]) -> list[Extraction]:
         with self._lock:
