@@ -55,7 +55,12 @@ def _extracted(client, scope: str) -> set[tuple[str, str]]:  # type: ignore[no-u
             if entity['name'] != who:
                 continue
             url = f'/v1/kg/entities/{entity["id"]}?scope={scope}'
-            history = client.get(url, headers=AUTH).get_json()['history']
+            response = client.get(url, headers=AUTH)
+            if response.status_code != 200:
+                # a job running meanwhile (extraction, dedup) may have merged the entity the
+                # search named: the caller polls again
+                continue
+            history = response.get_json()['history']
             found |= {(f['subject'], f['object']) for f in history if f['subject'] == who}
     return found
 
