@@ -25,6 +25,7 @@ from recall.read.fusion import (
     RRF_K,
     FusionConfig,
     LinearModel,
+    channel_columns,
     feature_matrix,
     graph_weight,
     learned_scores,
@@ -60,17 +61,9 @@ class Prepared:
         self.norm: dict[str, np.ndarray] = {}
         self.present: dict[str, np.ndarray] = {}
         for channel, ranked in q.lists.items():
-            rrf, norm, present = np.zeros(len(ids)), np.zeros(len(ids)), np.zeros(len(ids), bool)
-            scores = [s for _, s in ranked]
-            low, high = (min(scores), max(scores)) if scores else (0.0, 0.0)
-            for rank, (ident, raw) in enumerate(ranked, start=1):
-                n = at.get(ident)
-                if n is None or present[n]:
-                    continue
-                present[n] = True
-                rrf[n] = 1.0 / (k + rank)
-                norm[n] = (raw - low) / (high - low) if high > low else 1.0
-            self.rrf[channel], self.norm[channel], self.present[channel] = rrf, norm, present
+            column = channel_columns(at, ranked)
+            self.rrf[channel] = np.where(column.found, 1.0 / (k + column.rank), 0.0)
+            self.norm[channel], self.present[channel] = column.norm, column.found
         f = [q.factors[i] for i in ids]
         self.decay = np.array([x['decay_multiplier'] for x in f])
         self.user = np.array([x['user_boost'] for x in f])

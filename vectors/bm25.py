@@ -27,9 +27,11 @@ AVG_LEN = 12.0
 # plus what the tokenizer leaves of contractions
 STOPWORDS = (ENGLISH_STOP_WORDS - NEGATIONS) | CONTRACTION_PARTS
 
-_CJK = r'\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af'  # kana, han, hangul
-_TOKEN = re.compile(rf'[{_CJK}]+|[^\W_]+', re.UNICODE)
-_CJK_RUN = re.compile(rf'^[{_CJK}]+$')
+CJK_CHARS = (
+    r'\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af'  # kana, han, hangul
+)
+_TOKEN = re.compile(rf'[{CJK_CHARS}]+|[^\W_]+', re.UNICODE)
+_CJK_RUN = re.compile(rf'^[{CJK_CHARS}]+$')
 _stemmer = Stemmer.Stemmer('english')
 
 

@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from core.text import MONTHS
-from vectors.bm25 import STOPWORDS, tokenize
+from vectors.bm25 import CJK_CHARS, STOPWORDS, tokenize
 
 # "Caroline: ...", "Dr. Lee: ...", "东升: ..." — a short name before a colon at the very start;
 # Latin names must be capitalised so "Note: buy milk" style labels need more than a colon
@@ -36,7 +36,7 @@ _PREFIX = re.compile(
 _NON_NAMES = frozenset({'note', 'todo', 'q', 'a', 'user', 'assistant', 'system', 'http', 'https'})
 _WORD = re.compile(r'[^\W_]+', re.UNICODE)
 _HAN = re.compile(r'[\u4e00-\u9fff]+')
-_CJK_PAIR = re.compile(r'[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]{2}')
+_CJK_PAIR = re.compile(rf'[{CJK_CHARS}]{{2}}')  # a bigram as vectors.bm25 makes them
 
 # two memories of one scope written within this many seconds of event time are one session
 SESSION_GAP_S = 3 * 3600.0

@@ -7,7 +7,7 @@ import math
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -164,6 +164,33 @@ class LinearModel(BaseModel):
     fitted_on: str = ''
 
 
+class ChannelColumns(NamedTuple):
+    """One channel's list laid over candidate rows (0 where the channel did not find a row)."""
+
+    rank: np.ndarray  # 1-based rank
+    norm: np.ndarray  # min-max normalised score (1 when every score is equal)
+    raw: np.ndarray  # the channel's own score
+    found: np.ndarray  # bool
+
+
+def channel_columns(at: Mapping[str, int], ranked: RankedList) -> ChannelColumns:
+    """A channel's ranks and scores per row of `at` (id -> row), each id at its best rank
+    only, as `rrf` and `weighted_merge` count it; ids without a row are left out."""
+    size = len(at)
+    rank, norm, raw, found = np.zeros(size), np.zeros(size), np.zeros(size), np.zeros(size, bool)
+    scores = [s for _, s in ranked]
+    low, high = (min(scores), max(scores)) if scores else (0.0, 0.0)
+    for position, (ident, score) in enumerate(ranked, start=1):
+        n = at.get(ident)
+        if n is None or found[n]:
+            continue
+        found[n] = True
+        rank[n] = position
+        norm[n] = (score - low) / (high - low) if high > low else 1.0
+        raw[n] = score
+    return ChannelColumns(rank, norm, raw, found)
+
+
 def feature_matrix(
     ids: Sequence[str],
     lists: Mapping[str, RankedList],
@@ -179,18 +206,11 @@ def feature_matrix(
         ranked = lists.get(channel) or []
         if not ranked:
             continue
-        scores = [s for _, s in ranked]
-        low, high = min(scores), max(scores)
-        seen: set[int] = set()
-        for rank, (ident, raw) in enumerate(ranked, start=1):
-            n = at.get(ident)
-            if n is None or n in seen:
-                continue
-            seen.add(n)
-            out[n, c] = k / (k + rank)
-            out[n, 3 + c] = (raw - low) / (high - low) if high > low else 1.0
-            if channel == 'dense':
-                out[n, 6] = raw
+        column = channel_columns(at, ranked)
+        out[column.found, c] = k / (k + column.rank[column.found])
+        out[:, 3 + c] = column.norm
+        if channel == 'dense':
+            out[:, 6] = column.raw
     for n, ident in enumerate(ids):
         extra = extras.get(ident, {})
         out[n, 7] = extra.get('speaker_named', 0.0)
