@@ -139,13 +139,17 @@ class MemoryWriter:
         bumps: dict[str, dict[str, Any]] = {}
 
         def bump(target: str, item: MemoryIn, index: int, reason: str) -> None:
+            if target not in existing and target not in fresh and target not in bumps:
+                # layers 2 and 3 name a stored memory other than the text's own id: the merge
+                # must start from what is stored, or it rebuilds the memory from defaults
+                existing.update({p.id: p for p in self._vectors.retrieve(MEMORIES, [target])})
             stored = existing.get(target)
-            if target in bumps:
-                base = bumps[target]
-            elif target in fresh:
+            if target in fresh:
                 base = fresh[target][1].to_payload()
             else:
-                base = stored.payload if stored else {}
+                base = dict(stored.payload) if stored else {}
+            # a second merge in one batch starts from the first one's result
+            base.update(bumps.get(target, {}))
             bumps[target] = self._bump(base, item, now)
             results[index] = WriteResult(
                 id=target, status=WriteStatus.MERGED, reason=reason, merged_into=target
@@ -325,16 +329,29 @@ class MemoryWriter:
         return chunk
 
     def _bump(self, base: dict[str, Any], item: MemoryIn, now: datetime) -> dict[str, Any]:
+        """The payload change of merging `item` into the stored `base`: a merge only adds. It
+        keeps the pin, the higher importance, the older event time, the stored metadata (its
+        keys win; new keys are added) and the union of tags, and counts one more access."""
         importance = max(float(base.get('importance', 0.5)), item.importance or 0.0)
-        metadata = {**base.get('metadata', {}), **item.metadata}
-        return {
+        pinned = bool(base.get('pinned')) or item.pinned
+        tags = list(dict.fromkeys([*base.get('tags', []), *item.tags]))
+        change: dict[str, Any] = {
             'access_count': int(base.get('access_count', 0)) + 1,
             'accessed_at': to_epoch(now),
             'updated_at': to_epoch(now),
             'importance': importance,
-            'metadata': metadata,
-            'pinned': bool(base.get('pinned')) or item.pinned,
+            'metadata': {**item.metadata, **base.get('metadata', {})},
+            'pinned': pinned,
+            'tags': tags,
         }
+        if pinned:
+            change['tier'] = Tier.CORE.value
+        stored_at = base.get('created_at')
+        if item.created_at is not None and (
+            not isinstance(stored_at, int | float) or to_epoch(item.created_at) < stored_at
+        ):
+            change['created_at'] = to_epoch(item.created_at)
+        return change
 
     def store(
         self, chunks: Sequence[Chunk], dense: Mapping[str, list[float]] | None = None

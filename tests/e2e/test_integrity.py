@@ -1,0 +1,101 @@
+"""Nothing a client writes is lost or corrupted by the memory logic: merges only add, writes to
+one id serialise, imports append, untrusted writes never displace trusted ones, deletes expire
+the graph facts they were the only source of. Over HTTP on the real app."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from api import create_app
+from runtime.bootstrap import build
+from tests.conftest import make_settings
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope='module')
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    settings = make_settings(tmp_path_factory.mktemp('integrity'), graph_enabled=False)
+    services = build(settings, inline_jobs=True)
+    yield create_app(services=services)
+    services.close()
+
+
+def write(client, auth, **item):  # type: ignore[no-untyped-def]
+    response = client.post('/v1/memories', json=item, headers=auth)
+    assert response.status_code in (200, 201), response.get_json()
+    return response.get_json()
+
+
+def read(client, auth, ident: str):  # type: ignore[no-untyped-def]
+    response = client.get(f'/v1/memories/{ident}', headers=auth)
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+# ---- 1. merges only add -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize('layer', ['semantic', 'entity_key'])
+def test_a_merge_keeps_pin_importance_access_age_metadata_and_tags(client, auth, scope, layer):
+    key = {'entity_key': 'lucky:number'} if layer == 'entity_key' else {}
+    first = write(
+        client,
+        auth,
+        scope=scope,
+        kind='fact',
+        text='Lucky number is 88.',
+        pinned=True,
+        importance=0.92,
+        metadata={'src': 'first', 'keep': 1},
+        tags=['numbers'],
+        created_at='2024-01-01T00:00:00Z',
+        **key,
+    )
+    texts = (
+        ['The lucky number is 88', 'the lucky number is 88!']
+        if layer == 'semantic'
+        else ['My lucky number: eighty-eight', 'Lucky no. = 88']
+    )
+    for index, text in enumerate(texts):
+        again = write(
+            client,
+            auth,
+            scope=scope,
+            kind='fact',
+            text=text,
+            importance=0.3,
+            metadata={'src': 'para', f'extra{index}': True},
+            tags=['para'],
+            created_at='2025-06-01T00:00:00Z',
+            **key,
+        )
+        assert (again['status'], again['merged_into']) == ('merged', first['id'])
+    stored = read(client, auth, first['id'])
+    assert stored['pinned'] is True and stored['tier'] == 'core'
+    assert stored['importance'] == pytest.approx(0.92)
+    assert stored['access_count'] == 2
+    assert stored['created_at'].startswith('2024-01-01')
+    # the stored memory's own keys win; keys it lacked are added
+    assert stored['metadata'] == {'src': 'first', 'keep': 1, 'extra0': True, 'extra1': True}
+    assert sorted(stored['tags']) == ['numbers', 'para']
+    assert stored['text'] == 'Lucky number is 88.'
+
+
+def test_a_merge_takes_the_older_event_time_and_the_higher_importance(client, auth, scope):
+    first = write(client, auth, scope=scope, kind='fact', text='Lucky number is 7.', importance=0.2)
+    again = write(
+        client,
+        auth,
+        scope=scope,
+        kind='fact',
+        text='Lucky number is 7.',
+        importance=0.8,
+        created_at='2020-05-05T00:00:00Z',
+    )
+    assert again['status'] == 'merged'
+    stored = read(client, auth, first['id'])
+    assert stored['importance'] == pytest.approx(0.8)
+    assert stored['created_at'].startswith('2020-05-05')
