@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+import zlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -55,6 +57,9 @@ DISTILLED_KINDS = frozenset(
     }
 )
 LAST_IN_SCOPE_MAX = 10_000
+# writes of one scope serialise on one of these locks (picked by a hash of the scope): the dedup
+# layers read then write, and two writers of one id or entity key must not both see it missing
+WRITE_STRIPES = 64
 
 
 class MemoryWriter:
@@ -90,6 +95,7 @@ class MemoryWriter:
         self._jobs = jobs
         self._max_text_bytes = max_text_bytes
         self._lock = threading.Lock()
+        self._stripes = [threading.Lock() for _ in range(WRITE_STRIPES)]
         # the last memory written in each scope (bounded): the next one links to it as prev_id;
         # after a restart the first write of a scope starts a new thread
         self._last_in_scope: dict[str, str] = {}
@@ -131,6 +137,15 @@ class MemoryWriter:
         """
         for index, item in enumerate(items):
             self.check_text(item.text, 'text' if len(items) == 1 else f'items.{index}.text')
+        with _held(self._stripes_of(i.scope for i in items)):
+            return self._remember(items)
+
+    def _stripes_of(self, scopes: Iterable[str]) -> list[threading.Lock]:
+        # the same stripe order for every caller, so two batches never wait on each other
+        picked = sorted({zlib.crc32(s.encode('utf-8')) % WRITE_STRIPES for s in scopes})
+        return [self._stripes[n] for n in picked]
+
+    def _remember(self, items: Sequence[MemoryIn]) -> list[WriteResult]:
         now = self._clock.now()
         ids = [chunk_id(i.scope, i.user_id, normalize_text(i.text)) for i in items]
         existing = {p.id: p for p in self._vectors.retrieve(MEMORIES, list(dict.fromkeys(ids)))}
@@ -458,16 +473,27 @@ class MemoryWriter:
 
     def set_pinned(self, ident: str, pinned: bool) -> Chunk:
         """Pin (Core, never demoted) or unpin (back to working) a chunk."""
-        chunk = self._get(ident)
-        tier = Tier.CORE if pinned else (Tier.WORKING if chunk.tier == Tier.CORE else chunk.tier)
-        now = to_epoch(self._clock.now())
-        self._vectors.set_payload(
-            MEMORIES, {ident: {'pinned': pinned, 'tier': tier.value, 'updated_at': now}}
-        )
+        with _held(self._stripes_of([self._get(ident).scope])):
+            chunk = self._get(ident)
+            tier = (
+                Tier.CORE if pinned else (Tier.WORKING if chunk.tier == Tier.CORE else chunk.tier)
+            )
+            now = to_epoch(self._clock.now())
+            self._vectors.set_payload(
+                MEMORIES, {ident: {'pinned': pinned, 'tier': tier.value, 'updated_at': now}}
+            )
         return chunk.model_copy(update={'pinned': pinned, 'tier': tier})
 
     def touch(self, ids: Sequence[str]) -> None:
         """Record a recall of these chunks: access count and time."""
+        found = self._vectors.retrieve(MEMORIES, ids)
+        if not found:
+            return
+        # access_count is read then written: under the scopes' write locks, read again
+        with _held(self._stripes_of(str(p.payload.get('scope', '')) for p in found)):
+            self._touch(ids)
+
+    def _touch(self, ids: Sequence[str]) -> None:
         moment = self._clock.now()
         updates: dict[str, dict[str, Any]] = {}
         for point in self._vectors.retrieve(MEMORIES, ids):
@@ -483,6 +509,14 @@ class MemoryWriter:
             }
         if updates:
             self._vectors.set_payload(MEMORIES, updates)
+
+
+@contextmanager
+def _held(locks: Sequence[threading.Lock]) -> Iterator[None]:
+    with ExitStack() as stack:
+        for lock in locks:
+            stack.enter_context(lock)
+        yield
 
 
 def _speaker(chunk: Chunk) -> str | None:

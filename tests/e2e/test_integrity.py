@@ -4,7 +4,10 @@ the graph facts they were the only source of. Over HTTP on the real app."""
 
 from __future__ import annotations
 
+import threading
+from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -99,3 +102,47 @@ def test_a_merge_takes_the_older_event_time_and_the_higher_importance(client, au
     stored = read(client, auth, first['id'])
     assert stored['importance'] == pytest.approx(0.8)
     assert stored['created_at'].startswith('2020-05-05')
+
+
+# ---- 4. writes to one id serialise --------------------------------------------------------
+
+
+def _concurrently(app, auth, bodies):  # type: ignore[no-untyped-def]
+    """POST each body from its own thread, all released at once; the JSON answers in order."""
+    barrier = threading.Barrier(len(bodies))
+
+    def post(body):  # type: ignore[no-untyped-def]
+        client = app.test_client()
+        barrier.wait()
+        response = client.post('/v1/memories', json=body, headers=auth)
+        assert response.status_code in (200, 201), response.get_json()
+        return response.get_json()
+
+    with ThreadPoolExecutor(len(bodies)) as pool:
+        return list(pool.map(post, bodies))
+
+
+def test_twenty_identical_concurrent_writes_create_one_memory(app, client, auth, scope):
+    body = {'scope': scope, 'kind': 'fact', 'text': 'The deploy window is Friday at 16:00.'}
+    answers = _concurrently(app, auth, [body] * 20)
+    statuses = Counter(a['status'] for a in answers)
+    assert statuses == {'created': 1, 'merged': 19}, statuses
+    [ident] = {a['id'] for a in answers}
+    # single-writer semantics: the first write creates (access 0), each duplicate counts once
+    assert read(client, auth, ident)['access_count'] == 19
+
+
+def test_concurrent_writes_with_one_entity_key_store_one_memory(app, client, auth, scope):
+    bodies = [
+        {
+            'scope': scope,
+            'kind': 'entity',
+            'text': f'Support hotline, variant {n}: 030 1234 5678',
+            'entity_key': 'phone:+49301234567',
+        }
+        for n in range(10)
+    ]
+    answers = _concurrently(app, auth, bodies)
+    assert Counter(a['status'] for a in answers) == {'created': 1, 'merged': 9}
+    stats = client.get(f'/v1/memory/stats?scope={scope}', headers=auth).get_json()
+    assert stats['total'] == 1
