@@ -443,15 +443,22 @@ class KuzuGraphStore:
             out.setdefault(entity, []).append(chunk)
         return out
 
-    def forget_sources(self, source_ids: Sequence[str]) -> None:
+    def forget_sources(self, source_ids: Sequence[str]) -> list[str]:
         if not source_ids:
-            return
+            return []
+        named: dict[str, None] = {}
         with self._writing():
             for table in SOURCE_TABLES.values():
+                rows = self._rows(
+                    f'MATCH (e:Entity)-[:MENTIONS]->(c:{table}) WHERE c.id IN $ids RETURN e.id',
+                    {'ids': list(source_ids)},
+                )
+                named.update((row[0], None) for row in rows)
                 self._write(
                     f'MATCH (c:{table}) WHERE c.id IN $ids DETACH DELETE c',
                     {'ids': list(source_ids)},
                 )
+        return list(named)
 
     # ---- full dumps (to fill an in-memory mirror) -------------------------------------------
 

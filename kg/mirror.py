@@ -179,12 +179,14 @@ class MirroredGraphStore:
             }
         return {i: sources for i, sources in out.items() if sources}
 
-    def forget_sources(self, source_ids: Sequence[str]) -> None:
-        self._durable.forget_sources(source_ids)
+    def forget_sources(self, source_ids: Sequence[str]) -> list[str]:
+        named = dict.fromkeys(self._durable.forget_sources(source_ids))
         with self._lock:
             for source in source_ids:
                 for entity in self._sources.pop(source, ()):
                     self._mentions.get(entity, {}).pop(source, None)
+                    named[entity] = None
+        return list(named)
 
     def close(self) -> None:
         self._durable.close()

@@ -128,12 +128,17 @@ class NetworkxGraphStore:
             }
         return {i: sources for i, sources in out.items() if sources}
 
-    def forget_sources(self, source_ids: Sequence[str]) -> None:
+    def forget_sources(self, source_ids: Sequence[str]) -> list[str]:
         gone = set(source_ids)
+        named: list[str] = []
         with self._lock:
-            for by_source in self._mentions.values():
-                for sid in gone & by_source.keys():
+            for entity, by_source in self._mentions.items():
+                hit = gone & by_source.keys()
+                for sid in hit:
                     del by_source[sid]
+                if hit:
+                    named.append(entity)
+        return named
 
     def close(self) -> None:
         return None

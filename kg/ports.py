@@ -66,8 +66,9 @@ class GraphStore(Protocol):
         """Ids of the chunks that mention each entity, in no particular order."""
         ...
 
-    def forget_sources(self, source_ids: Sequence[str]) -> None:
-        """Drop the MENTIONS of deleted chunks/episodes (entities and facts stay)."""
+    def forget_sources(self, source_ids: Sequence[str]) -> list[str]:
+        """Drop the MENTIONS of deleted chunks/episodes (entities and facts stay); the ids of
+        the entities they mentioned, so the caller can expire facts only they were a source of."""
         ...
 
     def close(self) -> None:

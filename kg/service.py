@@ -16,6 +16,7 @@ import networkx as nx
 from core.clock import Clock, aware
 from core.errors import NotFound
 from kg import temporal
+from kg.forget import forget_sources
 from kg.models import (
     Entity,
     EntityDetail,
@@ -170,8 +171,10 @@ class KnowledgeGraphService:
         return [ScoredPoint(id=cid, score=score) for cid, score in best]
 
     def forget_chunks(self, ids: Sequence[str]) -> None:
-        """Drop MENTIONS edges of deleted chunks (entities and facts stay: they are history)."""
-        self._store.forget_sources(list(ids))
+        """Drop MENTIONS edges of deleted chunks and retract the current facts only they said
+        (`kg.forget.forget_sources`)."""
+        with self._write_lock:
+            forget_sources(self._store, ids, self._clock.now())
 
     # ---- other writes ----------------------------------------------------------------------
 

@@ -25,5 +25,5 @@ class GraphIndex(Protocol):
         ...
 
     def forget_chunks(self, ids: Sequence[str]) -> None:
-        """Drop MENTIONS edges of deleted chunks (entities and facts stay: they are history)."""
+        """Drop MENTIONS edges of deleted chunks and retract the current facts only they said."""
         ...

@@ -26,5 +26,5 @@ class KnowledgeGraphIndex:
         return self._kg.related_chunks(query, scopes, hops, limit)
 
     def forget_chunks(self, ids: Sequence[str]) -> None:
-        """Drop MENTIONS edges of deleted chunks (entities and facts stay: they are history)."""
+        """Drop MENTIONS edges of deleted chunks and retract the facts only they said."""
         self._kg.forget_chunks(ids)

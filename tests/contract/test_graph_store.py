@@ -179,7 +179,8 @@ def test_mentions_link_entities_to_chunks_and_episodes(store: GraphStore) -> Non
     assert len(store.mentions([alice.id, bob.id], 2)) == 2
     found = store.chunk_mentions([alice.id, bob.id, 'ghost'])
     assert {k: sorted(v) for k, v in found.items()} == {alice.id: ['c1', 'c2'], bob.id: ['c1']}
-    store.forget_sources(['c1', 'ep1'])
+    assert sorted(store.forget_sources(['c1', 'ep1'])) == sorted([alice.id, bob.id])
+    assert store.forget_sources(['c1', 'never-stored']) == []
     assert [m.source_id for m in store.mentions([alice.id, bob.id], 10)] == ['c2']
     assert store.chunk_mentions([alice.id, bob.id]) == {alice.id: ['c2']}
     assert store.get_entities([bob.id])  # entities stay

@@ -1,0 +1,109 @@
+"""Deleting and forgetting reach the graph: a deleted memory's facts stop being current, and
+forget-by-user / forget-by-scope remove vectors, graph facts and mentions, episodes and queued
+jobs of that user or scope. Over HTTP on the real app with the graph on."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.settings import Settings
+
+pytestmark = pytest.mark.slow
+
+TOKEN = 'f' * 32
+AUTH = {'Authorization': f'Bearer {TOKEN}'}
+
+
+@pytest.fixture(scope='module')
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from api import create_app
+
+    data_dir: Path = tmp_path_factory.mktemp('forget-data')
+    application = create_app(Settings.load({}, data_dir=data_dir, api_token=TOKEN, embedder='hash'))
+    yield application
+    application.extensions['mnemos'].close()
+
+
+@pytest.fixture
+def client(app):  # type: ignore[no-untyped-def]
+    return app.test_client()
+
+
+@pytest.fixture
+def scope() -> str:
+    return f'agent:f{uuid.uuid4().hex[:10]}'
+
+
+def write(client, **item):  # type: ignore[no-untyped-def]
+    response = client.post('/v1/memories', json=item, headers=AUTH)
+    assert response.status_code in (200, 201), response.get_json()
+    return response.get_json()
+
+
+def facts(client, scope: str, query: str) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    body = {'query': query, 'scope': scope, 'hops': 1}
+    response = client.post('/v1/knowledge_graph_search', json=body, headers=AUTH)
+    assert response.status_code == 200, response.get_json()
+    return list(response.get_json()['facts'])
+
+
+def wait_for_fact(client, scope: str, query: str, obj: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # graph extraction runs as a job
+        found = [f for f in facts(client, scope, query) if f['object'] == obj]
+        if found:
+            return found[0]
+        time.sleep(0.1)
+    raise AssertionError(f'the graph never saw {query} -> {obj}')
+
+
+def wait_for_mentions(app, scope: str, query: str, ids: set[str]) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if ids <= mentioned(app, scope, query):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f'mentions of {ids} never recorded')
+
+
+def mentioned(app, scope: str, query: str) -> set[str]:  # type: ignore[no-untyped-def]
+    kg = app.extensions['mnemos'].kg
+    return {p.id for p in kg.related_chunks(query, [scope], 1, 50)}
+
+
+def test_deleting_a_memory_retracts_the_facts_only_it_said(app, client, scope):
+    bob = write(client, scope=scope, text='Bob moved to Berlin in 2024.')
+    fact = wait_for_fact(client, scope, 'Bob', 'Berlin')
+    assert fact['source_chunk'] == bob['id']
+    response = client.delete(f'/v1/memories/{bob["id"]}', headers=AUTH)
+    assert response.status_code == 200
+    assert [f for f in facts(client, scope, 'Bob') if f['object'] == 'Berlin'] == []
+    assert bob['id'] not in mentioned(app, scope, 'Bob')
+    # retracted, not erased: the entity's history still shows it, with its retraction time
+    [entity] = [
+        e
+        for e in client.post(
+            '/v1/knowledge_graph_search', json={'query': 'Bob', 'scope': scope}, headers=AUTH
+        ).get_json()['entities']
+        if e['name'] == 'Bob'
+    ]
+    detail = client.get(f'/v1/kg/entities/{entity["id"]}?scope={scope}', headers=AUTH).get_json()
+    assert detail['current'] == []
+    assert [f['expired_at'] is not None for f in detail['history']] == [True]
+
+
+def test_a_fact_another_live_memory_also_says_stays_current(app, client, scope):
+    first = write(client, scope=scope, text='Bob moved to Berlin in 2024.')
+    wait_for_fact(client, scope, 'Bob', 'Berlin')
+    second = write(client, scope=scope, text='In 2024 Bob moved to Berlin, he said.')
+    wait_for_mentions(app, scope, 'Bob', {second['id']})
+    client.delete(f'/v1/memories/{first["id"]}', headers=AUTH)
+    assert [f['object'] for f in facts(client, scope, 'Bob')] == ['Berlin']
+    client.delete(f'/v1/memories/{second["id"]}', headers=AUTH)
+    assert facts(client, scope, 'Bob') == []
