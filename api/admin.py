@@ -1,4 +1,4 @@
-"""Admin routes (export, import, snapshot, hydrate) and Markdown documents."""
+"""Admin routes (export, import, forget, snapshot, hydrate) and Markdown documents."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from flask import Blueprint, Response, jsonify, request, stream_with_context
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from api.common import parse_args, parse_json, principal, require_write, services
+from consolidation.forget import ForgetIn, forget
 from core.errors import Forbidden, InvalidInput
 from core.scopes import Identifier, ScopeId
 from recall.admin.service import Dedupe, MemoryAdmin, render_snapshot
@@ -71,6 +72,17 @@ def import_() -> Response:
     if report.read == 0:
         raise InvalidInput('body', 'no JSONL records: send one chunk object per line')
     return jsonify(report.model_dump(mode='json'))
+
+
+# ---- forget -----------------------------------------------------------------------------------
+
+
+@bp.post('/admin/forget')
+def forget_() -> Response:
+    """Forget a user (in every scope or one) or a whole scope: memories, episodes, graph."""
+    _require_admin()
+    body = parse_json(ForgetIn)
+    return jsonify(forget(services().consolidation, body).model_dump(mode='json'))
 
 
 # ---- snapshot / hydrate ---------------------------------------------------------------------

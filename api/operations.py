@@ -27,6 +27,7 @@ from api.responses import (
     TokenList,
     TokenRevoked,
 )
+from consolidation.forget import ForgetIn, ForgetReport
 from consolidation.models import JobInfo, SessionIn
 from core.scopes import ScopeId
 from kg.models import EntityDetail, KGSearchRequest, KGSearchResponse
@@ -277,6 +278,16 @@ register(
         query=admin.ImportArgs,
         body=Raw('application/x-ndjson', 'one chunk object per line'),
         responses={200: ImportReport},
+        errors=(403,),
+        tag='admin',
+    ),
+    Operation(
+        'post',
+        '/v1/admin/forget',
+        'admin.forget_',
+        'Forget a user or a scope: memories, episodes, graph mentions and facts (admin)',
+        body=ForgetIn,
+        responses={200: ForgetReport},
         errors=(403,),
         tag='admin',
     ),

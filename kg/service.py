@@ -170,11 +170,11 @@ class KnowledgeGraphService:
         best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
         return [ScoredPoint(id=cid, score=score) for cid, score in best]
 
-    def forget_chunks(self, ids: Sequence[str]) -> None:
+    def forget_chunks(self, ids: Sequence[str]) -> int:
         """Drop MENTIONS edges of deleted chunks and retract the current facts only they said
-        (`kg.forget.forget_sources`)."""
+        (`kg.forget.forget_sources`); the number of facts retracted."""
         with self._write_lock:
-            forget_sources(self._store, ids, self._clock.now())
+            return forget_sources(self._store, ids, self._clock.now())
 
     # ---- other writes ----------------------------------------------------------------------
 

@@ -403,7 +403,8 @@ class MemoryWriter:
         else:
             self.index_graph(ids)
 
-    def _forget_graph(self, ids: list[str]) -> None:
+    def forget_graph(self, ids: list[str]) -> None:
+        """Forget deleted chunks or episodes in the graph, whoever owns it."""
         if self._graph is not None:
             self._graph.forget_chunks(ids)
         elif self._graph_role == GraphRole.CLIENT and ids and self._jobs is not None:
@@ -443,18 +444,19 @@ class MemoryWriter:
         if updates:
             self._vectors.set_payload(MEMORIES, updates)
 
-    def delete_many(self, ids: Sequence[str]) -> None:
-        """Delete memories by id, and their graph mentions."""
+    def delete_many(self, ids: Sequence[str], *, graph: bool = True) -> None:
+        """Delete memories by id, and their graph mentions unless the caller forgets them."""
         batch = list(ids)
         if batch:
             self._vectors.delete(MEMORIES, batch)
-            self._forget_graph(batch)
+            if graph:
+                self.forget_graph(batch)
 
     def delete(self, ident: str) -> None:
         """Delete a chunk and its graph mentions; NotFound when there is none."""
         self._get(ident)
         self._vectors.delete(MEMORIES, [ident])
-        self._forget_graph([ident])
+        self.forget_graph([ident])
 
     def prune(self, ids: Sequence[str]) -> None:
         """Delete memories chosen by hygiene, and their graph mentions (whoever owns the graph)."""
@@ -462,7 +464,7 @@ class MemoryWriter:
         if not batch:
             return
         self._vectors.delete(MEMORIES, batch)
-        self._forget_graph(batch)
+        self.forget_graph(batch)
 
     def set_tiers(self, tiers: Mapping[str, Tier], now: datetime) -> None:
         """Apply decay tier transitions (memory id -> new tier)."""

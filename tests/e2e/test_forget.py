@@ -18,6 +18,7 @@ pytestmark = pytest.mark.slow
 
 TOKEN = 'f' * 32
 AUTH = {'Authorization': f'Bearer {TOKEN}'}
+T0, T1 = '2026-05-01T10:00:00Z', '2026-05-01T10:01:00Z'
 
 
 @pytest.fixture(scope='module')
@@ -107,3 +108,72 @@ def test_a_fact_another_live_memory_also_says_stays_current(app, client, scope):
     assert [f['object'] for f in facts(client, scope, 'Bob')] == ['Berlin']
     client.delete(f'/v1/memories/{second["id"]}', headers=AUTH)
     assert facts(client, scope, 'Bob') == []
+
+
+def test_forgetting_a_user_removes_their_memories_episodes_and_graph_facts(app, client, scope):
+    other = f'{scope}x'
+    ann = write(client, scope=scope, user_id='ann', text='Bob moved to Berlin in 2024.')
+    kept = write(client, scope=scope, user_id='joe', text='Carol works at Initech.')
+    elsewhere = write(client, scope=other, user_id='ann', text='Ann likes green tea.')
+    wait_for_fact(client, scope, 'Bob', 'Berlin')
+    wait_for_fact(client, scope, 'Carol', 'Initech')
+    session = {
+        'scope': scope,
+        'user_id': 'ann',
+        'messages': [
+            {'role': 'user', 'content': 'I am planning a trip to Lisbon in May.', 'ts': T0},
+            {'role': 'assistant', 'content': 'Lisbon in May is lovely.', 'ts': T1},
+        ],
+    }
+    accepted = client.post('/v1/sessions/s-ann/complete', json=session, headers=AUTH)
+    assert accepted.status_code == 202, accepted.get_json()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not episodes(client, scope, 'ann'):
+        time.sleep(0.1)
+    assert episodes(client, scope, 'ann')
+    response = client.post(
+        '/v1/admin/forget', json={'scope': scope, 'user_id': 'ann'}, headers=AUTH
+    )
+    assert response.status_code == 200, response.get_json()
+    report = response.get_json()
+    assert (report['memories'], report['episodes']) == (1, 1)
+    assert report['graph_facts'] >= 1
+    assert client.get(f'/v1/memories/{ann["id"]}', headers=AUTH).status_code == 404
+    assert episodes(client, scope, 'ann') == []
+    assert [f for f in facts(client, scope, 'Bob') if f['object'] == 'Berlin'] == []
+    assert ann['id'] not in mentioned(app, scope, 'Bob')
+    # another user of the scope and the same user in another scope are untouched
+    assert client.get(f'/v1/memories/{kept["id"]}', headers=AUTH).status_code == 200
+    assert [f['object'] for f in facts(client, scope, 'Carol')] == ['Initech']
+    assert client.get(f'/v1/memories/{elsewhere["id"]}', headers=AUTH).status_code == 200
+
+
+def test_forgetting_a_scope_removes_everything_in_it(app, client, scope):
+    for text in ('Bob moved to Berlin in 2024.', 'Carol works at Initech.'):
+        write(client, scope=scope, text=text)
+    wait_for_fact(client, scope, 'Bob', 'Berlin')
+    wait_for_fact(client, scope, 'Carol', 'Initech')
+    response = client.post('/v1/admin/forget', json={'scope': scope}, headers=AUTH)
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()['memories'] == 2
+    listed = client.get(f'/v1/memories?scope={scope}', headers=AUTH).get_json()
+    assert listed['items'] == []
+    assert facts(client, scope, 'Bob') == [] and facts(client, scope, 'Carol') == []
+
+
+@pytest.mark.parametrize('body', [{}, {'scope': 'not a scope'}, {'user_id': ''}, {'x': 1}])
+def test_forget_needs_a_valid_scope_or_user(client, body):  # type: ignore[no-untyped-def]
+    response = client.post('/v1/admin/forget', json=body, headers=AUTH)
+    assert response.status_code == 422, response.get_json()
+
+
+def test_only_the_admin_may_forget(client, scope):  # type: ignore[no-untyped-def]
+    response = client.post('/v1/admin/forget', json={'scope': scope})
+    assert response.status_code == 401
+
+
+def episodes(client, scope: str, user_id: str) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    url = f'/v1/episodes?scope={scope}&user_id={user_id}'
+    response = client.get(url, headers=AUTH)
+    assert response.status_code == 200, response.get_json()
+    return list(response.get_json()['episodes'])

@@ -1,0 +1,89 @@
+"""Forget a user or a scope: the "right to be forgotten" across every store that holds them.
+
+Memories and episodes are deleted from the vector store. In the graph their mentions are
+dropped and the facts only they said are retracted (`expired_at`), as a single delete does:
+the graph keeps facts as history and never erases them, and a retracted fact is never returned
+as current again. Queued jobs of a forgotten memory find nothing and do nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from consolidation.episodic import ensure_episodes
+from core.scopes import Identifier, ScopeId
+from recall.models import EPISODES, MEMORIES
+from vectors.models import PointFilter
+
+if TYPE_CHECKING:
+    from consolidation.context import JobContext
+
+_PAGE = 512
+
+
+class ForgetIn(BaseModel):
+    """`POST /v1/admin/forget` body: a scope, a user (in every scope, or in `scope`), or both."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    scope: ScopeId | None = None
+    user_id: Identifier | None = None
+
+    @model_validator(mode='after')
+    def _something(self) -> ForgetIn:
+        if self.scope is None and self.user_id is None:
+            raise ValueError('give a scope, a user_id or both')
+        return self
+
+
+class ForgetReport(BaseModel):
+    """What was forgotten, per store."""
+
+    scope: str | None
+    user_id: str | None
+    memories: int = Field(description='memories deleted from the vector store')
+    episodes: int = Field(description='episodes deleted from the vector store')
+    graph_sources: int = Field(description='memories and episodes unlinked in the graph')
+    graph_facts: int | None = Field(
+        description='graph facts retracted (only they said them); null when another process '
+        'owns the graph and forgets them from a queued job'
+    )
+
+
+def _ids(ctx: JobContext, collection: str, flt: PointFilter) -> list[str]:
+    out: list[str] = []
+    offset: str | None = None
+    while True:
+        points, offset = ctx.vectors.scroll(collection, flt, _PAGE, offset)
+        out.extend(p.id for p in points)
+        if offset is None:
+            return out
+
+
+def forget(ctx: JobContext, req: ForgetIn) -> ForgetReport:
+    """Delete every memory and episode of `req` and forget them in the graph."""
+    flt = PointFilter(scopes=[req.scope] if req.scope else None)
+    if req.user_id is not None:
+        flt.any_of['user_id'] = [req.user_id]
+    memories = _ids(ctx, MEMORIES, flt)
+    ensure_episodes(ctx)
+    episodes = _ids(ctx, EPISODES, flt)
+    if episodes:
+        ctx.vectors.delete(EPISODES, episodes)
+    facts: int | None = None
+    if ctx.kg is not None:
+        ctx.writer.delete_many(memories, graph=False)
+        facts = ctx.kg.forget_chunks([*memories, *episodes])
+    else:
+        ctx.writer.delete_many(memories)
+        ctx.writer.forget_graph(episodes)
+    return ForgetReport(
+        scope=req.scope,
+        user_id=req.user_id,
+        memories=len(memories),
+        episodes=len(episodes),
+        graph_sources=len(memories) + len(episodes),
+        graph_facts=facts,
+    )
