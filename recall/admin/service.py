@@ -22,6 +22,7 @@ from core.clock import Clock, storable
 from core.errors import InvalidInput
 from core.scopes import ScopeId
 from core.text import EMAIL_PATTERN
+from recall.admin.collisions import owned, split_merges
 from recall.models import MEMORIES, Chunk, chunk_id
 from recall.normalize import content_hash, normalize_text
 from recall.schemas import MemoryText
@@ -311,6 +312,9 @@ class MemoryAdmin:
         """Embed and upsert chunks exactly as given (ids, tiers and timestamps kept)."""
         self._writer.store(chunks)
 
+    def _scopes_of(self, ids: Sequence[str]) -> dict[str, str]:
+        return {p.id: str(p.payload.get('scope')) for p in self._vectors.retrieve(MEMORIES, ids)}
+
     def _existing_ids(self, ids: Iterable[str]) -> set[str]:
         wanted = list(dict.fromkeys(ids))
         return {p.id for p in self._vectors.retrieve(MEMORIES, wanted)} if wanted else set()
@@ -465,10 +469,14 @@ class MemoryAdmin:
     ) -> None:
         if not batch:
             return
+        found = self._vectors.retrieve(MEMORIES, [c.id for c in batch])
+        stored = {p.id: p.payload for p in found}
+        taken = {i: str(p.get('scope')) for i, p in stored.items()}
+        batch = [owned(c, taken, self._scopes_of) for c in batch]
         keep: dict[str, Chunk] = {}
+        merges: dict[str, dict[str, Any]] = {}
         if dedupe == Dedupe.NONE:
-            # ids are kept, so a repeated id replaces the earlier record (last one wins)
-            keep = {c.id: c for c in batch}
+            keep, merges = split_merges(batch, stored)
             report.imported += len(batch)
         else:
             stored_ids = self._existing_ids(c.id for c in batch)
@@ -487,6 +495,7 @@ class MemoryAdmin:
             report.imported += len(keep)
         if not dry_run:
             self.store(list(keep.values()))
+            self._writer.update(merges)
 
     # ---- snapshot and hydrate ---------------------------------------------------------------
 

@@ -4,6 +4,7 @@ the graph facts they were the only source of. Over HTTP on the real app."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -146,3 +147,64 @@ def test_concurrent_writes_with_one_entity_key_store_one_memory(app, client, aut
     assert Counter(a['status'] for a in answers) == {'created': 1, 'merged': 9}
     stats = client.get(f'/v1/memory/stats?scope={scope}', headers=auth).get_json()
     assert stats['total'] == 1
+
+
+# ---- 5. imports append ---------------------------------------------------------------------
+
+
+def export(client, auth, scope: str) -> list[dict]:  # type: ignore[no-untyped-def,type-arg]
+    response = client.get(f'/v1/admin/export?scope={scope}', headers=auth)
+    assert response.status_code == 200
+    return [json.loads(line) for line in response.get_data(as_text=True).splitlines()]
+
+
+def import_(client, auth, records, dedupe: str):  # type: ignore[no-untyped-def]
+    body = ''.join(json.dumps(r) + '\n' for r in records)
+    response = client.post(f'/v1/admin/import?dedupe={dedupe}', data=body, headers=auth)
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+def stats_total(client, auth, scope: str) -> int:  # type: ignore[no-untyped-def]
+    return int(client.get(f'/v1/memory/stats?scope={scope}', headers=auth).get_json()['total'])
+
+
+@pytest.mark.parametrize('dedupe', ['none', 'id', 'id_text'])
+def test_an_import_into_another_scope_appends_and_leaves_the_source_alone(
+    client, auth, scope, dedupe
+):
+    texts = ['Ann likes green tea.', 'Ann lives in Porto.', 'Ann has a cat named Miso.']
+    for text in texts:
+        write(client, auth, scope=scope, kind='fact', text=text)
+    records = export(client, auth, scope)
+    target = f'{scope}b'
+    report = import_(client, auth, [{**r, 'scope': target} for r in records], dedupe)
+    assert report['imported'] == 3
+    assert stats_total(client, auth, scope) == 3
+    assert stats_total(client, auth, target) == 3
+    copies = export(client, auth, target)
+    assert sorted(c['text'] for c in copies) == sorted(texts)
+    assert not {c['id'] for c in copies} & {r['id'] for r in records}
+    # the copies' ids derive from their own scope: writing the text there merges into them
+    again = write(client, auth, scope=target, kind='fact', text='Ann lives in Porto.')
+    assert again['status'] == 'merged'
+
+
+def test_reimporting_into_the_same_scope_merges_and_only_adds(client, auth, scope):
+    first = write(client, auth, scope=scope, kind='fact', text='Ann likes green tea.', pinned=True)
+    records = export(client, auth, scope)
+    changed = {
+        **records[0],
+        'pinned': False,
+        'importance': 0.1,
+        'text': 'Ann likes black coffee.',
+        'metadata': {'from': 'import'},
+        'tags': ['imported'],
+    }
+    report = import_(client, auth, [changed], 'none')
+    assert report['imported'] == 1
+    stored = read(client, auth, first['id'])
+    assert stored['text'] == 'Ann likes green tea.'
+    assert stored['pinned'] is True and stored['importance'] >= records[0]['importance']
+    assert stored['metadata'] == {'from': 'import'} and stored['tags'] == ['imported']
+    assert stats_total(client, auth, scope) == 1
