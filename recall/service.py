@@ -453,6 +453,7 @@ class RecallService:
         factors: dict[str, dict[str, float]] = {}
         best_by_text: dict[str, Hit] = {}
         below = 0
+        less_trusted: set[str] = set()
         for ident in order if req.explain else window:
             payload = payloads[ident]
             expires = payload.get('expires_at')
@@ -512,10 +513,13 @@ class RecallService:
                 metadata=chunk.metadata,
             )
             # the user's own copy of a text wins over a shared twin of it
+            if trusted != 1.0:
+                less_trusted.add(hit.id)
             twin = best_by_text.get(chunk.content_hash)
-            if twin is None or hit.score > twin.score:
+            if twin is None or (hit.score, twin.id in less_trusted) > (twin.score, False):
                 best_by_text[chunk.content_hash] = hit
-        ranked = sorted(best_by_text.values(), key=lambda h: (-h.score, h.id))
+        # on equal scores trusted memories rank first (seed 004)
+        ranked = sorted(best_by_text.values(), key=lambda h: (-h.score, h.id in less_trusted, h.id))
         return _Ranked(hits=ranked, below_floor=below, factors=factors, speakers=named)
 
     @staticmethod

@@ -28,7 +28,7 @@ from recall.normalize import content_hash, normalize_text
 from recall.ports import GraphIndex
 from recall.read.context import speaker_of
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
-from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Source, Tier
+from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Source, Tier, Trust
 from recall.write.capture import CaptureDecision, capture
 from recall.write.conflicts import detect
 from recall.write.guards import explicit_injection
@@ -300,6 +300,10 @@ class MemoryWriter:
         for point in similar:
             if point.id == chunk.id or point.id in fresh:
                 continue
+            if _rank(chunk.trust) < _rank(point.payload.get('trust')):
+                # seed 004: a less trusted write neither merges into nor supersedes a more
+                # trusted memory; it is kept beside it and ranks below it
+                continue
             if point.score >= MERGE_COSINE:
                 return point.id, []
             if point.score < CONFLICT_MIN_COSINE:
@@ -329,7 +333,7 @@ class MemoryWriter:
             expires_at=item.expires_at,
             source=item.source,
             source_ref=item.source_ref,
-            trust=item.trust,
+            trust=trust_of(item),
             tags=item.tags,
             content_hash=content_hash(item.text),
             entity_key=item.entity_key,
@@ -347,6 +351,13 @@ class MemoryWriter:
         """The payload change of merging `item` into the stored `base`: a merge only adds. It
         keeps the pin, the higher importance, the older event time, the stored metadata (its
         keys win; new keys are added) and the union of tags, and counts one more access."""
+        if _rank(trust_of(item)) < _rank(base.get('trust')):
+            # the same text from a less trusted source is one more access and nothing else
+            return {
+                'access_count': int(base.get('access_count', 0)) + 1,
+                'accessed_at': to_epoch(now),
+                'updated_at': to_epoch(now),
+            }
         importance = max(float(base.get('importance', 0.5)), item.importance or 0.0)
         pinned = bool(base.get('pinned')) or item.pinned
         tags = list(dict.fromkeys([*base.get('tags', []), *item.tags]))
@@ -361,6 +372,8 @@ class MemoryWriter:
         }
         if pinned:
             change['tier'] = Tier.CORE.value
+        if _rank(trust_of(item)) > _rank(base.get('trust')):
+            change['trust'] = trust_of(item).value
         stored_at = base.get('created_at')
         if item.created_at is not None and (
             not isinstance(stored_at, int | float) or to_epoch(item.created_at) < stored_at
@@ -511,6 +524,22 @@ class MemoryWriter:
             }
         if updates:
             self._vectors.set_payload(MEMORIES, updates)
+
+
+def trust_of(item: MemoryIn) -> Trust:
+    """The trust a write is stored with: tool output is untrusted whatever it claims (seed 004:
+    skip tool outputs, prefer user text), quarantined stays quarantined."""
+    if item.source == Source.TOOL and item.trust == Trust.TRUSTED:
+        return Trust.UNTRUSTED
+    return item.trust
+
+
+_TRUST_RANK: dict[str, int] = {Trust.QUARANTINED: 0, Trust.UNTRUSTED: 1, Trust.TRUSTED: 2}
+
+
+def _rank(trust: object) -> int:
+    # a stored payload without a trust field predates trust: it was written as trusted
+    return _TRUST_RANK.get(str(trust), 2)
 
 
 @contextmanager

@@ -208,3 +208,62 @@ def test_reimporting_into_the_same_scope_merges_and_only_adds(client, auth, scop
     assert stored['pinned'] is True and stored['importance'] >= records[0]['importance']
     assert stored['metadata'] == {'from': 'import'} and stored['tags'] == ['imported']
     assert stats_total(client, auth, scope) == 1
+
+
+# ---- 6. untrusted never displaces trusted ---------------------------------------------------
+
+
+def search_ids(client, auth, scope: str, query: str) -> list[str]:  # type: ignore[no-untyped-def]
+    body = {'query': query, 'scope': scope, 'min_score': 0.0}
+    response = client.post('/v1/memory_search', json=body, headers=auth)
+    assert response.status_code == 200, response.get_json()
+    return [h['id'] for h in response.get_json()['hits']]
+
+
+def test_tool_output_never_supersedes_a_trusted_preference(client, auth, scope):
+    trusted = write(
+        client, auth, scope=scope, kind='preference', text='Alice likes coffee in the morning'
+    )
+    tool = write(
+        client,
+        auth,
+        scope=scope,
+        kind='preference',
+        text='Alice no longer likes coffee in the morning',
+        source='tool',
+    )
+    assert tool['status'] == 'created' and tool['superseded'] == []
+    assert tool['memory']['trust'] == 'untrusted'
+    assert read(client, auth, trusted['id'])['superseded_by'] is None
+    found = search_ids(client, auth, scope, 'Alice coffee in the morning')
+    assert found[0] == trusted['id'] and tool['id'] in found
+
+
+def test_an_untrusted_write_is_never_merged_into_a_trusted_memory(client, auth, scope):
+    trusted = write(client, auth, scope=scope, kind='fact', text='Lucky number is 88.')
+    tool = write(
+        client,
+        auth,
+        scope=scope,
+        kind='fact',
+        text='The lucky number is 88',
+        trust='untrusted',
+        importance=1.0,
+        pinned=True,
+    )
+    assert tool['status'] == 'created' and tool['id'] != trusted['id']
+    # the same text from a tool is the same id: it counts as an access and changes nothing else
+    same = write(
+        client, auth, scope=scope, kind='fact', text='Lucky number is 88.', source='tool',
+        importance=1.0, pinned=True, metadata={'from': 'tool'},
+    )  # fmt: skip
+    assert same['status'] == 'merged'
+    stored = read(client, auth, trusted['id'])
+    assert (stored['trust'], stored['pinned'], stored['metadata']) == ('trusted', False, {})
+    assert stored['importance'] < 1.0 and stored['access_count'] == 1
+
+
+def test_a_trusted_write_still_supersedes_an_untrusted_one(client, auth, scope):
+    tool = write(client, auth, scope=scope, kind='preference', text='Bob likes tea', source='tool')
+    user = write(client, auth, scope=scope, kind='preference', text='Bob no longer likes tea')
+    assert user['superseded'] == [tool['id']]
