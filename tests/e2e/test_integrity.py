@@ -267,3 +267,36 @@ def test_a_trusted_write_still_supersedes_an_untrusted_one(client, auth, scope):
     tool = write(client, auth, scope=scope, kind='preference', text='Bob likes tea', source='tool')
     user = write(client, auth, scope=scope, kind='preference', text='Bob no longer likes tea')
     assert user['superseded'] == [tool['id']]
+
+
+# ---- 3. a semantic merge needs more than one cosine -----------------------------------------
+
+
+def capture(client, auth, scope: str, text: str):  # type: ignore[no-untyped-def]
+    response = client.post(
+        '/v1/memories/capture', json={'scope': scope, 'text': text}, headers=auth
+    )
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+def test_chinese_turns_the_english_model_cannot_read_are_both_kept(client, auth, scope):
+    capture(client, auth, scope, '我叫东升')
+    second = capture(client, auth, scope, '我喜欢狗,不喜欢猫')
+    assert [s['status'] for s in second['stored']] == ['created']
+    texts = sorted(r['text'] for r in export(client, auth, scope))
+    assert '我叫东升' in texts and any('狗' in t for t in texts)
+
+
+def test_chinese_preferences_with_the_english_model_merge_only_when_equal(client, auth, scope):
+    first = write(client, auth, scope=scope, kind='preference', text='我喜欢喝绿茶')
+    other = write(client, auth, scope=scope, kind='preference', text='我喜欢喝红茶')
+    same = write(client, auth, scope=scope, kind='preference', text='我喜欢喝绿茶。')
+    assert other['status'] == 'created'
+    assert (same['status'], same['merged_into']) == ('merged', first['id'])
+
+
+def test_a_semantic_merge_needs_the_same_kind_and_shared_words(client, auth, scope):
+    fact = write(client, auth, scope=scope, kind='fact', text='Lucky number is 88.')
+    entity = write(client, auth, scope=scope, kind='entity', text='The lucky number is 88')
+    assert entity['status'] == 'created' and entity['id'] != fact['id']
