@@ -15,6 +15,7 @@ from core.errors import Conflict
 from core.jobs import JobName
 from recall.models import ANY_USER, EPISODES, episodes_spec
 from recall.normalize import content_hash
+from recall.write.guards import redact_secrets
 from vectors.models import CollectionSpec, PointFilter, Range, VectorPoint
 
 if TYPE_CHECKING:
@@ -48,14 +49,26 @@ def ensure_episodes(services: JobContext) -> None:
 
 
 def complete_session(services: JobContext, session_key: str, session: SessionIn) -> tuple[str, str]:
-    """Accept a completed session: enqueue its episodic job; returns (job id, episode id)."""
+    """Accept a completed session: enqueue its episodic job; returns (job id, episode id).
+
+    Secret-looking spans (keys, passwords, card numbers) are redacted before the transcript is
+    queued, so neither the job store nor the episode ever holds them (seed 004).
+    """
+    messages = [m.model_dump(mode='json') for m in session.messages]
+    redacted = 0
+    for message in messages:
+        clean = redact_secrets(message['content'])
+        redacted += clean != message['content']
+        message['content'] = clean
+    if redacted:
+        log.info('session %s: secrets redacted from %d messages', session_key, redacted)
     params: dict[str, Any] = {
         'scope': session.scope,
         'user_id': session.user_id,
         'session_key': session_key,
         'compaction_count': session.compaction_count,
-        'messages': [m.model_dump(mode='json') for m in session.messages],
-        'summary': session.summary,
+        'messages': messages,
+        'summary': redact_secrets(session.summary) if session.summary else None,
     }
     job_id = services.jobs.enqueue(JobName.EPISODIC, **params)
     return job_id, episode_id(session.scope, session_key, session.compaction_count)
