@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from consolidation import llm, text
 from consolidation.models import Episode, SessionIn, SummarySource, episode_id, source_id
-from core.errors import Conflict
-from core.jobs import JobName
+from core.jobs import JobName, LockHeld
 from recall.models import ANY_USER, EPISODES, episodes_spec
 from recall.normalize import content_hash
 from recall.write.guards import redact_secrets
@@ -103,8 +102,11 @@ def summarize_session(services: JobContext, params: dict[str, Any]) -> dict[str,
         return {'episode_id': ident, 'status': 'exists'}
     # a replay racing the first run (another thread or worker) waits for it through a retry,
     # so downstream jobs are emitted once
-    if not services.jobs.claim(f'episode:{ident}', services.clock.now(), CREATE_LEASE_SECONDS):
-        raise Conflict(f'episode {ident} is being created by another job; retrying')
+    # a process killed mid-job leaves its lock behind: a live holder makes this run wait, a
+    # dead one's lock is taken over at once (the job is replayed from the outbox on restart)
+    held = services.jobs.lock(f'episode:{ident}', services.clock.now(), CREATE_LEASE_SECONDS)
+    if held:
+        raise LockHeld(f'episode {ident}', held)
 
     summary, origin = _summary(services, session)
     if not summary:
