@@ -51,6 +51,28 @@ EXPIRY_JOB = JobName.EXPIRY
 WORKER_ID = f'{socket.gethostname()}:{os.getpid()}'  # spawned worker processes import anew
 
 
+class _JobArgsOutOfLogs(logging.Filter):
+    """dramatiq logs a failed message with its arguments, which for a session job are the whole
+    transcript; above DEBUG a message is logged as `actor[id]` only, so no memory text reaches
+    the logs unless DEBUG is asked for."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno > logging.DEBUG and isinstance(record.args, tuple):
+            record.args = tuple(_brief(arg) for arg in record.args)
+        return True
+
+
+def _brief(arg: Any) -> Any:
+    if hasattr(arg, 'message_id') and hasattr(arg, 'actor_name'):
+        return f'{arg.actor_name}[{arg.message_id}]'
+    return arg
+
+
+_WORKER_LOG = logging.getLogger('dramatiq.worker.WorkerThread')
+if not any(isinstance(f, _JobArgsOutOfLogs) for f in _WORKER_LOG.filters):
+    _WORKER_LOG.addFilter(_JobArgsOutOfLogs())
+
+
 def queue_of(job: str) -> str:
     """The queue a job is routed to."""
     return JOB_QUEUES.get(job, DEFAULT_QUEUE)

@@ -22,6 +22,9 @@ log = logging.getLogger(__name__)
 FILENAME = 'jobs.sqlite3'
 # finished jobs stay readable this long, then they are forgotten
 KEEP_FINISHED = timedelta(days=7)
+# params this large hold memory text (a session transcript): when such a job finishes, the WAL
+# is checkpointed so the text leaves the disk too; small params (ids) are not worth the fsync
+TRANSCRIPT_BYTES = 256
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -114,6 +117,8 @@ class SqliteJobStore:
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self._db.execute('PRAGMA journal_mode=WAL')
             self._db.execute('PRAGMA synchronous=NORMAL')
+            # cleared params (whole session transcripts) are overwritten, not left in free pages
+            self._db.execute('PRAGMA secure_delete=ON')
             self._db.executescript(_SCHEMA)
             columns = {row[1] for row in self._db.execute('PRAGMA table_info(leases)')}
             if 'owner' not in columns:  # a data dir from before locks recorded their owner
@@ -165,11 +170,18 @@ class SqliteJobStore:
                 )
             else:
                 # a finished job is never replayed: its params (whole sessions) can go
+                row = self._db.execute(
+                    'SELECT length(params) FROM jobs WHERE id = ?', (job_id,)
+                ).fetchone()
                 self._db.execute(
                     'UPDATE jobs SET state = ?, error = ?, result = ?, params = NULL,'
                     ' updated_at = ? WHERE id = ?',
                     (state.value, error, _dumps(result), now, job_id),
                 )
+                if row is not None and (row[0] or 0) >= TRANSCRIPT_BYTES:
+                    # the WAL still holds the transcript as first written: fold it into the
+                    # database (where secure_delete zeroes it) and truncate the WAL file
+                    self._db.execute('PRAGMA wal_checkpoint(TRUNCATE)')
 
     def get(self, job_id: str) -> JobInfo | None:
         """A job's state, or None."""
