@@ -94,7 +94,7 @@ def test_logs_above_debug_carry_no_memory_text(served, scope, caplog):
     with caplog.at_level(logging.INFO):
         _complete_session(app.test_client(), scope, 'log-1')
         # a failed job: dramatiq logs the message it failed, with its arguments
-        message = dramatiq.Message(
+        message: dramatiq.Message[Any] = dramatiq.Message(
             queue_name='consolidation',
             actor_name='episodic',
             args=(),
