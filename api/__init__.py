@@ -7,6 +7,7 @@ import hmac
 import logging
 
 from flask import Flask, g, jsonify, request
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 # importing api.operations registers the built-in routes in the OpenAPI document
 from api import errors, observability, openapi, operations, ui  # noqa: F401
@@ -44,7 +45,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
     @app.before_request
     def _authenticate() -> None:
-        if request.endpoint in PUBLIC_ENDPOINTS or request.endpoint is None:
+        endpoint = request.endpoint or _endpoint_of_other_method(app)
+        if endpoint in PUBLIC_ENDPOINTS or endpoint is None:
             return
         if request.method == 'OPTIONS':
             return  # CORS preflights carry no token; Flask answers them without running a view
@@ -62,6 +64,20 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     for blueprint in (memory_bp, graph_bp, sessions_bp, admin_bp, agents_bp, capture_bp, ui.bp):
         app.register_blueprint(blueprint)
     return app
+
+
+def _endpoint_of_other_method(app: Flask) -> str | None:
+    """The endpoint a 405 request would reach with an allowed method, so that a caller
+    without a token learns nothing about a private route (401 before 405); None for a 404."""
+    exc = request.routing_exception
+    if not isinstance(exc, MethodNotAllowed) or not exc.valid_methods:
+        return None
+    adapter = app.url_map.bind_to_environ(request.environ)
+    try:
+        endpoint, _ = adapter.match(method=next(iter(exc.valid_methods)))
+    except HTTPException:
+        return None
+    return str(endpoint)
 
 
 def authenticate(services: Services, header: str | None) -> Principal:

@@ -15,6 +15,7 @@ from core.scopes import Identifier, ScopeId
 from recall.admin.service import Dedupe, MemoryAdmin, render_snapshot
 from recall.documents.index import MAX_PATH_CHARS, DocumentIndex, check_path
 from recall.documents.markdown import chunk_texts
+from recall.write.guards import redact_secret_fields
 
 bp = Blueprint('admin', __name__, url_prefix='/v1')
 
@@ -35,20 +36,27 @@ class ExportArgs(BaseModel):
     model_config = ConfigDict(extra='forbid')
 
     scope: ScopeId | None = None
-    redact: bool = False
+    redact: bool | None = Field(
+        default=None,
+        description='unset: secret-looking spans (keys, passwords, card numbers) are masked; '
+        'true: emails and phone numbers too; false: nothing is masked',
+    )
 
 
 @bp.get('/admin/export')
 def export() -> Response:
-    """JSONL, one chunk per line, ordered by scope then id; `redact` masks emails and phones."""
+    """JSONL, one chunk per line, ordered by scope then id; secrets masked unless `redact=false`,
+    emails and phones too with `redact=true`."""
     _require_admin()
     args = parse_args(ExportArgs)
     admin = _admin()
     total = admin.count(args.scope)
+    secrets = args.redact is not False
 
     def lines() -> Iterator[str]:
-        for record in admin.export(args.scope, redact=args.redact):
-            yield json.dumps(record, ensure_ascii=False, sort_keys=True) + '\n'
+        for record in admin.export(args.scope, redact=args.redact is True):
+            out = redact_secret_fields(record) if secrets else record
+            yield json.dumps(out, ensure_ascii=False, sort_keys=True) + '\n'
 
     response = Response(stream_with_context(lines()), mimetype='application/x-ndjson')
     response.headers['X-Mnemos-Count'] = str(total)

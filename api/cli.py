@@ -43,9 +43,8 @@ def ensure_token(settings: Settings) -> tuple[Settings, Path | None]:
 
 def serve(args: argparse.Namespace) -> int:
     """Run the API with waitress on the embedded default (or the configured servers)."""
-    from waitress import serve as waitress_serve
-
     from api import create_app
+    from api.serving import serve as waitress_serve
 
     overrides: dict[str, Any] = {}
     if args.host:

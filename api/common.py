@@ -55,9 +55,10 @@ def pydantic_details(exc: ValidationError, prefix: tuple[str | int, ...] = ()) -
     return [{'loc': [*prefix, *e['loc']], 'msg': e['msg'], 'type': e['type']} for e in errors]
 
 
-def json_body() -> Any:
+def json_body(*, check_values: bool = True) -> Any:
     """The parsed JSON body: 400 naming the problem if it is not strict JSON (no NaN or
-    Infinity), 422 naming the value nested deeper than 32 levels."""
+    Infinity), 422 naming the value nested deeper than 32 levels and, unless `check_values` is
+    off (routes that report per item), the first value the store cannot keep unchanged."""
     if not request.is_json:
         raise MalformedRequest(
             'send a JSON body with Content-Type: application/json', details={'loc': ['body']}
@@ -71,7 +72,25 @@ def json_body() -> Any:
     deep = jsonsafe.too_deep(data)
     if deep is not None:
         raise RequestTooDeep(deep)
+    if check_values:
+        check_storable(data)
     return data
+
+
+def check_storable(data: Any, prefix: tuple[str | int, ...] = ()) -> None:
+    """422 naming the first key or value (lone surrogate, integer beyond 64 bits) that the
+    store would refuse or silently change."""
+    bad = jsonsafe.unstorable(data)
+    if bad is not None:
+        raise ValueUnstorable([*prefix, *bad[0]], bad[1])
+
+
+class ValueUnstorable(InvalidInput):
+    """A value of the body cannot be stored as sent; `details` name where."""
+
+    def __init__(self, loc: list[str | int], reason: str) -> None:
+        super().__init__('.'.join(map(str, loc)) or 'body', reason)
+        self.details = [{'loc': loc, 'msg': reason, 'type': 'value_error'}]
 
 
 class RequestTooDeep(InvalidInput):

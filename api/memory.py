@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from api.common import (
     RequestInvalid,
+    check_storable,
     json_body,
     parse_args,
     parse_json,
@@ -67,7 +68,8 @@ class BatchIn(BaseModel):
 @bp.post('/memories/batch')
 def create_memories() -> tuple[Response, int]:
     """Write up to `max_batch_items` memories; each item gets its own result or error."""
-    data = json_body()
+    # values are checked per item below: one unstorable item must not sink the other 99
+    data = json_body(check_values=False)
     if not isinstance(data, dict):
         raise MalformedRequest('body must be a JSON object', details={'loc': ['body']})
     try:
@@ -82,6 +84,7 @@ def create_memories() -> tuple[Response, int]:
     valid: list[tuple[int, MemoryIn]] = []
     for index, raw in enumerate(batch.items):
         try:
+            check_storable(raw, ('items', index))
             item = MemoryIn.model_validate(raw)
             caller.require_write(item.scope)
             services().writer.check_text(item.text, f'items.{index}.text')

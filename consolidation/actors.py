@@ -13,11 +13,37 @@ from collections.abc import Callable
 from typing import Any
 
 import dramatiq
+from dramatiq.middleware import CurrentMessage
+
+from core.jobs import LockHeld
 
 Runner = Callable[[str, dict[str, Any]], Any]
 
-# Retries back off 0.5 s to 30 s; a job failing 3 times in a row is marked failed.
-OPTIONS: dict[str, Any] = {'max_retries': 3, 'min_backoff': 500, 'max_backoff': 30_000}
+MAX_RETRIES = 3
+# A job waiting for a lock is retried until the lock's owner finishes or its TTL runs out
+# (0.5 s doubling to 30 s: 20 retries cover about 8 minutes, well past the longest TTL).
+MAX_LOCK_RETRIES = 20
+MIN_BACKOFF_MS = 500
+MAX_BACKOFF_MS = 30_000
+
+
+def _retry_when(retries: int, exception: BaseException) -> bool:
+    if isinstance(exception, WaitForLock):
+        return retries < MAX_LOCK_RETRIES
+    return retries < MAX_RETRIES
+
+
+class WaitForLock(dramatiq.Retry):
+    """A retry of a job whose lock another live run holds: not a failure of the job."""
+
+
+# Retries back off 0.5 s to 30 s; a job failing 3 times in a row is marked failed, while one
+# waiting for a lock waits up to the lock's TTL.
+OPTIONS: dict[str, Any] = {
+    'min_backoff': MIN_BACKOFF_MS,
+    'max_backoff': MAX_BACKOFF_MS,
+    'retry_when': _retry_when,
+}
 
 
 # The handler's result, handed to JobStateMiddleware in the same worker thread. Actors return
@@ -38,7 +64,15 @@ def declare(
     """Declare the actor of `job` on `broker`; its body only dispatches to the job's handler."""
 
     def perform(**params: Any) -> None:
-        _result.value = runner(job, params)
+        try:
+            _result.value = runner(job, params)
+        except LockHeld as exc:
+            message = CurrentMessage.get_current_message()
+            retries = message.options.get('retries', 0) if message is not None else 0
+            backoff = min(MIN_BACKOFF_MS * 2**retries, MAX_BACKOFF_MS)
+            # no later than the lock's end, and no busier than the backoff
+            delay = int(min(backoff, exc.retry_after * 1000 + 50))
+            raise WaitForLock(str(exc), delay=max(delay, 50)) from None
 
     perform.__name__ = perform.__qualname__ = job.replace('.', '_')
     return dramatiq.Actor(

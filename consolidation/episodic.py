@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from consolidation import llm, text
 from consolidation.models import Episode, SessionIn, SummarySource, episode_id, source_id
-from core.errors import Conflict
-from core.jobs import JobName
+from core.jobs import JobName, LockHeld
 from recall.models import ANY_USER, EPISODES, episodes_spec
 from recall.normalize import content_hash
+from recall.write.guards import redact_secrets
 from vectors.models import CollectionSpec, PointFilter, Range, VectorPoint
 
 if TYPE_CHECKING:
@@ -48,14 +48,26 @@ def ensure_episodes(services: JobContext) -> None:
 
 
 def complete_session(services: JobContext, session_key: str, session: SessionIn) -> tuple[str, str]:
-    """Accept a completed session: enqueue its episodic job; returns (job id, episode id)."""
+    """Accept a completed session: enqueue its episodic job; returns (job id, episode id).
+
+    Secret-looking spans (keys, passwords, card numbers) are redacted before the transcript is
+    queued, so neither the job store nor the episode ever holds them (seed 004).
+    """
+    messages = [m.model_dump(mode='json') for m in session.messages]
+    redacted = 0
+    for message in messages:
+        clean = redact_secrets(message['content'])
+        redacted += clean != message['content']
+        message['content'] = clean
+    if redacted:
+        log.info('session %s: secrets redacted from %d messages', session_key, redacted)
     params: dict[str, Any] = {
         'scope': session.scope,
         'user_id': session.user_id,
         'session_key': session_key,
         'compaction_count': session.compaction_count,
-        'messages': [m.model_dump(mode='json') for m in session.messages],
-        'summary': session.summary,
+        'messages': messages,
+        'summary': redact_secrets(session.summary) if session.summary else None,
     }
     job_id = services.jobs.enqueue(JobName.EPISODIC, **params)
     return job_id, episode_id(session.scope, session_key, session.compaction_count)
@@ -90,8 +102,11 @@ def summarize_session(services: JobContext, params: dict[str, Any]) -> dict[str,
         return {'episode_id': ident, 'status': 'exists'}
     # a replay racing the first run (another thread or worker) waits for it through a retry,
     # so downstream jobs are emitted once
-    if not services.jobs.claim(f'episode:{ident}', services.clock.now(), CREATE_LEASE_SECONDS):
-        raise Conflict(f'episode {ident} is being created by another job; retrying')
+    # a process killed mid-job leaves its lock behind: a live holder makes this run wait, a
+    # dead one's lock is taken over at once (the job is replayed from the outbox on restart)
+    held = services.jobs.lock(f'episode:{ident}', services.clock.now(), CREATE_LEASE_SECONDS)
+    if held:
+        raise LockHeld(f'episode {ident}', held)
 
     summary, origin = _summary(services, session)
     if not summary:

@@ -15,7 +15,7 @@ from core.scopes import Identifier, ScopeId
 
 # Fixed namespace: an episode id is the same in every process, version and replay.
 EPISODE_NAMESPACE = uuid.UUID('9d3c1f57-2a8e-4b0c-8f6e-6d6e656d6f4c')
-SESSION_KEY_RE = re.compile(r'^[A-Za-z0-9_.:-]{1,200}$')
+SESSION_KEY_RE = re.compile(r'^[A-Za-z0-9_.:-]{1,200}\Z')
 MAX_MESSAGES = 2000
 MAX_CONTENT_BYTES = 32 * 1024
 

@@ -22,6 +22,14 @@ class JobQueue(Jobs, Protocol):
         """Take lease `key` until `now + seconds` unless someone holds it; True when taken."""
         ...
 
+    def lock(self, key: str, now: datetime, seconds: float) -> float:
+        """Take the mutual-exclusion lock `key` of a running job until `now + seconds`.
+
+        Unlike a lease (a debounce that must hold across restarts), a lock held by a process
+        that is gone is taken over at once. 0.0 when taken, else the seconds it stays held.
+        """
+        ...
+
     def start(self, queues: frozenset[str] | None = None, threads: int | None = None) -> None:
         """Replay accepted jobs and consume `queues` (default: this process's own)."""
         ...
@@ -60,6 +68,11 @@ class JobStore(Protocol):
 
     def claim(self, key: str, now: datetime, seconds: float) -> bool:
         """Take lease `key` until `now + seconds` unless it is held past `now`."""
+        ...
+
+    def lock(self, key: str, now: datetime, seconds: float) -> float:
+        """Take lock `key` for this process until `now + seconds` unless a live owner holds it
+        past `now` (an owner recorded as gone loses it); 0.0 when taken, else the seconds left."""
         ...
 
     def close(self) -> None:

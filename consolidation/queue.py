@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import dramatiq
 from dramatiq.errors import BrokerConnectionError
-from dramatiq.middleware import Retries
+from dramatiq.middleware import CurrentMessage, Retries
 
 from consolidation import actors
 from consolidation.models import JobInfo
@@ -49,6 +49,28 @@ JOB_QUEUES: dict[str, str] = {
 WORKER_QUEUES = frozenset({DEFAULT_QUEUE})
 EXPIRY_JOB = JobName.EXPIRY
 WORKER_ID = f'{socket.gethostname()}:{os.getpid()}'  # spawned worker processes import anew
+
+
+class _JobArgsOutOfLogs(logging.Filter):
+    """dramatiq logs a failed message with its arguments, which for a session job are the whole
+    transcript; above DEBUG a message is logged as `actor[id]` only, so no memory text reaches
+    the logs unless DEBUG is asked for."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno > logging.DEBUG and isinstance(record.args, tuple):
+            record.args = tuple(_brief(arg) for arg in record.args)
+        return True
+
+
+def _brief(arg: Any) -> Any:
+    if hasattr(arg, 'message_id') and hasattr(arg, 'actor_name'):
+        return f'{arg.actor_name}[{arg.message_id}]'
+    return arg
+
+
+_WORKER_LOG = logging.getLogger('dramatiq.worker.WorkerThread')
+if not any(isinstance(f, _JobArgsOutOfLogs) for f in _WORKER_LOG.filters):
+    _WORKER_LOG.addFilter(_JobArgsOutOfLogs())
 
 
 def queue_of(job: str) -> str:
@@ -94,8 +116,8 @@ class _FailureListeners(dramatiq.Middleware):
     def after_process_message(
         self, broker: Any, message: Any, *, result: Any = None, exception: Any = None
     ) -> None:
-        if exception is None:
-            return
+        if exception is None or isinstance(exception, actors.WaitForLock):
+            return  # waiting for another run's lock is not a failed attempt
         final = bool(getattr(message, 'failed', False))
         for listener in self.listeners:
             try:
@@ -135,6 +157,8 @@ class DramatiqJobQueue:
         self._scheduler: threading.Thread | None = None
         self._closed = False
         broker.add_middleware(JobStateMiddleware(store), before=Retries)
+        # lets a job waiting for a lock back off by its own retry count (consolidation.actors)
+        broker.add_middleware(CurrentMessage())
         self._failures = _FailureListeners()
         broker.add_middleware(self._failures)
         for queue in (GRAPH_QUEUE, DEFAULT_QUEUE):
@@ -188,6 +212,10 @@ class DramatiqJobQueue:
     def claim(self, key: str, now: datetime, seconds: float) -> bool:
         """Take a lease (dreaming debounce, expiry schedule)."""
         return self._store.claim(key, now, seconds)
+
+    def lock(self, key: str, now: datetime, seconds: float) -> float:
+        """Take a job's lock (a dead owner's is taken over): 0.0, or the seconds it stays held."""
+        return self._store.lock(key, now, seconds)
 
     def pending(self) -> int:
         """How many accepted jobs have not finished (embedded outbox; 0 on Redis)."""
@@ -278,6 +306,10 @@ class InlineJobQueue:
     def claim(self, key: str, now: datetime, seconds: float) -> bool:
         """Take a lease."""
         return self._store.claim(key, now, seconds)
+
+    def lock(self, key: str, now: datetime, seconds: float) -> float:
+        """Take a job's lock: 0.0, or the seconds it stays held."""
+        return self._store.lock(key, now, seconds)
 
     def start(self, queues: frozenset[str] | None = None, threads: int | None = None) -> None:
         """Nothing runs in the background."""

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
+import os
+import socket
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -14,9 +17,14 @@ from consolidation.models import JobInfo, JobStatus
 from core.clock import Clock, from_epoch, to_epoch
 from core.errors import StoreUnavailable
 
+log = logging.getLogger(__name__)
+
 FILENAME = 'jobs.sqlite3'
 # finished jobs stay readable this long, then they are forgotten
 KEEP_FINISHED = timedelta(days=7)
+# params this large hold memory text (a session transcript): when such a job finishes, the WAL
+# is checkpointed so the text leaves the disk too; small params (ids) are not worth the fsync
+TRANSCRIPT_BYTES = 256
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -36,9 +44,53 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state);
 CREATE TABLE IF NOT EXISTS leases (
     key TEXT PRIMARY KEY,
-    until REAL NOT NULL
+    until REAL NOT NULL,
+    owner TEXT NOT NULL DEFAULT ''
 );
 """
+
+
+# ---- lock owners ------------------------------------------------------------------------------
+# A job's lock outlives the process that took it when that process is killed (kill -9, OOM, power
+# loss). Its owner is recorded as host:pid:start so that a restarted process can tell a dead
+# owner from a live one and take the lock at once, instead of waiting out its TTL; the start
+# token (boot id + the process's start tick) tells a recycled pid from the original process.
+
+
+def _start_token(pid: int) -> str | None:
+    try:
+        stat = Path(f'/proc/{pid}/stat').read_text()
+        boot = Path('/proc/sys/kernel/random/boot_id').read_text().strip()
+    except OSError:
+        return None
+    # the command name may hold spaces and parentheses: fields after the last ')' are fixed
+    return f'{boot[:8]}.{stat.rsplit(")", 1)[1].split()[19]}'
+
+
+def process_owner() -> str:
+    """This process as a lock owner: `host:pid:start-token`."""
+    pid = os.getpid()
+    return f'{socket.gethostname()}:{pid}:{_start_token(pid) or "-"}'
+
+
+def owner_alive(owner: str) -> bool:
+    """False only when `owner` (from `process_owner`) is surely gone: a process of this host
+    whose pid no longer runs, or now runs another program. Unknown owners count as alive."""
+    host, _, rest = owner.partition(':')
+    pid_text, _, token = rest.partition(':')
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return True  # another machine (or an old record): only its TTL can free the lock
+    pid = int(pid_text)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # it exists, as another user
+    if token in ('', '-'):
+        return True
+    current = _start_token(pid)
+    return current is None or current == token
 
 
 def _dumps(value: Any) -> str:
@@ -65,9 +117,15 @@ class SqliteJobStore:
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
             self._db.execute('PRAGMA journal_mode=WAL')
             self._db.execute('PRAGMA synchronous=NORMAL')
+            # cleared params (whole session transcripts) are overwritten, not left in free pages
+            self._db.execute('PRAGMA secure_delete=ON')
             self._db.executescript(_SCHEMA)
+            columns = {row[1] for row in self._db.execute('PRAGMA table_info(leases)')}
+            if 'owner' not in columns:  # a data dir from before locks recorded their owner
+                self._db.execute("ALTER TABLE leases ADD COLUMN owner TEXT NOT NULL DEFAULT ''")
         except sqlite3.Error as exc:
             raise StoreUnavailable(f'cannot open the job outbox {path}: {exc}') from exc
+        self._owner = process_owner()
         self._prune()
 
     def _prune(self) -> None:
@@ -112,11 +170,18 @@ class SqliteJobStore:
                 )
             else:
                 # a finished job is never replayed: its params (whole sessions) can go
+                row = self._db.execute(
+                    'SELECT length(params) FROM jobs WHERE id = ?', (job_id,)
+                ).fetchone()
                 self._db.execute(
                     'UPDATE jobs SET state = ?, error = ?, result = ?, params = NULL,'
                     ' updated_at = ? WHERE id = ?',
                     (state.value, error, _dumps(result), now, job_id),
                 )
+                if row is not None and (row[0] or 0) >= TRANSCRIPT_BYTES:
+                    # the WAL still holds the transcript as first written: fold it into the
+                    # database (where secure_delete zeroes it) and truncate the WAL file
+                    self._db.execute('PRAGMA wal_checkpoint(TRUNCATE)')
 
     def get(self, job_id: str) -> JobInfo | None:
         """A job's state, or None."""
@@ -161,6 +226,32 @@ class SqliteJobStore:
             )
             return cursor.rowcount == 1
 
+    def lock(self, key: str, now: datetime, seconds: float) -> float:
+        """Take lock `key` for this process unless a live owner holds it past `now`.
+
+        0.0 when taken, else the seconds until the holder's lock ends.
+        """
+        at = to_epoch(now)
+        key = f'lock:{key}'  # the leases table holds both; a lock never blocks a lease
+        with self._lock:
+            self._db.execute('BEGIN IMMEDIATE')
+            try:
+                row = self._db.execute(
+                    'SELECT until, owner FROM leases WHERE key = ?', (key,)
+                ).fetchone()
+                if row is not None and row[0] > at and (not row[1] or owner_alive(row[1])):
+                    return float(row[0] - at)
+                if row is not None and row[0] > at:
+                    log.info('lock %s: its owner %s is gone; taken over', key, row[1])
+                self._db.execute(
+                    'INSERT INTO leases (key, until, owner) VALUES (?, ?, ?) ON CONFLICT(key)'
+                    ' DO UPDATE SET until = excluded.until, owner = excluded.owner',
+                    (key, at + seconds, self._owner),
+                )
+                return 0.0
+            finally:
+                self._db.execute('COMMIT')
+
     def close(self) -> None:
         """Close the database."""
         with self._lock:
@@ -173,6 +264,17 @@ local held = redis.call('GET', KEYS[1])
 if held and tonumber(held) > tonumber(ARGV[1]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
 return 1
+"""
+# A lock's value is `until|owner`. Take it when absent, expired, or still holding ARGV[4] (the
+# value of a holder found dead); else return the holder's value.
+_LOCK = """
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[4] then
+  local untl = tonumber(string.match(held, '^[^|]+'))
+  if untl and untl > tonumber(ARGV[1]) then return held end
+end
+redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+return false
 """
 
 
@@ -188,6 +290,8 @@ class RedisJobStore:
         self._ns = namespace
         self._ttl = int(KEEP_FINISHED.total_seconds())
         self._claim = client.register_script(_CLAIM)
+        self._lock_script = client.register_script(_LOCK)
+        self._owner = process_owner()
 
     def _key(self, job_id: str) -> str:
         return f'{self._ns}:job:{job_id}'
@@ -270,6 +374,28 @@ class RedisJobStore:
         taken = self._claim(keys=[f'{self._ns}:lease:{key}'], args=[at, at + seconds, ttl])
         return bool(taken)
 
+    def lock(self, key: str, now: datetime, seconds: float) -> float:
+        """Take lock `key` for this process unless a live owner holds it past `now`.
+
+        0.0 when taken, else the seconds until the holder's lock ends.
+        """
+        at = to_epoch(now)
+        ttl = max(1, int(seconds) + 1)
+        value = f'{at + seconds}|{self._owner}'
+        keys = [f'{self._ns}:lock:{key}']
+        held = self._lock_script(keys=keys, args=[at, value, ttl, ''])
+        if held is None:
+            return 0.0
+        held = held.decode() if isinstance(held, bytes) else str(held)
+        until, _, owner = held.partition('|')
+        if not owner_alive(owner):
+            log.info('lock %s: its owner %s is gone; taken over', key, owner)
+            again = self._lock_script(keys=keys, args=[at, value, ttl, held])
+            if again is None:
+                return 0.0
+            until = (again.decode() if isinstance(again, bytes) else str(again)).split('|')[0]
+        return max(0.0, float(until) - at)
+
     def close(self) -> None:
         """Release the connection pool."""
         self._redis.close()
@@ -283,6 +409,7 @@ class InMemoryJobStore:
         self._jobs: dict[str, JobInfo] = {}
         self._params: dict[str, tuple[str, str, dict[str, Any]]] = {}
         self._leases: dict[str, float] = {}
+        self._locks: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def create(
@@ -344,6 +471,16 @@ class InMemoryJobStore:
                 return False
             self._leases[key] = at + seconds
             return True
+
+    def lock(self, key: str, now: datetime, seconds: float) -> float:
+        """Take lock `key` unless held past `now`: 0.0 when taken, else the seconds left."""
+        at = to_epoch(now)
+        with self._lock:
+            until = self._locks.get(key, float('-inf'))
+            if until > at:
+                return until - at
+            self._locks[key] = at + seconds
+            return 0.0
 
     def close(self) -> None:
         """Nothing to release."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Protocol
 
+from core.errors import Conflict
+
 
 class JobName(StrEnum):
     """Every background job; handlers are in `consolidation/registry.py`."""
@@ -31,3 +33,15 @@ class Jobs(Protocol):
         A `scope` param, when present, guards who may read the job's state.
         """
         ...
+
+
+class LockHeld(Conflict):
+    """A job found its lock held by another run that is still alive: it is retried after
+    `retry_after` seconds (never counted as a failure, so an accepted job is not lost to it)."""
+
+    code = 'lock_held'
+
+    def __init__(self, key: str, retry_after: float) -> None:
+        super().__init__(f'{key} is held by another run for {retry_after:.1f} s more; retrying')
+        self.key = key
+        self.retry_after = retry_after

@@ -10,8 +10,8 @@ from pydantic import AfterValidator
 from core.errors import InvalidScope
 
 ID_PATTERN = r'[A-Za-z0-9_.-]{1,128}'
-_SCOPE_RE = re.compile(rf'^(?:global|agent:{ID_PATTERN}(?::{ID_PATTERN})?|team:{ID_PATTERN})$')
-_ID_RE = re.compile(rf'^{ID_PATTERN}$')
+_SCOPE_RE = re.compile(rf'^(?:global|agent:{ID_PATTERN}(?::{ID_PATTERN})?|team:{ID_PATTERN})\Z')
+_ID_RE = re.compile(rf'^{ID_PATTERN}\Z')
 GLOBAL = 'global'
 
 

@@ -15,6 +15,7 @@ from pydantic import (
     field_validator,
 )
 
+from core import jsonsafe
 from core.clock import aware_or_none, storable
 from core.scopes import Identifier, ScopeId
 from recall.tiers import ImportanceLabel, Kind, Source, Tier, Trust
@@ -34,8 +35,20 @@ def _aware(value: datetime | None) -> datetime | None:
     return aware_or_none(storable(value)) if value is not None else None
 
 
+def _storable(value: Any) -> Any:
+    # HTTP bodies are checked where they are parsed (naming the exact path); this covers the
+    # other ways in (MCP, scripts) so nothing the store would refuse or round reaches it
+    bad = jsonsafe.unstorable(value)
+    if bad is not None:
+        where = '.'.join(map(str, bad[0]))
+        raise ValueError(f'{where}: {bad[1]}' if where else bad[1])
+    return value
+
+
 # a memory's text: at least one character, and not whitespace only
 MemoryText = Annotated[str, Field(min_length=1), AfterValidator(_not_blank)]
+Metadata = Annotated[dict[str, Any], AfterValidator(_storable)]
+Tags = Annotated[list[str], Field(max_length=64), AfterValidator(_storable)]
 
 
 class MemoryIn(BaseModel):
@@ -52,11 +65,11 @@ class MemoryIn(BaseModel):
     pinned: bool = False
     created_at: datetime | None = Field(default=None, description='event time; default now')
     expires_at: datetime | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: Metadata = Field(default_factory=dict)
     source: Source = Source.USER
     source_ref: str | None = Field(default=None, max_length=512)
     trust: Trust = Trust.TRUSTED
-    tags: list[str] = Field(default_factory=list, max_length=64)
+    tags: Tags = Field(default_factory=list)
     tier: Tier | None = None
     entity_key: str | None = Field(
         default=None, min_length=3, max_length=256, description='e.g. phone:+4930123; dedup key'

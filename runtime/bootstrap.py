@@ -7,8 +7,10 @@ Nothing connects at import time.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agents.ports import AgentDirectory
@@ -91,6 +93,45 @@ def build_vector_store(settings: Settings) -> VectorStore:
     return QdrantVectorStore(client)
 
 
+# names (prefixes) of what the service keeps in the data dir: stores, their WAL/lock files, the
+# admin token and the embedder marker
+DATA_DIR_ENTRIES = (
+    'vectors',
+    'registry.sqlite3',
+    'jobs.sqlite3',
+    'graph.kuzu',
+    'api_token',
+    'embedder.json',
+)
+
+
+def make_private(data_dir: Path, *extra: Path | None) -> None:
+    """Keep memory readable by this user only: files 0600 and folders 0700 under `data_dir`
+    (and a graph folder kept elsewhere), now and for whatever this process creates later.
+
+    The umask is process-wide: the stores (Qdrant Edge segments, SQLite WAL files, Kuzu) create
+    files themselves, and the umask is the only hook every one of them honours.
+    """
+    os.umask(0o077)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir.chmod(0o700)
+    # only what the service keeps there: KG_DATA_DIR may be a folder that holds other things
+    ours = [p for p in data_dir.iterdir() if p.name.startswith(DATA_DIR_ENTRIES)]
+    for root in (*ours, *(p for p in extra if p is not None and p.exists())):
+        _chmod_tree(root)
+
+
+def _chmod_tree(root: Path) -> None:
+    paths = [root] if root.is_file() else [root, *root.rglob('*')]
+    for path in paths:
+        try:
+            if path.is_symlink():
+                continue
+            path.chmod(0o700 if path.is_dir() else 0o600)
+        except OSError:  # a file a store removed meanwhile, or not ours to change
+            continue
+
+
 def build(
     settings: Settings,
     *,
@@ -105,7 +146,7 @@ def build(
     owner. `consume_jobs=False` accepts jobs without running any here (the worker starts its own).
     """
     clock = clock or SystemClock()
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    make_private(settings.data_dir, settings.kuzu_path)
     closers: list[Any] = []
     vectors = build_vector_store(settings)
     closers.append(vectors.close)

@@ -1,8 +1,9 @@
 """Capture: decide what of a conversation turn becomes memory, without an LLM (seeds 000, 001).
 
 Order per turn: empty -> system channel -> role -> injected prompt (source tag, fingerprints) ->
-per sentence: question -> salience gate -> classification into seed 001's kinds, one candidate
-per fact ("我叫东升, 幸运数字是 88" gives an entity and a fact, never a raw note). Text stays in
+secret (keys, passwords, card numbers: seed 004) -> per sentence: question -> salience gate ->
+classification into seed 001's kinds, one candidate per fact ("我叫东升, 幸运数字是 88" gives an
+entity and a fact, never a raw note). Text stays in
 the input language. Deterministic capture (phone, email, ids, birthdays) runs on every sentence
 and makes it salient by itself.
 """
@@ -22,7 +23,7 @@ from recall.normalize import (
 )
 from recall.tiers import ImportanceLabel, Kind, Tier
 from recall.write.deterministic import Captured, deterministic_capture
-from recall.write.guards import injection_reason, is_system_channel
+from recall.write.guards import injection_reason, is_system_channel, secret_kind
 from recall.write.importance import grade, label_for
 
 MIN_CONFIDENCE = 0.55
@@ -36,6 +37,7 @@ class SkipReason(StrEnum):
     SYSTEM_CHANNEL = 'system_channel'
     NOT_USER = 'not_user'
     INJECTED = 'injected'
+    SECRET = 'secret'
     QUESTION = 'question'
     NOT_SALIENT = 'not_salient'
     LOW_CONFIDENCE = 'low_confidence'
@@ -476,6 +478,9 @@ def capture(
     injected = injection_reason(text, source)
     if injected is not None:
         return whole(SkipReason.INJECTED, injected)
+    secret = secret_kind(text)
+    if secret is not None:
+        return whole(SkipReason.SECRET, secret)
     candidates, skipped = _analyse(text, now)
     kept, dropped = _select(candidates)
     skipped += dropped

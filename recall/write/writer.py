@@ -31,7 +31,7 @@ from recall.schemas import MemoryIn, WriteResult, WriteStatus
 from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Source, Tier, Trust
 from recall.write.capture import CaptureDecision, capture
 from recall.write.conflicts import detect, merge_agrees
-from recall.write.guards import explicit_injection
+from recall.write.guards import explicit_skip
 from vectors.models import ChunkText, PointFilter, VectorPoint
 from vectors.ports import Embedder, SparseEncoder, VectorStore
 
@@ -174,13 +174,12 @@ class MemoryWriter:
             )
 
         for index, (item, ident) in enumerate(zip(items, ids, strict=True)):
-            injected = explicit_injection(item.text)
-            if injected is not None:
-                # the guard capture runs, on explicit writes too (seed 001): a prompt the
-                # runtime or an attacker wrote must not come back later as a recalled memory
-                results[index] = WriteResult(
-                    id=None, status=WriteStatus.SKIPPED, reason=f'injected:{injected}'
-                )
+            skip = explicit_skip(item.text)
+            if skip is not None:
+                # the guards capture runs, on explicit writes too (seeds 001, 004): a prompt the
+                # runtime or an attacker wrote, or a credential, must not come back later as a
+                # recalled memory
+                results[index] = WriteResult(id=None, status=WriteStatus.SKIPPED, reason=skip)
                 continue
             if ident in fresh or ident in existing or ident in bumps:
                 bump(ident, item, index, 'same text')

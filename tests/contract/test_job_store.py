@@ -116,3 +116,59 @@ def test_an_outbox_lists_the_jobs_not_finished(store: JobStore):
     store.started('j1', 'host:1')
     store.finished('j1', result=None)
     assert [(p[0], p[1], p[3]) for p in store.pending()] == [('j2', 'expiry', {})]
+
+
+def test_a_lock_is_held_until_it_expires_and_says_how_long(store: JobStore, clock: ManualClock):
+    t0 = clock.now()
+    assert store.lock('episode:1', t0, 120) == 0.0
+    assert store.lock('episode:1', t0 + timedelta(seconds=20), 120) == pytest.approx(100.0)
+    assert store.lock('episode:1', t0 + timedelta(seconds=120), 120) == 0.0
+    assert store.lock('episode:2', t0, 120) == 0.0
+    # locks and leases are separate: a lock does not hold a lease of the same key
+    assert store.claim('episode:2', t0, 120)
+
+
+def _dead_owner() -> str:
+    """The owner record of a process of this host that has exited."""
+    import socket
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, '-c', 'pass'])
+    proc.wait()
+    return f'{socket.gethostname()}:{proc.pid}:00000000.1'
+
+
+@pytest.mark.parametrize(
+    'store', ['sqlite', pytest.param('redis', marks=pytest.mark.integration)], indirect=True
+)
+def test_a_lock_whose_owner_died_is_taken_over_at_once(store: Any, clock: ManualClock):
+    """kill -9 leaves a job's lock behind; the restarted process must not wait out its TTL."""
+    t0 = clock.now()
+    owner = _dead_owner()
+    until = t0.timestamp() + 120
+    if isinstance(store, SqliteJobStore):
+        store._db.execute(
+            'INSERT INTO leases (key, until, owner) VALUES (?, ?, ?)',
+            ('lock:episode:9', until, owner),
+        )
+    else:
+        store._redis.set(f'{store._ns}:lock:episode:9', f'{until}|{owner}', ex=130)
+    assert store.lock('episode:9', t0 + timedelta(seconds=1), 120) == 0.0
+    # now this live process holds it
+    assert store.lock('episode:9', t0 + timedelta(seconds=2), 120) > 100
+
+
+def test_owner_liveness_tells_a_dead_or_recycled_pid_from_a_live_one():
+    import os
+    import socket
+
+    from consolidation.store import owner_alive, process_owner
+
+    me = process_owner()
+    assert owner_alive(me)
+    host, pid, _token = me.split(':', 2)
+    assert not owner_alive(f'{host}:{pid}:00000000.1')  # same pid, another process start
+    assert not owner_alive(_dead_owner())
+    assert owner_alive(f'another-{socket.gethostname()}:{os.getpid()}:x')  # cannot tell: alive
+    assert owner_alive('')  # an unknown (old) owner record

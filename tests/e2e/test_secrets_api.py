@@ -1,0 +1,107 @@
+"""Secrets never become memory (issue 12 item 9, seed 004): capture and explicit writes skip them
+with reason `secret`, sessions are redacted before they are queued, exports mask them."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+VISA_TEST_CARD = '4111 1111 1111 1111'
+
+
+@pytest.mark.parametrize(
+    ('text', 'kind'),
+    [
+        ('My API key is sk-live-abc123def456ghi789', 'api_key'),
+        ('我的密码是 hunter2', 'password'),
+        (f'My card number is {VISA_TEST_CARD}', 'card_number'),
+    ],
+)
+def test_capture_skips_a_secret_with_reason_secret(client, auth, scope, text, kind):
+    response = client.post(
+        '/v1/memories/capture', json={'scope': scope, 'text': text}, headers=auth
+    )
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body['stored'] == []
+    assert body['skipped'] == 'secret'
+    assert body['skipped_items'][0]['detail'] == kind
+    listed = client.get(f'/v1/memories?scope={scope}', headers=auth).get_json()
+    assert listed['items'] == []
+
+
+@pytest.mark.parametrize(
+    ('text', 'kind'),
+    [
+        ('My API key is sk-live-abc123def456ghi789', 'api_key'),
+        ('我的密码是 hunter2', 'password'),
+        (f'Company card: {VISA_TEST_CARD}', 'card_number'),
+    ],
+)
+def test_an_explicit_write_of_a_secret_is_skipped_like_an_injection(
+    client, auth, scope, text, kind
+):
+    response = client.post('/v1/memories', json={'scope': scope, 'text': text}, headers=auth)
+    assert response.status_code == 200
+    body = response.get_json()
+    assert (body['id'], body['status'], body['reason']) == (None, 'skipped', f'secret:{kind}')
+    batch = client.post(
+        '/v1/memories/batch',
+        json={'items': [{'scope': scope, 'text': text}, {'scope': scope, 'text': 'I like tea'}]},
+        headers=auth,
+    ).get_json()
+    assert [r['status'] for r in batch['results']] == ['skipped', 'created']
+    assert batch['results'][0]['reason'] == f'secret:{kind}'
+
+
+def test_ordinary_numbers_dates_and_phones_are_stored(client, auth, scope):
+    for text in (
+        'My phone number is +1 415 555 0100',
+        'My son Leo was born on 2019-03-03',
+        'Our order number 1234567890123 shipped',
+    ):
+        response = client.post('/v1/memories', json={'scope': scope, 'text': text}, headers=auth)
+        assert response.get_json()['status'] == 'created', text
+
+
+def test_a_session_transcript_is_redacted_before_it_is_queued(app, client, auth, scope):
+    messages = [
+        {'role': 'user', 'content': 'Let us set up the billing integration today.'},
+        {'role': 'user', 'content': 'My API key is sk-live-abc123def456ghi789 for billing.'},
+        {'role': 'assistant', 'content': 'Noted, the billing integration uses that key.'},
+    ]
+    for minute, message in enumerate(messages):
+        message['ts'] = f'2026-03-02T09:0{minute}:00Z'
+    response = client.post(
+        '/v1/sessions/secret-1/complete', json={'scope': scope, 'messages': messages}, headers=auth
+    )
+    assert response.status_code == 202
+    job_id = response.get_json()['job_id']
+    deadline = time.monotonic() + 60
+    while (job := client.get(f'/v1/jobs/{job_id}', headers=auth).get_json())['state'] != 'done':
+        assert job['state'] != 'failed' and time.monotonic() < deadline, job
+        time.sleep(0.05)
+    episodes = client.get(f'/v1/episodes?scope={scope}', headers=auth).get_json()['episodes']
+    assert episodes and all('sk-live' not in json.dumps(e) for e in episodes)
+
+
+def test_exports_mask_secrets_unless_redact_is_false(app, client, auth, scope):
+    # a secret can only arrive through an import (explicit writes skip it)
+    record = {'scope': scope, 'text': 'Deploy with AKIAIOSFODNN7EXAMPLE on Friday'}
+    client.post(
+        '/v1/admin/import',
+        data=json.dumps(record) + '\n',
+        content_type='application/x-ndjson',
+        headers=auth,
+    )
+
+    def export(query: str) -> list[dict]:
+        response = client.get(f'/v1/admin/export?scope={scope}{query}', headers=auth)
+        return [json.loads(line) for line in response.get_data(as_text=True).splitlines()]
+
+    [masked] = export('')
+    assert masked['text'] == 'Deploy with [redacted:aws_access_key] on Friday'
+    [raw] = export('&redact=false')
+    assert raw['text'] == record['text']
