@@ -47,15 +47,16 @@ def test_english_synonyms_map_to_the_functional_predicates(
     assert fact in triples(read(extractor, text))
 
 
-def test_a_month_is_never_an_object_and_no_predicate_is_outside_the_vocabulary(
+def test_a_month_is_never_an_object_and_light_verbs_are_never_predicates(
     extractor: SpacyExtractor,
 ):
     out = read(extractor, 'Alice joined Globex in March 2025.')
     assert triples(out) == {('Alice', 'works_at', 'Globex')}
     assert out.relations[0].valid_from == datetime(2025, 3, 1, tzinfo=UTC)
-    texts = ['I left Hooli in 2023 and went freelance.', 'I keep a homelab with three Pis.']
+    texts = ['I have two kids and a dog.', 'I do my best work after 10pm.', 'I got a 3D printer.']
     for text in texts:
-        assert {r.predicate for r in read(extractor, text).relations} <= KNOWN_PREDICATES
+        assert read(extractor, text).relations == [], text
+    assert 'works_at' in KNOWN_PREDICATES and 'lives_in' in KNOWN_PREDICATES
 
 
 def test_a_conjoined_verb_takes_the_date_of_its_own_clause(extractor: SpacyExtractor):
