@@ -49,8 +49,21 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
         ),
         'ago',
     ),
-    (re.compile(rf'\b(?:in|since|during)\s+{_MONTH}\b'), 'bare_month'),
+    (re.compile(rf'\b(?:in|since|during)\s+{_MONTH}\b(?!\.?,?\s+(?:of\s+)?\d{{4}})'), 'bare_month'),
+    # Chinese: 2024年3月5日, 2024年3月, 2024年, 去年 / 上个月 / 昨天
+    (re.compile(r'(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]'), 'iso'),
+    (re.compile(r'(\d{4})\s*年\s*(\d{1,2})\s*月'), 'ym'),
+    (re.compile(r'(\d{4})\s*年'), 'y'),
+    (re.compile(r'(去年|今年|明年|前年)'), 'zh_year'),
+    (re.compile(r'(上个?月|这个?月|本月|下个?月)'), 'zh_month'),
+    (re.compile(r'(昨天|今天|明天|前天)'), 'zh_day'),
+    (re.compile(r'(上周|上个星期|这周|本周|下周)'), 'zh_week'),
 ]
+_ZH_SHIFT = {
+    '去年': -1, '今年': 0, '明年': 1, '前年': -2, '上月': -1, '上个月': -1, '这月': 0,
+    '这个月': 0, '本月': 0, '下月': 1, '下个月': 1, '昨天': -1, '今天': 0, '明天': 1, '前天': -2,
+    '上周': -1, '上个星期': -1, '这周': 0, '本周': 0, '下周': 1,
+}  # fmt: skip
 
 
 def resolve_date(text: str, at: datetime) -> datetime | None:
@@ -85,8 +98,20 @@ def _resolve(kind: str, m: re.Match[str], at: datetime) -> datetime | None:
             return datetime(int(m[2]), MONTHS[m[1]], 1, tzinfo=UTC)
         if kind == 'y':
             return datetime(int(m[1]), 1, 1, tzinfo=UTC)
+        if kind == 'ym':
+            return datetime(int(m[1]), int(m[2]), 1, tzinfo=UTC)
     except ValueError:  # "31 February": not a date
         return None
+    if kind.startswith('zh_'):
+        shift = _ZH_SHIFT[m[1]]
+        if kind == 'zh_year':
+            return datetime(today.year + shift, 1, 1, tzinfo=UTC)
+        if kind == 'zh_month':
+            return (today + relativedelta(months=shift)).replace(day=1)
+        if kind == 'zh_day':
+            return today + timedelta(days=shift)
+        monday = today - timedelta(days=today.weekday())
+        return monday + timedelta(weeks=shift)
     if kind == 'rel_day':
         shift = {'yesterday': -1, 'today': 0, 'tonight': 0, 'tomorrow': 1}[m[1]]
         return today + timedelta(days=shift)

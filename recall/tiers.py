@@ -74,7 +74,7 @@ KIND_DEFAULTS: dict[Kind, tuple[Tier, float]] = {
     Kind.FAILURE: (Tier.WORKING, 0.5),
     Kind.SUMMARY: (Tier.WORKING, 0.6),
     Kind.DREAM: (Tier.WORKING, 0.7),
-    Kind.NOTE: (Tier.WORKING, 0.5),
+    Kind.NOTE: (Tier.PERIPHERAL, 0.2),  # seed 001: the compatibility bucket, 0.1-0.3
     Kind.DOCUMENT: (Tier.WORKING, 0.5),
     Kind.EPISODIC: (Tier.WORKING, 0.5),
 }

@@ -189,6 +189,16 @@ VERB_PREP = {
     ('graduate', 'from'): 'graduated_from',
     ('hire', 'by'): 'works_at',
     ('employ', 'by'): 'works_at',
+    # synonyms of the functional predicates: a new employer or home must end the old one
+    ('start', 'at'): 'works_at',
+    ('begin', 'at'): 'works_at',
+    ('join', 'at'): 'works_at',
+    ('base', 'in'): 'lives_in',
+    ('move', 'back'): 'lives_in',
+    ('settle', 'down'): 'lives_in',
+    ('switch', 'to'): 'uses',
+    ('migrate', 'to'): 'uses',
+    ('marry', 'with'): 'married_to',
 }
 VERB_OBJ = {
     'marry': 'married_to',
@@ -212,6 +222,9 @@ VERB_OBJ = {
     'teach': 'teaches',
     'play': 'plays',
     'attend': 'attends',
+    'drive': 'owns',
+    'buy': 'owns',
+    'purchase': 'owns',
 }
 REL_NOUNS = {
     **dict.fromkeys(('sister', 'brother', 'sibling', 'sis', 'bro'), 'sibling_of'),
@@ -228,6 +241,17 @@ REL_NOUNS = {
     **dict.fromkeys(('mentor',), 'mentor_of'),
     **dict.fromkeys(('neighbor', 'neighbour'), 'neighbor_of'),
 }
+# The predicate vocabulary (English and Chinese extraction share it): a verb or verb+preposition
+# outside it ("join_in", "start_at") is never stored, so no junk fact reaches the graph.
+KNOWN_PREDICATES = frozenset(
+    {*VERB_PREP.values(), *VERB_OBJ.values(), *REL_NOUNS.values()}
+    | {'role', 'member_of', 'works_at', 'reports_to', 'engaged_to'}
+)
+# verbs that say next to nothing without their object's meaning: never an open predicate
+LIGHT_VERBS = frozenset(
+    {'be', 'have', 'get', 'do', 'make', 'take', 'go', 'come', 'give', 'put', 'keep', 'let',
+     'say', 'tell', 'see', 'want', 'need', 'try', 'think', 'know', 'feel', 'look', 'seem'}
+)  # fmt: skip
 # predicates say what their ends are: stronger evidence than one NER label
 PREDICATE_TYPES: dict[str, tuple[EntityType | None, EntityType | None]] = {
     'works_at': (EntityType.PERSON, EntityType.ORG),

@@ -11,6 +11,8 @@ from kg.dates import resolve_date
 from kg.extraction.lexicon import (
     FACT_CHARS,
     HEAD_TYPES,
+    KNOWN_PREDICATES,
+    LIGHT_VERBS,
     NER_LABELS,
     NON_NAMES,
     NOT_ENTITIES,
@@ -198,8 +200,14 @@ class DocReader:
         text = self.text[doc[start].idx : last.idx + len(last.text)]  # what Span.text gives
         when = resolve_date(text, self.item.at) or self.item.at
         fact = text.strip()[:FACT_CHARS]
+        sentence_when = when
         for i in heads:
             tok = doc[i]
+            when = sentence_when
+            if tok.dep_ == 'conj':
+                # a conjoined verb's own words come first: "…and left in 2022" ends in 2022
+                own = tok.doc[tok.i : tok.right_edge.i + 1].text
+                when = resolve_date(own, self.item.at) or sentence_when
             if tok.dep_ == 'appos':
                 self._kinship_pair(tok.head, tok, when, fact)
             subjects = self._subjects(tok)
@@ -264,6 +272,10 @@ class DocReader:
     ) -> None:
         if not subj or not obj or subj == obj or (subj, predicate, obj) in self.seen:
             return
+        if obj.lower() in NON_NAMES:
+            return  # "Alice join_in march": a date read as a name
+        if predicate not in KNOWN_PREDICATES and predicate.split('_', 1)[0] in LIGHT_VERBS:
+            return  # "I have dog", "I do work": a light verb says nothing by itself
         self.seen.add((subj, predicate, obj))
         self.relations.append(
             RelationMention(
@@ -305,7 +317,8 @@ class DocReader:
                 if self._kinship(child) is not None:  # "Alice is Bob's sister"
                     pred, owner = self._kinship(child)  # type: ignore[misc]
                     self._emit(subj, pred, owner, when, fact)
-                elif self._kinship(subj_tok) is not None:  # "my sister is Alice"
+                elif self._kinship(subj_tok) is not None and _names_someone(child, subj_tok):
+                    # "my sister is Alice" (not "my wife Anna is a nurse")
                     pred, owner = self._kinship(subj_tok)  # type: ignore[misc]
                     self._emit(self._arg(child), pred, owner, when, fact)
                 elif child.tag_.startswith('NN') and child.lower_ not in SKIP_NOUNS:
@@ -413,6 +426,13 @@ class DocReader:
             attrs = self.entities[owner].attributes
             for key, values in found.items():
                 attrs[key] = list(dict.fromkeys([*attrs.get(key, []), *values]))
+
+
+def _names_someone(attr: Any, subj_tok: Any) -> bool:
+    """True when a copula's attribute names the subject's relative ("my sister is Alice"), not
+    a role of an already named subject ("my wife Anna is a nurse")."""
+    named = any(c.dep_ == 'appos' for c in subj_tok.children)
+    return not named and attr.tag_.startswith('NNP')
 
 
 def _conjuncts(tok: Any) -> list[Any]:

@@ -24,6 +24,7 @@ from kg.extraction.lexicon import (
 )
 from kg.extraction.pool import part_slots, read_ahead
 from kg.extraction.reader import DocReader, proper_runs, sentence_bounds
+from kg.extraction.zh_reader import ZhReader, is_chinese
 from kg.models import EntityType, Extraction, SourceText
 
 log = logging.getLogger(__name__)
@@ -51,6 +52,7 @@ class SpacyExtractor:
         self._lock = threading.Lock()  # spaCy pipelines are not documented as thread-safe
         self._votes: dict[str, Counter[EntityType]] = {}
         self._lemmas: dict[tuple[str, str], str] = {}
+        self._zh = ZhReader()  # Chinese texts: jieba, the same predicate vocabulary
 
     def _load(self) -> Any:
         if self._nlp is None:
@@ -98,6 +100,27 @@ class SpacyExtractor:
                     process.join(5)
 
     def _extract_here(self, texts: Sequence[SourceText]) -> list[Extraction]:
+        chinese = [is_chinese(t.text) for t in texts]
+        if not any(chinese):
+            return self._extract_english(texts)
+        english = iter(
+            self._extract_english([t for t, zh in zip(texts, chinese, strict=True) if not zh])
+        )
+        out = []
+        for item, zh in zip(texts, chinese, strict=True):
+            if not zh:
+                out.append(next(english))
+                continue
+            try:
+                out.append(self._zh.read(item))
+            except Exception:  # one odd text must not sink a batch
+                log.exception('Chinese extraction failed for one text; skipped')
+                out.append(Extraction())
+        return out
+
+    def _extract_english(self, texts: Sequence[SourceText]) -> list[Extraction]:
+        if not texts:
+            return []
         with self._lock:
             nlp = self._load()
             skip = [p for p in ('ner', 'lemmatizer', 'attribute_ruler') if p in nlp.pipe_names]

@@ -17,14 +17,33 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recall.normalize import (
-    name_key,
-    normalize_text,
-)
+from recall.normalize import name_key, normalize_text, strip_recall_blocks
 from recall.tiers import ImportanceLabel, Kind, Tier
 from recall.write.deterministic import Captured, deterministic_capture
 from recall.write.guards import injection_reason, is_system_channel, secret_kind
 from recall.write.importance import grade, label_for
+from recall.write.rules import (
+    ANAPHORIC_LESSON,
+    CONTINUATION,
+    DIET_FACT,
+    DIET_PREFERENCE,
+    FACT_EN,
+    FACT_ZH,
+    LESSON,
+    NAME_IM,
+    NOT_A_NAME,
+    POSSESSION,
+    PREFERENCE,
+    PROJECT,
+    PROJECT_STATUS,
+    RELATIONSHIP,
+    REPROACH,
+    REQUEST,
+    SALIENT_EN,
+    SALIENT_ZH,
+    STYLE_INSTRUCTION,
+    ZH_VERB_LEAD,
+)
 
 MIN_CONFIDENCE = 0.55
 MAX_ITEMS_PER_TURN = 6
@@ -95,32 +114,8 @@ class CaptureDecision(BaseModel):
 
 # ---- salience and questions ------------------------------------------------------------------
 
-_SALIENT_EN = re.compile(
-    r"\bmy name\b|\bcall me\b|\bi(?:'m| am) called\b|\bi(?:'d)? prefer\b|"
-    r'\bi (?:really |also |still |do )?(?:like|love|enjoy|hate|dislike|prefer)\b|'
-    r"\bi (?:don't|do not|never) (?:like|want|use|eat|drink|work)\b|"
-    r"\bremember (?:that|this|:)|\bplease remember\b|^\s*remember\b|\bdon't forget\b|"
-    r'\bnote that\b|\bkeep in mind\b|\bmy (?:[\w-]+ ){0,2}(?:is|are|was|were)\b|'
-    r'\bmy (?:wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|mother|mom|'
-    r'mum|father|dad|brother|sister|colleague|coworker|boss|manager|friend|birthday|phone|'
-    r'email|address|favou?rite|team|company|project)\b|'
-    r'\bi (?:live|lived|work|worked|moved|was born|grew up|studied)\b|'
-    r"\bi(?:'m| am) (?:from|based in|allergic|vegetarian|vegan)\b|"
-    r"\bi(?:'m| am) (?:a|an) (?!bit\b|little\b|lot\b)\w+|"
-    r'\bfrom now on\b|\b(?:always|never|please) (?:use|reply|answer|respond|write|call|run)\b|'
-    r'\bwe (?:use|decided|agreed|deploy|release|switched)\b|\bour (?:project|repo|team|release)\b|'
-    r'\bi (?:switched|moved) to\b',
-    re.IGNORECASE,
-)
-_SALIENT_ZH = re.compile(
-    r'记住|记一下|记下来|帮我记|别忘了|不要忘|我叫|叫我|我是(?!说|不是|在问|想问)|'
-    r'我的(?!天|妈呀|哥呀)|我(?:很|最|比较|特别|更|也|还|一直|不)?(?:喜欢|讨厌|偏好|偏爱|习惯)|'
-    r'我爱(?!你)|我家|我住|我妻子|我老婆|我老公|我丈夫|我女朋友|我男朋友|我儿子|我女儿|'
-    r'我爸|我妈|我父亲|我母亲|我生日|我出生|我在.{1,12}(?:工作|上班|上学|读书)|我来自|'
-    r'我有(?!点|些|一点|个问题|问题|事|空)|我不(?:吃|喝|用)|以后(?:都|请)?(?:用|回答|回复|叫)|回答不要|回复不要|不要用|别用|'
-    r'我们(?:的项目|决定|用|改用|上线)|我已经(?:搬|换|改)|我搬到|我换成|我改用'
-)
 _EXPLICIT = re.compile(
+    r'^\s*/remember\b\s*[:：,，]?\s*|'
     r'^\s*(?:please\s+)?(?:remember|note)(?:\s+that)?\s*[:：,，]?\s*|'
     r'^\s*(?:请|帮我)?(?:记住|记一下|记下来|别忘了|不要忘了?)\s*[:：,，]?\s*',
     re.IGNORECASE,
@@ -145,6 +140,10 @@ def is_question(text: str) -> bool:
     body = _EXPLICIT.sub('', text, count=1)
     if body != text:
         return False  # "remember that …" is an instruction, whatever words follow
+    if re.match(r"\s*(?:do not|don't|please)\b", text, re.IGNORECASE):
+        return False  # an imperative: "Do not summarise the question back to me"
+    if _PROCEDURE.search(text) and re.search(r'[,，]', text):
+        return False  # "When a build fails, check the cache first": a rule, not a question
     return bool(_Q_ZH.search(text) or _Q_EN.search(text))
 
 
@@ -157,7 +156,9 @@ def salience(text: str) -> SalienceCheck:
     captured = deterministic_capture(text)
     if captured:
         return SalienceCheck(passes=True, reason=f'capture:{captured[0].kind}')
-    for pattern in (_SALIENT_ZH, _SALIENT_EN, _PROCEDURE):
+    if _name_of(text):
+        return SalienceCheck(passes=True, reason='name')
+    for pattern in (SALIENT_ZH, SALIENT_EN, _PROCEDURE, RELATIONSHIP, LESSON, PROJECT_STATUS):
         match = pattern.search(text)
         if match:
             return SalienceCheck(passes=True, reason=f'marker:{match.group(0).strip().lower()}')
@@ -168,7 +169,9 @@ def salience(text: str) -> SalienceCheck:
 
 _SENTENCE = re.compile(r'[^。！？!?；;\n]+[。！？!?；;]*')
 _EN_STOP = re.compile(r'(?<=[a-z0-9)"\'])\.\s+(?=[A-Z\u4e00-\u9fff])')
-_CLAUSE = re.compile(r'\s*[,，、]\s*|\s+(?:and|but|also)\s+(?=(?:my|i|i\'m|our)\b)', re.I)
+_CLAUSE = re.compile(
+    r'\s*[,，、]\s*(?!\d{4}\b)|\s+(?:and|but|also)\s+(?=(?:my|i|i\'m|our)\b)', re.I
+)
 _LEAD_CONJ = re.compile(
     r'^(?:and|but|also|plus|还有|另外|而且|并且|然后|以及|同时)\s*[,，]?\s*', re.I
 )
@@ -189,35 +192,13 @@ _NAME_EN = re.compile(
     r"([A-Z\u00c0-\u024f][\w'-]*(?:\s+[A-Z\u00c0-\u024f][\w'-]*){0,2}|[\u4e00-\u9fff]{1,6})",
     re.IGNORECASE,
 )
-_RELATIONSHIP = re.compile(
-    r'我的?(?:妻子|老婆|老公|丈夫|爱人|女朋友|男朋友|儿子|女儿|孩子|爸爸|妈妈|父亲|母亲|哥哥|姐姐|'
-    r'弟弟|妹妹|同事|老板|上司|领导|朋友|室友|搭档|经理)|'
-    r'\bmy (?:wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|mother|mom|'
-    r'mum|father|dad|brother|sister|colleague|coworker|co-worker|boss|manager|friend|roommate|'
-    r'teammate)\b|\b(?:reports to|works with|is married to|is my (?:wife|husband|boss|manager|'
-    r'friend|colleague|brother|sister|son|daughter|partner))\b',
-    re.IGNORECASE,
-)
-_PREFERENCE = re.compile(
-    r'我(?:很|最|比较|特别|更|也|还|一直|不太|不)?(?:喜欢|爱|讨厌|偏好|偏爱|习惯|想要)|我不(?:吃|喝|用|要)|'
-    r'(?:回答|回复|代码|输出|文档)(?:请|要|不要|别|用)|不要用|别用|以后(?:都|请)?(?:用|回答|回复)|'
-    r"\bi (?:really |also |still |do |don't |do not |never )?(?:prefer|like|love|enjoy|hate|"
-    r'dislike|want)\b|\bmy favou?rite\b|\b(?:always|never|please) (?:use|reply|answer|respond|'
-    r"write)\b|\bfrom now on\b|\bdon't use\b|\bi'd prefer\b|\bi (?:switched|moved) to\b",
-    re.IGNORECASE,
-)
-_PROJECT = re.compile(
-    r'项目|仓库|版本|上线|发布|进度|阻塞|里程碑|截止|排期|需求|迭代|'
-    r'\b(?:project|repo|repository|release|milestone|sprint|deadline|blocked|blocker|shipped|'
-    r'launch|roadmap|migration|we decided|decided to|in progress|merged|deployed)\b',
-    re.IGNORECASE,
-)
 _PREDICATE = re.compile(
-    r'是|叫|住|喜欢|爱|讨厌|生日|出生|有|在.{0,10}(?:工作|上班)|用|来自|='
+    r'是|叫|住|喜欢|爱|讨厌|生日|出生|有|在.{0,10}(?:工作|上班)|用|来自|养|搬|入职|加入|离职|换|='
     r'|\b(?:is|are|was|were|am|live|lives|work|works|prefer|prefers|like|likes|love|loves|hate|'
-    r"use|uses|born|call|have|has|own)\b|'s\b|'m\b",
+    r"use|uses|born|call|have|has|own|drive|joined|started|moved)\b|'s\b|'m\b",
     re.IGNORECASE,
 )
+_SUBJECT_LEAD = re.compile(r"^(?:我|\b(?:i|i'm|i've|my|we|our)\b)", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"我|\b(?:i|i'm|i've|i'd|my|mine|me|we|our)\b", re.IGNORECASE)
 _COPULA_ZH = re.compile(r'^[\u4e00-\u9fff\w\s]{1,12}?(?:是|为|=)')
 _COPULA_EN = re.compile(
@@ -225,17 +206,12 @@ _COPULA_EN = re.compile(
     r'\b(?:is|are|=)\b',
     re.IGNORECASE,
 )
-_FACT_ZH = re.compile(r'是|有|在|住|来自|出生|毕业|工作|养了|开')
-_FACT_EN = re.compile(
-    r"\b(?:is|are|was|were|am|have|has|own|live|lives|work|works|from|born|studied)\b|'s\b|'m\b",
-    re.IGNORECASE,
-)
-
 # Seed 001: entity core+pinned 0.85-1.0; explicit remember 0.75-0.95; extracted kinds
 # 0.55-0.80 in working; summary 0.50-0.70. Bands bound the heuristic grade of policy.grade.
 _BANDS: dict[Kind, tuple[Tier, bool, float, float]] = {
     Kind.ENTITY: (Tier.CORE, True, 0.85, 1.0),
     Kind.REMEMBER: (Tier.CORE, False, 0.75, 0.95),
+    Kind.LESSON: (Tier.CORE, False, 0.75, 0.95),  # seed 000: core, not pinned
     Kind.PREFERENCE: (Tier.WORKING, False, 0.55, 0.8),
     Kind.FACT: (Tier.WORKING, False, 0.55, 0.8),
     Kind.PROJECT_STATE: (Tier.WORKING, False, 0.55, 0.8),
@@ -289,15 +265,26 @@ def _sentences(text: str) -> list[str]:
 
 
 def _clauses(sentence: str) -> list[str]:
-    """Split a sentence into facts at commas, merging back pieces that state nothing alone."""
+    """Split a sentence into facts at commas, merging back pieces that state nothing alone
+    ("I like tea, coffee and juice") or that continue the clause before ("…，是一名医生",
+    "…, they are twins", "…，这是重要原则"), and dropping requests to the assistant."""
     pieces = [_LEAD_CONJ.sub('', p) for p in _CLAUSE.split(sentence) if p and p.strip()]
     clauses: list[str] = []
     for piece in pieces:
         piece = _TRIM.sub('', piece)
         if not piece:
             continue
-        standalone = _PREDICATE.search(piece) or deterministic_capture(piece)
-        if clauses and not standalone:
+        if clauses and REQUEST.match(piece):
+            continue  # "…，推荐几家火锅店吧": what they asked for is not what they told us
+        standalone = (
+            _SUBJECT_LEAD.match(piece)
+            or ZH_VERB_LEAD.match(piece)
+            or LESSON.match(piece)
+            or _PREDICATE.search(piece)
+            or deterministic_capture(piece)
+        )
+        joins = clauses and (not standalone or CONTINUATION.match(piece))
+        if joins and not deterministic_capture(piece):
             # "I like tea, coffee and juice": the list continues the previous clause
             sep = '，' if re.search(r'[\u4e00-\u9fff]$', clauses[-1]) else ', '
             clauses[-1] = f'{clauses[-1]}{sep}{piece}'
@@ -307,14 +294,30 @@ def _clauses(sentence: str) -> list[str]:
 
 
 def _with_subject(clause: str, first_person: bool) -> str:
-    """Own a subject-less clause of a first-person sentence: "幸运数字是 88" -> "我的…"."""
+    """Own a subject-less clause of a first-person sentence: "幸运数字是 88" -> "我的…",
+    "不喜欢猫" -> "我不喜欢猫"."""
     if not first_person or _FIRST_PERSON.search(clause):
         return clause
+    if ZH_VERB_LEAD.match(clause):
+        return f'我{clause}'
     if _COPULA_ZH.match(clause) and re.match(r'[\u4e00-\u9fff]', clause):
         return f'我的{clause}'
     if _COPULA_EN.match(clause):
         return f'my {clause}'
     return clause
+
+
+def _name_of(clause: str) -> str | None:
+    for pattern in (_NAME_ZH, _NAME_EN):
+        match = pattern.search(clause)
+        if match:
+            name = re.sub(r'[了吧哦啊呀啦]+$', '', match.group(1)).strip()
+            if name:
+                return name
+    match = NAME_IM.search(clause)
+    if match and not NOT_A_NAME.search(match.group(1).lower()):
+        return match.group(1)
+    return None
 
 
 def _classify_clause(
@@ -331,24 +334,42 @@ def _classify_clause(
             captured=caps,
             now=now,
         )
-    for pattern in (_NAME_ZH, _NAME_EN):
-        match = pattern.search(clause)
-        if match:
-            name = re.sub(r'[了吧哦啊呀啦]+$', '', match.group(1)).strip()
-            if name:
-                return _candidate(
-                    Kind.ENTITY,
-                    clause,
-                    confidence=0.9,
-                    rule='name',
-                    explicit=explicit,
-                    key=name_key(name),
-                    now=now,
-                )
+    name = _name_of(clause)
+    if name:
+        return _candidate(
+            Kind.ENTITY,
+            clause,
+            confidence=0.9,
+            rule='name',
+            explicit=explicit,
+            key=name_key(name),
+            now=now,
+        )
+    if LESSON.search(clause) and not explicit:
+        # seed 000: a correction of the assistant is a durable rule, core but not pinned
+        return _candidate(Kind.LESSON, clause, confidence=0.8, rule='lesson', now=now)
+    if STYLE_INSTRUCTION.match(clause) and not first_person:
+        # "…，用简洁的中文": how to answer, said after a correction
+        return _candidate(Kind.PREFERENCE, clause, confidence=0.7, rule='style', now=now)
+    if POSSESSION.search(clause) and first_person:
+        return _candidate(Kind.FACT, clause, confidence=0.75, rule='possession', now=now)
+    if RELATIONSHIP.search(clause):
+        return _candidate(
+            Kind.RELATIONSHIP,
+            clause,
+            confidence=0.75,
+            rule='relationship',
+            explicit=explicit,
+            now=now,
+        )
+    if DIET_FACT.search(clause) and first_person:
+        return _candidate(Kind.FACT, clause, confidence=0.75, rule='diet', now=now)
+    if DIET_PREFERENCE.search(clause) and first_person:
+        return _candidate(Kind.PREFERENCE, clause, confidence=0.75, rule='diet', now=now)
     rules = (
-        (_RELATIONSHIP, Kind.RELATIONSHIP, 0.75, 'relationship'),
-        (_PREFERENCE, Kind.PREFERENCE, 0.75, 'preference'),
-        (_PROJECT, Kind.PROJECT_STATE, 0.65, 'project_state'),
+        (RELATIONSHIP, Kind.RELATIONSHIP, 0.75, 'relationship'),
+        (PREFERENCE, Kind.PREFERENCE, 0.75, 'preference'),
+        (PROJECT, Kind.PROJECT_STATE, 0.65, 'project_state'),
     )
     for pattern, kind, confidence, rule in rules:
         if pattern.search(clause):
@@ -360,7 +381,9 @@ def _classify_clause(
         return _candidate(
             Kind.REMEMBER, clause, confidence=0.9, rule='remember', explicit=True, now=now
         )
-    if first_person and (_FACT_ZH.search(clause) or _FACT_EN.search(clause)):
+    if PROJECT_STATUS.search(clause):
+        return _candidate(Kind.PROJECT_STATE, clause, confidence=0.65, rule='status', now=now)
+    if first_person and (FACT_ZH.search(clause) or FACT_EN.search(clause)):
         return _candidate(
             Kind.FACT, clause, confidence=0.7, rule='fact', explicit=explicit, now=now
         )
@@ -368,6 +391,36 @@ def _classify_clause(
         # salient but shapeless: kept only if nothing better came out of the sentence
         return _candidate(Kind.FACT, clause, confidence=0.5, rule='fallback', now=now)
     return None
+
+
+def _lesson_clauses(clauses: list[str]) -> list[str]:
+    """In a correction, what follows the rule stays with it ("Don't suggest Windows, I'm on
+    Linux"), except a positive style instruction ("回答不要用表格，用简洁的中文")."""
+    out: list[str] = []
+    in_lesson = False
+    for clause in clauses:
+        lesson = LESSON.search(clause) and not REPROACH.match(clause)
+        lesson = lesson and not ANAPHORIC_LESSON.match(clause)
+        if in_lesson and not STYLE_INSTRUCTION.match(clause) and not lesson:
+            sep = '，' if re.search(r'[\u4e00-\u9fff]$', out[-1]) else ', '
+            out[-1] = f'{out[-1]}{sep}{clause}'
+            continue
+        in_lesson = bool(LESSON.search(clause))
+        out.append(clause)
+    return out
+
+
+def _sentences_of(text: str) -> list[str]:
+    """Sentences, with an anaphoric correction ("don't do that", "不要这样") joined to the
+    sentence it points at."""
+    out: list[str] = []
+    for sentence in _sentences(text):
+        body = _TRIM.sub('', sentence)
+        if out and ANAPHORIC_LESSON.match(body):
+            out[-1] = f'{_TRIM.sub("", out[-1])}; {body}'
+        else:
+            out.append(sentence)
+    return out
 
 
 def _analyse(text: str, now: datetime | None) -> tuple[list[Candidate], list[Skipped]]:
@@ -380,10 +433,13 @@ def _analyse(text: str, now: datetime | None) -> tuple[list[Candidate], list[Ski
                 _candidate(Kind.SUMMARY, body, confidence=0.8, rule='summary', now=now)
             )
         return candidates, skipped
-    for sentence in _sentences(text):
+    for sentence in _sentences_of(text):
         if is_question(sentence):
-            skipped.append(Skipped(text=sentence, reason=SkipReason.QUESTION))
-            continue
+            statement = _before_question(sentence)
+            if statement is None:
+                skipped.append(Skipped(text=sentence, reason=SkipReason.QUESTION))
+                continue
+            sentence = statement
         gate = salience(sentence)
         if not gate.passes:
             skipped.append(
@@ -396,7 +452,7 @@ def _analyse(text: str, now: datetime | None) -> tuple[list[Candidate], list[Ski
             skipped.append(Skipped(text=sentence, reason=SkipReason.EMPTY))
             continue
         first_person = bool(_FIRST_PERSON.search(body)) or explicit
-        if _PROCEDURE.search(body):
+        if _PROCEDURE.search(body) and not (LESSON.match(body) and not explicit):
             candidates.append(
                 _candidate(
                     Kind.PROCEDURE,
@@ -408,7 +464,7 @@ def _analyse(text: str, now: datetime | None) -> tuple[list[Candidate], list[Ski
                 )
             )
             continue
-        for clause in _clauses(body):
+        for clause in _lesson_clauses(_clauses(body)):
             clause = _with_subject(clause, first_person)
             candidate = _classify_clause(
                 clause, explicit=explicit, first_person=first_person, now=now
@@ -422,10 +478,22 @@ def _analyse(text: str, now: datetime | None) -> tuple[list[Candidate], list[Ski
     return candidates, skipped
 
 
+def _before_question(sentence: str) -> str | None:
+    """The statement in front of a question ("I moved to Amsterdam, can you recommend …?"),
+    or None when the whole sentence asks."""
+    parts = re.split(r'\s*[,，]\s*', sentence)
+    for cut in range(len(parts) - 1, 0, -1):
+        head, tail = '，'.join(parts[:cut]), '，'.join(parts[cut:])
+        if is_question(tail) and not is_question(head) and salience(head).passes:
+            return head
+    return None
+
+
 def _select(candidates: list[Candidate]) -> tuple[list[Candidate], list[Skipped]]:
     kept: list[Candidate] = []
     skipped: list[Skipped] = []
     seen: set[str] = set()
+    distilled = 0
     for c in candidates:
         keys = {f'text:{normalize_text(c.text)}'} | ({c.entity_key} if c.entity_key else set())
         if keys & seen:
@@ -434,9 +502,12 @@ def _select(candidates: list[Candidate]) -> tuple[list[Candidate], list[Skipped]
         if c.confidence < MIN_CONFIDENCE:
             skipped.append(Skipped(text=c.text, reason=SkipReason.LOW_CONFIDENCE, detail=c.rule))
             continue
-        if len(kept) >= MAX_ITEMS_PER_TURN:
-            skipped.append(Skipped(text=c.text, reason=SkipReason.OVER_LIMIT, detail=c.rule))
-            continue
+        # seed 000: deterministic capture (phone, email, ids) runs regardless of the cap
+        if not c.captured:
+            if distilled >= MAX_ITEMS_PER_TURN:
+                skipped.append(Skipped(text=c.text, reason=SkipReason.OVER_LIMIT, detail=c.rule))
+                continue
+            distilled += 1
         seen |= keys
         kept.append(c)
     return kept, skipped
@@ -444,7 +515,7 @@ def _select(candidates: list[Candidate]) -> tuple[list[Candidate], list[Skipped]
 
 def classify(text: str, now: datetime | None = None) -> list[Candidate]:
     """Candidates from the salient, non-question sentences of `text`, one per fact."""
-    candidates, _ = _analyse(text, now)
+    candidates, _ = _analyse(strip_recall_blocks(text), now)
     kept, _ = _select(candidates)
     return kept
 
@@ -456,7 +527,10 @@ def capture(
     source: str | None = None,
     now: datetime | None = None,
 ) -> CaptureDecision:
-    """Everything capture decides about one turn: candidates to store and skips with reasons."""
+    """Everything capture decides about one turn: candidates to store and skips with reasons.
+
+    An injected recall block ("## Relevant Memory (current turn only)" …) is cut out first:
+    recall is never persisted (seed 001), and what the user wrote around it still counts."""
     if not text or not text.strip():
         return CaptureDecision(
             reason=SkipReason.EMPTY, skipped=[Skipped(text=text or '', reason=SkipReason.EMPTY)]
@@ -475,16 +549,19 @@ def capture(
     if who != 'user':
         # assistant and tool turns are not what the user told us (seed 004: prefer user text)
         return whole(SkipReason.NOT_USER, f'role:{who}')
-    injected = injection_reason(text, source)
+    own = strip_recall_blocks(text)
+    if not own:
+        return whole(SkipReason.INJECTED, 'recall_block')
+    injected = injection_reason(own, source)
     if injected is not None:
         return whole(SkipReason.INJECTED, injected)
-    secret = secret_kind(text)
+    secret = secret_kind(own)
     if secret is not None:
         return whole(SkipReason.SECRET, secret)
-    candidates, skipped = _analyse(text, now)
+    candidates, skipped = _analyse(own, now)
     kept, dropped = _select(candidates)
     skipped += dropped
-    captured = deterministic_capture(text, now)
+    captured = deterministic_capture(own, now)
     reason: SkipReason | None = None
     if not kept:
         reasons = [s.reason for s in skipped]

@@ -18,7 +18,7 @@ from recall.normalize import (
 
 
 class Captured(BaseModel):
-    """A structured value found by pattern: phone, email, id_card, passport or birthday."""
+    """A structured value found by pattern: phone, email, id_card, passport, id or birthday."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -57,6 +57,32 @@ _DATE_DMY_EN = re.compile(
     r'(?:,?\s+(\d{4}))?',
     re.IGNORECASE,
 )
+_LABELLED_ID = re.compile(
+    r'(?:\b(?:employee|staff|member(?:ship)?|student|customer|badge|account|library)\s+'
+    r'(?:id|number|no\.?|#)|工号|员工号|学号|会员号|客户号|工牌号)\s*(?:is|:|：|#|是|为)?\s*'
+    r'([A-Za-z0-9][A-Za-z0-9-]{2,})',
+    re.IGNORECASE,
+)
+# "我是1985年6月18日出生的": the date stands before the anchor
+_DATE_BEFORE_ANCHOR = re.compile(
+    r'(\d{4})\s*[-/.年]\s*(\d{1,2})\s*[-/.月]\s*(\d{1,2})\s*[日号]?\s*出生'
+)
+# whose birthday: "my son Leo was born …", "My mother's birthday …", "我妈妈的生日 …"
+_KIN = (
+    r'wife|husband|partner|girlfriend|boyfriend|son|daughter|kid|child|mother|mom|mum|father|'
+    r'dad|brother|sister|grandmother|grandfather|grandma|grandpa|aunt|uncle|cousin|niece|nephew|'
+    r'friend|boss|manager|colleague|dog|cat'
+)
+_KIN_ZH = (
+    r'妻子|老婆|老公|丈夫|爱人|女朋友|男朋友|儿子|女儿|孩子|爸爸|妈妈|父亲|母亲|哥哥|姐姐|弟弟|妹妹|爷爷|'
+    r'奶奶|外公|外婆|姥姥|姥爷|老板|同事|朋友|爸|妈'
+)
+_OWNER = re.compile(
+    rf'\bmy\s+(?:(?:older|younger|little|big|eldest|youngest)\s+)?({_KIN})\b'
+    rf"(?:\s+([A-Z][\w'-]*))?|\b([A-Z][\w-]+)'s\b|我的?({_KIN_ZH})",
+    re.IGNORECASE,
+)
+_SELF = re.compile(r'\bmy\s*$|\bi\s+(?:was\s+)?$|我的?\s*$|我是?\s*$', re.IGNORECASE)
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 
 
@@ -83,6 +109,9 @@ def _birthday(text: str, now: datetime | None) -> Captured | None:
     elif m := _DATE_DMY_EN.search(window):
         year = int(m.group(3)) if m.group(3) else None
         found = (year, _MONTHS[m.group(2).lower()[:3]], int(m.group(1)), m)
+    if found is None and (m := _DATE_BEFORE_ANCHOR.search(text)):
+        window_start = 0
+        found = (int(m.group(1)), int(m.group(2)), int(m.group(3)), m)
     if found is None:
         return None
     year, month, day, match = found
@@ -94,6 +123,10 @@ def _birthday(text: str, now: datetime | None) -> Captured | None:
         return None  # a birthday in the future is some other date
     value = born.isoformat() if year is not None else f'--{month:02d}-{day:02d}'
     key = birthday_key(year, month, day) if year is not None else entity_key('birthday', value)
+    owner = _owner(text[: anchor.start()])
+    if owner:
+        # a key names whose value it is: the twins' shared birthday is two memories (issue 12)
+        key = f'birthday:{owner}:{key.split(":", 1)[1]}'
     start, end = window_start + match.start(), window_start + match.end()
     return Captured(
         kind='birthday',
@@ -103,6 +136,22 @@ def _birthday(text: str, now: datetime | None) -> Captured | None:
         start=start,
         end=end,
     )
+
+
+def _owner(before: str) -> str | None:
+    """Whose birthday the words before its anchor name ("son leo", "mother", "妈妈"), or None
+    for the speaker's own."""
+    window = before[-40:]
+    if _SELF.search(window):
+        return None
+    found = list(_OWNER.finditer(window))
+    if not found:
+        return None
+    m = found[-1]
+    if m.group(3) and m.group(3).lower() in ('i', 'it', 'that', 'what', 'who'):
+        return None
+    parts = [g for g in (m.group(1), m.group(2), m.group(3), m.group(4)) if g]
+    return ' '.join(p.casefold() for p in parts)
 
 
 def deterministic_capture(text: str, now: datetime | None = None) -> list[Captured]:
@@ -134,6 +183,9 @@ def deterministic_capture(text: str, now: datetime | None = None) -> list[Captur
                 continue
             key = phone_key(m.group(0))
             add('phone', key.split(':', 1)[1], key, m)
+    for m in _LABELLED_ID.finditer(text):
+        number = m.group(1).upper()
+        add('id', number, entity_key('id', number), m, 1)
     for m in _PASSPORT.finditer(text):
         number = m.group(1).upper()
         add('passport', number, entity_key('passport', number), m, 1)

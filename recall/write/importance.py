@@ -84,3 +84,20 @@ def importance_heuristic(text: str, kind: Kind | str = Kind.NOTE) -> tuple[float
     """(importance, label) for `text` of `kind` without an LLM (seed 003 heuristic-v1)."""
     graded = grade(text, kind)
     return graded.importance, graded.label
+
+
+# seed 001's band for notes: whatever the keywords say, a note stays a low-signal bucket
+NOTE_BAND = (0.1, 0.3)
+
+
+def write_grade(text: str, kind: Kind | str) -> ImportanceGrade:
+    """Importance and label of a direct write that gave neither: the kind's base plus keyword
+    boosts, a note kept inside seed 001's 0.1-0.3 band."""
+    graded = grade(text, kind)
+    if Kind(kind) != Kind.NOTE:
+        return graded
+    low, high = NOTE_BAND
+    importance = round(min(high, max(low, graded.importance)), 4)
+    return ImportanceGrade(
+        importance=importance, label=label_for(importance), keywords=graded.keywords
+    )

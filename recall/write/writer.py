@@ -24,7 +24,7 @@ from core.jobs import JobName, Jobs
 from core.roles import GraphRole
 from recall.decay import next_tier
 from recall.models import ANY_USER, MEMORIES, Chunk, chunk_id, memories_spec
-from recall.normalize import content_hash, normalize_text
+from recall.normalize import content_hash, normalize_text, strip_recall_blocks
 from recall.ports import GraphIndex
 from recall.read.context import speaker_of
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
@@ -32,6 +32,7 @@ from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Source, Tier, Tru
 from recall.write.capture import CaptureDecision, capture
 from recall.write.conflicts import detect, merge_agrees
 from recall.write.guards import explicit_skip
+from recall.write.importance import write_grade
 from vectors.models import ChunkText, PointFilter, VectorPoint
 from vectors.ports import Embedder, SparseEncoder, VectorStore
 
@@ -149,6 +150,9 @@ class MemoryWriter:
         return [self._stripes[n] for n in picked]
 
     def _remember(self, items: Sequence[MemoryIn]) -> list[WriteResult]:
+        # recall is never persisted (seed 001); a write that is only a recall block keeps its
+        # text so the injection guard below skips it with its reason
+        items = [without_recall(i) for i in items]
         now = self._clock.now()
         ids = [chunk_id(i.scope, i.user_id, normalize_text(i.text)) for i in items]
         existing = {p.id: p for p in self._vectors.retrieve(MEMORIES, list(dict.fromkeys(ids)))}
@@ -330,8 +334,10 @@ class MemoryWriter:
         return None, older
 
     def _new_chunk(self, ident: str, item: MemoryIn, now: datetime) -> Chunk:
-        default_tier, default_importance = KIND_DEFAULTS.get(item.kind, (Tier.WORKING, 0.5))
-        importance = item.importance if item.importance is not None else default_importance
+        default_tier, _ = KIND_DEFAULTS.get(item.kind, (Tier.WORKING, 0.5))
+        graded = write_grade(item.text, item.kind)  # seed 001 bands and seed 003 keywords
+        importance = item.importance if item.importance is not None else graded.importance
+        label = item.importance_label or (graded.label if item.importance is None else None)
         chunk = Chunk(
             id=ident,
             scope=item.scope,
@@ -340,7 +346,7 @@ class MemoryWriter:
             text=item.text,
             tier=Tier.CORE if item.pinned else (item.tier or default_tier),
             importance=importance,
-            importance_label=item.importance_label or ImportanceLabel.UNKNOWN,
+            importance_label=label or ImportanceLabel.UNKNOWN,
             pinned=item.pinned,
             created_at=item.created_at or now,
             updated_at=now,
@@ -569,9 +575,18 @@ def _held(locks: Sequence[threading.Lock]) -> Iterator[None]:
         yield
 
 
+def without_recall(item: MemoryIn) -> MemoryIn:
+    """`item` with injected recall blocks cut from its text (unchanged if nothing remains)."""
+    text = strip_recall_blocks(item.text)
+    return item.model_copy(update={'text': text}) if text and text != item.text else item
+
+
 def _speaker(chunk: Chunk) -> str | None:
     speaker = chunk.metadata.get('speaker')
-    return speaker if isinstance(speaker, str) and speaker.strip() else None
+    if isinstance(speaker, str) and speaker.strip():
+        return speaker
+    # "I"/"my" in a user's memory is that user (issue 13: captured facts reached no graph)
+    return chunk.user_id if chunk.user_id and chunk.user_id.strip() else None
 
 
 def _first(item: tuple[int, Chunk]) -> int:

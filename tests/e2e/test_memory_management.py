@@ -139,11 +139,13 @@ def test_quarantined_memories_are_never_recalled(client, auth, scope):
     assert search(client, auth, query='leak keys instructions', scope=scope)['hits'] == []
 
 
-def test_important_kinds_start_in_core_and_notes_in_working(client, auth, scope):
+def test_important_kinds_start_in_core_and_notes_in_peripheral(client, auth, scope):
     core = write(client, auth, scope=scope, kind='remember', text='Never deploy on Fridays')
     note = write(client, auth, scope=scope, text='Had pasta for lunch')
     assert core['memory']['tier'] == 'core'
-    assert note['memory']['tier'] == 'working'
+    # seed 001: `note` is the compatibility bucket, Peripheral with importance 0.1-0.3
+    assert note['memory']['tier'] == 'peripheral'
+    assert 0.1 <= note['memory']['importance'] <= 0.3
 
 
 def test_recalled_memories_climb_to_core_and_forgotten_ones_sink(client, auth, app, clock, scope):

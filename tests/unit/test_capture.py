@@ -254,7 +254,7 @@ def test_a_bare_phone_number_is_salient_and_stored_as_a_pinned_entity():
     ('text', 'kind'),
     [
         ('I prefer short answers', Kind.PREFERENCE),
-        ('回答不要用表格', Kind.PREFERENCE),
+        ('回答不要用表格', Kind.LESSON),  # seed 000: a correction is a lesson
         ('我喜欢狗', Kind.PREFERENCE),
         ('my wife is called Mia', Kind.RELATIONSHIP),
         ('我老婆叫小红', Kind.RELATIONSHIP),
