@@ -24,10 +24,10 @@ from recall.read.context import (
     CONTEXT_DEPTH,
     confidence,
     context_list,
+    neighbours_of,
     query_names,
     query_period,
     query_terms,
-    same_session,
 )
 from recall.read.fusion import (
     DEFAULT_FUSION,
@@ -54,7 +54,7 @@ from recall.schemas import (
 from recall.tiers import Kind, Trust
 from recall.write.writer import MemoryWriter
 from vectors.filtering import matches
-from vectors.models import Channel, PointFilter, Range, ScoredPoint
+from vectors.models import Channel, PointFilter, Range, ScoredPoint, StoredPoint
 from vectors.ports import Embedder, SparseEncoder, VectorStore
 
 log = logging.getLogger(__name__)
@@ -306,7 +306,7 @@ class RecallService:
                 if n in channels
             }
             channels['context'] = [
-                ScoredPoint(id=ident, score=score, payload=payloads[ident])
+                ScoredPoint.model_construct(id=ident, score=score, payload=payloads[ident])
                 for ident, score in context_list(sources, neighbours)[:depth]
             ]
             for source, others in neighbours.items():
@@ -335,7 +335,11 @@ class RecallService:
         flt: PointFilter,
         payloads: dict[str, dict[str, Any]],
     ) -> dict[str, list[str]]:
-        """The memories written just before and after the strongest candidates, same session."""
+        """The memories written just before and after the strongest candidates, same session.
+
+        Both come by id in one retrieve (`prev_id`, `next_id`); only payloads written before
+        `next_id` existed (no such key) are looked up by their successors' `prev_id`.
+        """
         ids = list(
             dict.fromkeys(
                 p.id for name in ('bm25', 'dense') for p in channels.get(name, [])[:CONTEXT_DEPTH]
@@ -343,37 +347,20 @@ class RecallService:
         )
         if not ids:
             return {}
-        following = flt.model_copy(deep=True)
-        following.any_of['prev_id'] = list[str | bool | int](ids)
-        after, _ = self._vectors.scroll(MEMORIES, following, 2 * len(ids))
-        wanted = [
-            str(payloads[i]['prev_id'])
-            for i in ids
-            if payloads[i].get('prev_id') and payloads[i]['prev_id'] not in payloads
-        ]
-        before = self._vectors.retrieve(MEMORIES, wanted) if wanted else []
-        for point in [*after, *before]:
+        legacy = [i for i in ids if 'next_id' not in payloads[i]]
+        after: list[StoredPoint] = []
+        if legacy:
+            following = flt.model_copy(deep=True)
+            following.any_of['prev_id'] = list[str | bool | int](legacy)
+            after, _ = self._vectors.scroll(MEMORIES, following, 2 * len(legacy))
+        links = [payloads[i].get(key) for i in ids for key in ('prev_id', 'next_id')]
+        wanted = list(dict.fromkeys(str(n) for n in links if n and n not in payloads))
+        fetched = self._vectors.retrieve(MEMORIES, wanted) if wanted else []
+        for point in [*after, *fetched]:
             if matches(point.payload, flt):
                 payloads.setdefault(point.id, point.payload)
-        out: dict[str, list[str]] = {}
-        for ident in ids:
-            prev = payloads[ident].get('prev_id')
-            if (
-                isinstance(prev, str)
-                and prev in payloads
-                and same_session(payloads[ident], payloads[prev])
-            ):
-                out.setdefault(ident, []).append(prev)
-        for point in after:
-            source = point.payload.get('prev_id')
-            if (
-                point.id in payloads
-                and isinstance(source, str)
-                and source in payloads
-                and same_session(payloads[source], point.payload)
-            ):
-                out.setdefault(source, []).append(point.id)
-        return out
+        legacy_next = {p.id: str(p.payload.get('prev_id')) for p in after}
+        return neighbours_of(ids, payloads, legacy_next)
 
     def _graph_channel(
         self, query: str, scopes: list[str], flt: PointFilter, hops: int, depth: int
