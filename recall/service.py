@@ -37,6 +37,7 @@ from recall.read.fusion import (
     feature_matrix,
     fuse,
     graph_weight,
+    learned_head,
     learned_scores,
     shipped_model,
 )
@@ -408,33 +409,43 @@ class RecallService:
                 own[ident] = confidence(terms, text, dense.get(ident))
             return own[ident]
 
-        def signals(ident: str) -> dict[str, float]:
+        def cheap(ident: str) -> dict[str, float]:
             payload = payloads[ident]
-            # a turn found through its neighbour shares in the neighbour's confidence
-            lenders = [sure(i) for i in found.lent_by.get(ident, ()) if i in payloads]
             return {
                 'speaker_named': 1.0 if payload.get('speaker') in named else 0.0,
                 'date_match': 1.0 if period and period.holds(payload.get('created_at')) else 0.0,
+            }
+
+        def signals(ident: str) -> dict[str, float]:
+            # a turn found through its neighbour shares in the neighbour's confidence
+            lenders = [sure(i) for i in found.lent_by.get(ident, ()) if i in payloads]
+            return {
+                **cheap(ident),
                 'confidence': max([sure(ident), *(CONTEXT_SHARE * c for c in lenders)]),
             }
 
         ids = [f.id for f in found.fused if f.id in payloads]
         model = shipped_model() if self._learned(req, recipe, found) else None
         extras: dict[str, dict[str, float]] = {}
+        # only the head of the order can reach top_k after boosts; building models for the
+        # whole candidate depth would cost more than the store queries themselves
+        size = max(req.top_k * RANK_WINDOW_FACTOR, MIN_RANK_WINDOW)
         if model is not None:
             # a logistic model over every candidate's channel features and signals; its
             # probability of relevance is the fused score
-            extras = {i: signals(i) for i in ids}
             lists = {c: [(p.id, p.score) for p in pts] for c, pts in found.channels.items()}
-            probability = learned_scores(model, feature_matrix(ids, lists, extras))
-            base = {i: float(p) for i, p in zip(ids, probability, strict=True)}
-            order = sorted(ids, key=lambda i: (-base[i], i))
+            if req.explain:
+                extras = {i: signals(i) for i in ids}
+                probability = learned_scores(model, feature_matrix(ids, lists, extras))
+                base = {i: float(p) for i, p in zip(ids, probability, strict=True)}
+            else:
+                # only candidates that can reach the window get the costly signals
+                base, extras = learned_head(model, ids, lists, size, cheap, signals)
+            order = sorted(base, key=lambda i: (-base[i], i))
         else:
             base = {f.id: f.score for f in found.fused}
             order = ids
-        # only the head of the order can reach top_k after boosts; building models for the
-        # whole candidate depth would cost more than the store queries themselves
-        window = order[: max(req.top_k * RANK_WINDOW_FACTOR, MIN_RANK_WINDOW)]
+        window = order[:size]
         in_window = set(window)
         fused_by_id = {f.id: f for f in found.fused}
         factors: dict[str, dict[str, float]] = {}
@@ -445,8 +456,11 @@ class RecallService:
             expires = payload.get('expires_at')
             if isinstance(expires, int | float) and expires <= now:
                 continue
-            chunk = Chunk.from_payload(payload)
             signal = extras.get(ident) or signals(ident)
+            if not req.explain and signal['confidence'] < floor:
+                below += 1  # only window ids get here; building its chunk would be wasted
+                continue
+            chunk = Chunk.from_payload(payload)
             # the fused rank stays dominant: decay, importance and pinning move a hit by at
             # most ~10%, enough to reorder near-ties (recall.decay.multiplier)
             lift = multiplier(chunk, moment)
