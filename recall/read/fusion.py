@@ -4,7 +4,7 @@ learned (logistic) fusion over channel features fitted by cross-validation."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -219,11 +219,52 @@ def feature_matrix(
     return out
 
 
+def learned_logits(model: LinearModel, matrix: np.ndarray) -> np.ndarray:
+    """The logistic model's logit of each row (monotone in its probability)."""
+    z = (matrix - np.asarray(model.mean)) / np.asarray(model.scale)
+    logit: np.ndarray = z @ np.asarray(model.weights) + model.bias
+    return logit
+
+
 def learned_scores(model: LinearModel, matrix: np.ndarray) -> np.ndarray:
     """Probability of relevance of each row (a logistic model's output, in (0, 1))."""
-    z = (matrix - np.asarray(model.mean)) / np.asarray(model.scale)
-    logit = z @ np.asarray(model.weights) + model.bias
-    return 1.0 / (1.0 + np.exp(-logit))
+    return 1.0 / (1.0 + np.exp(-learned_logits(model, matrix)))
+
+
+def learned_head(
+    model: LinearModel,
+    ids: Sequence[str],
+    lists: Mapping[str, RankedList],
+    size: int,
+    cheap: Callable[[str], Mapping[str, float]],
+    signals: Callable[[str], dict[str, float]],
+) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """Learned probabilities of the candidates that can rank in the first `size`, and their
+    signals; `cheap(id)` gives every signal but `confidence`, `signals(id)` all of them.
+
+    The model is linear in `confidence` (the one signal that costs real work, in [0, 1]), so
+    each candidate's logit with confidence 0 and with 1 bounds it; a candidate whose best case
+    is below the `size`-th best worst case cannot reach the head and is never scored. Exact:
+    the head is the one scoring every candidate gives (each row is computed alike).
+    """
+    matrix = feature_matrix(ids, lists, {i: cheap(i) for i in ids})
+    column = FEATURES.index('confidence')
+    kept = np.arange(len(ids))
+    if len(ids) > size:
+        high = matrix.copy()
+        matrix[:, column], high[:, column] = 0.0, 1.0
+        at_zero, at_one = learned_logits(model, matrix), learned_logits(model, high)
+        worst, best = np.minimum(at_zero, at_one), np.maximum(at_zero, at_one)
+        cut = len(ids) - size
+        threshold = np.partition(worst, cut)[cut]
+        # the slack keeps a candidate whose bound ties the threshold up to rounding
+        kept = np.flatnonzero(best >= threshold - 1e-9)
+    names = [ids[int(n)] for n in kept]
+    extras = {i: signals(i) for i in names}
+    rows = matrix[kept]
+    rows[:, column] = [extras[i]['confidence'] for i in names]
+    probability = learned_scores(model, rows)
+    return {i: float(p) for i, p in zip(names, probability, strict=True)}, extras
 
 
 @lru_cache(maxsize=1)

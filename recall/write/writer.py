@@ -221,7 +221,7 @@ class MemoryWriter:
                     superseded=older,
                     reason='supersedes older memories',
                 )
-        self._upsert(self._link([c for _, c in sorted(fresh.values(), key=_first)]), dense)
+        self._store_linked([c for _, c in sorted(fresh.values(), key=_first)], dense)
         updates = {i: {**bumps.get(i, {}), **supersede.get(i, {})} for i in {*bumps, *supersede}}
         if updates:
             self._vectors.set_payload(MEMORIES, updates)
@@ -262,17 +262,28 @@ class MemoryWriter:
         ]
         return decision, (self.remember(items) if items else [])
 
-    def _link(self, chunks: list[Chunk]) -> list[Chunk]:
-        """Give each new chunk, in write order, the id of the memory written before it."""
-        linked: list[Chunk] = []
+    def _store_linked(self, chunks: list[Chunk], dense: Mapping[str, list[float]]) -> None:
+        """Upsert new chunks linked in write order: each gets the id of the memory written
+        before it in its scope (`prev_id`) and of the one after it (`next_id`, set on the
+        earlier memory when the later one is written), so the context channel reads neighbours
+        by id. One lock spans link, upsert and the `next_id` updates: a concurrent batch of the
+        same scope must not set `next_id` on a memory whose upsert has not landed yet."""
         with self._lock:
+            linked: dict[str, Chunk] = {}
+            follows: dict[str, dict[str, Any]] = {}
             for chunk in chunks:
                 prev = self._last_in_scope.pop(chunk.scope, None)
-                linked.append(chunk.model_copy(update={'prev_id': prev}))
+                linked[chunk.id] = chunk.model_copy(update={'prev_id': prev, 'next_id': None})
+                if prev in linked:
+                    linked[prev] = linked[prev].model_copy(update={'next_id': chunk.id})
+                elif prev is not None:
+                    follows[prev] = {'next_id': chunk.id}
                 self._last_in_scope[chunk.scope] = chunk.id
                 if len(self._last_in_scope) > LAST_IN_SCOPE_MAX:
                     del self._last_in_scope[next(iter(self._last_in_scope))]
-        return linked
+            self._upsert(list(linked.values()), dense)
+            if follows:
+                self._vectors.set_payload(MEMORIES, follows)
 
     def _same_entity_key(self, item: MemoryIn, fresh: dict[str, tuple[int, Chunk]]) -> str | None:
         if not item.entity_key:

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from vectors.embedders import CLAMP_JOINER, CachedEmbedder, HashEmbedder, clamp_text
+from vectors.embedders import (
+    CLAMP_JOINER,
+    CachedEmbedder,
+    HashEmbedder,
+    QueryBatcher,
+    clamp_text,
+)
 
 
 class CountingEmbedder:
@@ -244,3 +252,51 @@ def test_the_service_will_not_open_a_data_dir_made_with_another_model(tmp_path: 
     )
     with pytest.raises(StoreUnavailable, match="embedder 'minilm'.*KG_EMBEDDER is 'hash'"):
         build(settings, inline_jobs=True)
+
+
+# ---- QueryBatcher ----------------------------------------------------------------------------
+
+
+class SlowHashEmbedder(HashEmbedder):
+    """A model run that takes a while (as ONNX does) and records each batch it gets."""
+
+    def __init__(self) -> None:
+        super().__init__(dim=16)
+        self.batches: list[int] = []
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.batches.append(len(texts))
+        time.sleep(0.02)
+        if 'boom' in texts:
+            raise RuntimeError('model failed')
+        return super().embed(texts)
+
+
+def test_concurrent_queries_share_model_runs_and_each_gets_its_own_vector() -> None:
+    inner = SlowHashEmbedder()
+    batcher = QueryBatcher(inner, window_s=0.002, max_batch=8)
+    texts = [f'query number {n}' for n in range(24)]
+    with ThreadPoolExecutor(max_workers=24) as pool:
+        vectors = list(pool.map(batcher.embed_query, texts))
+    assert vectors == [HashEmbedder(dim=16).embed_query(t) for t in texts]
+    assert sum(inner.batches) == 24
+    assert len(inner.batches) < 24 and max(inner.batches) <= 8
+
+
+def test_a_lone_caller_runs_one_query_per_batch_and_errors_reach_every_waiter() -> None:
+    inner = SlowHashEmbedder()
+    batcher = QueryBatcher(inner, window_s=0.002, max_batch=8)
+    assert batcher.embed_query('a') == HashEmbedder(dim=16).embed_query('a')
+    batcher.embed_query('b')
+    assert inner.batches == [1, 1]
+    with pytest.raises(RuntimeError, match='model failed'):
+        batcher.embed_query('boom')
+    assert batcher.embed_query('c') == HashEmbedder(dim=16).embed_query('c')
+
+
+def test_the_cache_answers_a_repeated_query_without_the_batcher() -> None:
+    inner = SlowHashEmbedder()
+    cached = CachedEmbedder(inner, max_entries=10, batcher=QueryBatcher(inner))
+    first = cached.embed_query('where is the lake')
+    assert cached.embed_query('where is the lake') == pytest.approx(first, abs=1e-6)
+    assert inner.batches == [1]

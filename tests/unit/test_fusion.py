@@ -1,4 +1,15 @@
-from recall.read.fusion import RRF_K, rrf, weighted_merge
+import random
+from typing import Any
+
+from recall.read.fusion import (
+    RRF_K,
+    feature_matrix,
+    learned_head,
+    learned_scores,
+    rrf,
+    shipped_model,
+    weighted_merge,
+)
 
 
 def test_rrf_rewards_ids_found_by_both_channels():
@@ -35,3 +46,49 @@ def test_weighted_merge_normalises_scores_per_channel():
 def test_fusion_of_no_lists_is_empty():
     assert rrf({}) == []
     assert weighted_merge({'dense': []}) == []
+
+
+def _random_candidates(seed: int) -> tuple[list[str], dict[str, Any], dict[str, dict[str, float]]]:
+    rng = random.Random(seed)
+    ids = [f'id{n:03d}' for n in range(rng.randint(20, 160))]
+    lists = {
+        channel: sorted(
+            ((i, rng.random()) for i in rng.sample(ids, rng.randint(1, len(ids)))),
+            key=lambda kv: -kv[1],
+        )
+        for channel in ('bm25', 'dense', 'context')
+    }
+    signals = {
+        i: {
+            'speaker_named': float(rng.random() < 0.5),
+            'date_match': float(rng.random() < 0.1),
+            'confidence': rng.random(),
+        }
+        for i in ids
+    }
+    return ids, lists, signals
+
+
+def _learned_head(
+    scored: list[str], lists: dict[str, Any], signals: dict[str, dict[str, float]], size: int
+) -> list[str]:
+    model = shipped_model()
+    assert model is not None
+    probability = learned_scores(model, feature_matrix(scored, lists, signals))
+    score = dict(zip(scored, probability, strict=True))
+    return sorted(scored, key=lambda i: (-score[i], i))[:size]
+
+
+def test_scoring_only_reachable_candidates_keeps_the_head_of_the_learned_order():
+    model = shipped_model()
+    assert model is not None
+    pruned_somewhere = False
+    for seed in range(30):
+        ids, lists, signals = _random_candidates(seed)
+        cheap = {i: {k: v for k, v in s.items() if k != 'confidence'} for i, s in signals.items()}
+        base, _ = learned_head(model, ids, lists, 30, cheap.__getitem__, signals.__getitem__)
+        kept = sorted(base, key=lambda i: (-base[i], i))
+        assert kept[:30] == _learned_head(ids, lists, signals, 30)
+        assert _learned_head(list(base), lists, signals, 30) == kept[:30]
+        pruned_somewhere |= len(kept) < len(ids)
+    assert pruned_somewhere
