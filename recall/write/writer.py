@@ -28,11 +28,12 @@ from recall.normalize import content_hash, normalize_text, strip_recall_blocks
 from recall.ports import GraphIndex
 from recall.read.context import speaker_of
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
-from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Source, Tier, Trust
+from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Source, Tier
 from recall.write.capture import CaptureDecision, capture
 from recall.write.conflicts import detect, merge_agrees
 from recall.write.guards import explicit_skip
 from recall.write.importance import write_grade
+from recall.write.trust import trust_of, trust_rank
 from vectors.models import ChunkText, PointFilter, VectorPoint
 from vectors.ports import Embedder, SparseEncoder, VectorStore
 
@@ -317,7 +318,7 @@ class MemoryWriter:
         for point in similar:
             if point.id == chunk.id or point.id in fresh:
                 continue
-            if _rank(chunk.trust) < _rank(point.payload.get('trust')):
+            if trust_rank(chunk.trust) < trust_rank(point.payload.get('trust')):
                 # seed 004: a less trusted write neither merges into nor supersedes a more
                 # trusted memory; it is kept beside it and ranks below it
                 continue
@@ -382,7 +383,7 @@ class MemoryWriter:
         """The payload change of merging `item` into the stored `base`: a merge only adds. It
         keeps the pin, the higher importance, the older event time, the stored metadata (its
         keys win; new keys are added) and the union of tags, and counts one more access."""
-        if _rank(trust_of(item)) < _rank(base.get('trust')):
+        if trust_rank(trust_of(item)) < trust_rank(base.get('trust')):
             # the same text from a less trusted source is one more access and nothing else
             return {
                 'access_count': int(base.get('access_count', 0)) + 1,
@@ -403,7 +404,7 @@ class MemoryWriter:
         }
         if pinned:
             change['tier'] = Tier.CORE.value
-        if _rank(trust_of(item)) > _rank(base.get('trust')):
+        if trust_rank(trust_of(item)) > trust_rank(base.get('trust')):
             change['trust'] = trust_of(item).value
         stored_at = base.get('created_at')
         if item.created_at is not None and (
@@ -560,22 +561,6 @@ class MemoryWriter:
 def _same_subject(new: str | None, old: object) -> bool:
     # two speakers named differently say different things about different people
     return new is None or not isinstance(old, str) or not old or new == old
-
-
-def trust_of(item: MemoryIn) -> Trust:
-    """The trust a write is stored with: tool output is untrusted whatever it claims (seed 004:
-    skip tool outputs, prefer user text), quarantined stays quarantined."""
-    if item.source == Source.TOOL and item.trust == Trust.TRUSTED:
-        return Trust.UNTRUSTED
-    return item.trust
-
-
-_TRUST_RANK: dict[str, int] = {Trust.QUARANTINED: 0, Trust.UNTRUSTED: 1, Trust.TRUSTED: 2}
-
-
-def _rank(trust: object) -> int:
-    # a stored payload without a trust field predates trust: it was written as trusted
-    return _TRUST_RANK.get(str(trust), 2)
 
 
 @contextmanager
