@@ -1,9 +1,10 @@
 """Forget a user or a scope: the "right to be forgotten" across every store that holds them.
 
 Memories and episodes are deleted from the vector store. In the graph their mentions are
-dropped and the facts only they said are retracted (`expired_at`), as a single delete does:
-the graph keeps facts as history and never erases them, and a retracted fact is never returned
-as current again. Queued jobs of a forgotten memory find nothing and do nothing.
+dropped and, unlike a single delete (which retracts and keeps history), the facts only they
+said and the entities nothing else names are erased for good: a retracted fact still holds the
+sentence it was read from. Forgetting a scope erases its whole graph. Queued `index_graph` jobs
+of a forgotten memory find nothing and do nothing; other queued jobs are not purged yet.
 """
 
 from __future__ import annotations
@@ -47,9 +48,10 @@ class ForgetReport(BaseModel):
     episodes: int = Field(description='episodes deleted from the vector store')
     graph_sources: int = Field(description='memories and episodes unlinked in the graph')
     graph_facts: int | None = Field(
-        description='graph facts retracted (only they said them); null when another process '
-        'owns the graph and forgets them from a queued job'
+        description='graph facts erased (only they said them); null when another process owns '
+        'the graph and forgets the sources from a queued job (facts are then retracted)'
     )
+    graph_entities: int | None = Field(description='graph entities erased (nothing names them)')
 
 
 def _ids(ctx: JobContext, collection: str, flt: PointFilter) -> list[str]:
@@ -73,9 +75,11 @@ def forget(ctx: JobContext, req: ForgetIn) -> ForgetReport:
     if episodes:
         ctx.vectors.delete(EPISODES, episodes)
     facts: int | None = None
+    entities: int | None = None
     if ctx.kg is not None:
         ctx.writer.delete_many(memories, graph=False)
-        facts = ctx.kg.forget_chunks([*memories, *episodes])
+        whole = req.scope if req.user_id is None else None
+        facts, entities = ctx.kg.erase_sources([*memories, *episodes], whole)
     else:
         ctx.writer.delete_many(memories)
         ctx.writer.forget_graph(episodes)
@@ -86,4 +90,5 @@ def forget(ctx: JobContext, req: ForgetIn) -> ForgetReport:
         episodes=len(episodes),
         graph_sources=len(memories) + len(episodes),
         graph_facts=facts,
+        graph_entities=entities,
     )

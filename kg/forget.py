@@ -1,7 +1,9 @@
 """What the graph keeps of a deleted source: its mentions go, the facts only it said are retracted.
 
-Facts are never deleted here (`expired_at` retracts them in system time), so `as_of` history
-reads still show what was once recorded and when it was withdrawn.
+A delete retracts (`expired_at`): `as_of` history reads still show what was once recorded and
+when it was withdrawn. Forgetting a user or a scope (the right to be forgotten) erases instead:
+the facts it retracts and the entities nothing else names are deleted for good, since a
+retracted fact still holds the sentence it was read from.
 """
 
 from __future__ import annotations
@@ -13,15 +15,17 @@ from kg.models import Relation, RelationUpdate
 from kg.ports import GraphStore
 
 
-def forget_sources(store: GraphStore, ids: Sequence[str], now: datetime) -> int:
+def forget_sources(
+    store: GraphStore, ids: Sequence[str], now: datetime
+) -> tuple[list[str], list[str]]:
     """Drop the MENTIONS of deleted chunks/episodes and retract the current facts read from them,
     unless a live chunk still names both ends of the fact (it says it too, in all likelihood:
-    a fact re-read from a second chunk keeps the id and source of the first). Returns the number
-    of facts retracted."""
+    a fact re-read from a second chunk keeps the id and source of the first). Returns the
+    entities the sources named and the ids of the facts retracted."""
     gone = set(ids)
     named = store.forget_sources(list(ids))
     if not named:
-        return 0
+        return [], []
     current = [r for r in store.relations_of(named) if r.expired_at is None]
     ends = list(dict.fromkeys(e for r in current for e in (r.subject_id, r.object_id)))
     live = {e: set(c) for e, c in store.chunk_mentions(ends).items()}
@@ -39,4 +43,26 @@ def forget_sources(store: GraphStore, ids: Sequence[str], now: datetime) -> int:
     ]
     if expired:
         store.update_relations(expired)
-    return len(expired)
+    return named, [u.id for u in expired]
+
+
+def erase_sources(
+    store: GraphStore, ids: Sequence[str], now: datetime, scope: str | None
+) -> tuple[int, int]:
+    """Forget sources for good: retract as `forget_sources` does, then erase the facts retracted
+    and the entities no source names any more and no current fact needs; with `scope`, every
+    entity and fact of that scope. Returns (facts erased, entities erased)."""
+    named, retracted = forget_sources(store, ids, now)
+    if scope is not None:
+        entities = [e.id for e in store.list_entities(scope)]
+        facts = {r.id for r in store.relations_of(entities)}
+        store.purge(sorted(facts), entities)
+        return len(facts | set(retracted)), len(entities)
+    left = {r.id for r in store.relations_of(named) if r.expired_at is None} - set(retracted)
+    needed = {
+        e for r in store.relations_of(named) if r.id in left for e in (r.subject_id, r.object_id)
+    }
+    mentioned = {m.entity_id for m in store.mentions(named, len(named) * 1000 + 1)}
+    entities = [e for e in named if e not in needed and e not in mentioned]
+    store.purge(retracted, entities)
+    return len(retracted), len(entities)

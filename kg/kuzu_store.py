@@ -460,6 +460,18 @@ class KuzuGraphStore:
                 )
         return list(named)
 
+    def purge(self, relation_ids: Sequence[str], entity_ids: Sequence[str]) -> None:
+        with self._writing():
+            if relation_ids:
+                self._write(
+                    'MATCH (:Entity)-[r:RELATES]->(:Entity) WHERE r.id IN $ids DELETE r',
+                    {'ids': list(relation_ids)},
+                )
+            if entity_ids:
+                self._write(
+                    'MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e', {'ids': list(entity_ids)}
+                )
+
     # ---- full dumps (to fill an in-memory mirror) -------------------------------------------
 
     def iter_entity_ids(self) -> Iterator[str]:

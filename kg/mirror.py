@@ -188,6 +188,24 @@ class MirroredGraphStore:
                     named[entity] = None
         return list(named)
 
+    def purge(self, relation_ids: Sequence[str], entity_ids: Sequence[str]) -> None:
+        self._durable.purge(relation_ids, entity_ids)
+        with self._lock:
+            touching = [r for e in entity_ids for r in self._adjacent.get(e, ())]
+            for rid in dict.fromkeys([*relation_ids, *touching]):
+                row = self._rels.pop(rid, None)
+                if row is None:
+                    continue
+                for end in (row.subject_id, row.object_id):
+                    links = self._adjacent.get(end)
+                    if links is not None and rid in links:
+                        links.remove(rid)
+            for ident in entity_ids:
+                self._entities.discard(ident)
+                self._adjacent.pop(ident, None)
+                for source in self._mentions.pop(ident, {}):
+                    self._sources.get(source, set()).discard(ident)
+
     def close(self) -> None:
         self._durable.close()
 

@@ -140,6 +140,18 @@ class NetworkxGraphStore:
                     named.append(entity)
         return named
 
+    def purge(self, relation_ids: Sequence[str], entity_ids: Sequence[str]) -> None:
+        with self._lock:
+            for rid in [*relation_ids, *self._edge_keys(entity_ids)]:
+                rel = self._relations.pop(rid, None)
+                if rel is not None and self._graph.has_edge(rel.subject_id, rel.object_id, rid):
+                    self._graph.remove_edge(rel.subject_id, rel.object_id, key=rid)
+            for ident in entity_ids:
+                if ident in self._graph:
+                    self._graph.remove_node(ident)
+                self._embeddings.pop(ident, None)
+                self._mentions.pop(ident, None)
+
     def close(self) -> None:
         return None
 

@@ -71,6 +71,11 @@ class GraphStore(Protocol):
         the entities they mentioned, so the caller can expire facts only they were a source of."""
         ...
 
+    def purge(self, relation_ids: Sequence[str], entity_ids: Sequence[str]) -> None:
+        """Erase relations, and entities with every edge they have, for good: only for the
+        right to be forgotten (everything else closes or retracts). Unknown ids are ignored."""
+        ...
+
     def close(self) -> None:
         """Release files and connections."""
         ...

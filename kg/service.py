@@ -16,7 +16,7 @@ import networkx as nx
 from core.clock import Clock, aware
 from core.errors import NotFound
 from kg import temporal
-from kg.forget import forget_sources
+from kg.forget import erase_sources, forget_sources
 from kg.models import (
     Entity,
     EntityDetail,
@@ -51,6 +51,7 @@ from kg.resolution import (
     FUZZY_AMBIGUOUS,
     FUZZY_MERGE,
     NameIndex,
+    embeddable,
     normalize,
     types_compatible,
 )
@@ -69,7 +70,6 @@ _RELATED_EDGES = 200
 _RELATED_ENTITIES = 100  # past this, an entity adds latency but no longer moves a rank
 _SEARCH_EDGES = 500
 _INGEST_GROUP = 512
-_EMBED_CHARS = 5  # shorter names ("Al", "Mel") must match by key: a vector says too little
 _STOP_WORDS = (
     'a an the i me my you your we our he she it they them his her its their is are was were be '
     'been do does did what who whom where when why how which that this these those of in on at '
@@ -171,10 +171,15 @@ class KnowledgeGraphService:
         return [ScoredPoint(id=cid, score=score) for cid, score in best]
 
     def forget_chunks(self, ids: Sequence[str]) -> int:
-        """Drop MENTIONS edges of deleted chunks and retract the current facts only they said
-        (`kg.forget.forget_sources`); the number of facts retracted."""
+        """Drop MENTIONS of deleted chunks, retract the facts only they said; count retracted."""
         with self._write_lock:
-            return forget_sources(self._store, ids, self._clock.now())
+            return len(forget_sources(self._store, ids, self._clock.now())[1])
+
+    def erase_sources(self, ids: Sequence[str], scope: str | None = None) -> tuple[int, int]:
+        """`kg.forget.erase_sources` (with `scope`: its whole graph); (facts, entities) erased."""
+        with self._write_lock, self._index_lock:
+            self._indexes.clear()  # name indexes must not resolve to erased entities
+            return erase_sources(self._store, ids, self._clock.now(), scope)
 
     # ---- other writes ----------------------------------------------------------------------
 
@@ -584,16 +589,3 @@ class KnowledgeGraphService:
             if entity.scope in scopes:
                 out[entity.id] = entity
         return out
-
-
-# ---- pure helpers ----------------------------------------------------------------------------
-
-
-def embeddable(mention: EntityMention) -> bool:
-    """Whether a name is worth a vector: a named thing of 5+ characters.
-
-    "NYC Marathon" and "New York City Marathon" share no trigrams, so only a vector can tie
-    them; common-noun concepts ("painting", "adoption agencies") resolve by key and trigrams,
-    and were three quarters of the names on LoCoMo, at ~2 ms of model time each.
-    """
-    return mention.type is not EntityType.CONCEPT and len(normalize(mention.name)) >= _EMBED_CHARS

@@ -186,6 +186,23 @@ def test_mentions_link_entities_to_chunks_and_episodes(store: GraphStore) -> Non
     assert store.get_entities([bob.id])  # entities stay
 
 
+def test_purge_erases_relations_and_entities_with_their_edges(store: GraphStore) -> None:
+    alice, acme, globex = ent('Alice'), ent('Acme'), ent('Globex')
+    store.upsert_entities([alice, acme, globex])
+    works = rel(alice, 'works_at', acme, T0)
+    joined = rel(alice, 'works_at', globex, T1)
+    store.add_relations([works, joined])
+    store.add_mentions([Mention(entity_id=globex.id, source_id='c1', scope=SCOPE, at=T0)])
+    store.purge([works.id, 'never-stored'], [globex.id, 'ghost'])
+    assert store.relations_of([alice.id, acme.id, globex.id]) == []
+    assert [e.id for e in store.get_entities([alice.id, acme.id, globex.id])] == [
+        alice.id,
+        acme.id,
+    ]
+    assert store.mentions([globex.id], 10) == [] and store.chunk_mentions([globex.id]) == {}
+    assert store.neighbourhood([alice.id], 2, T2) == []
+
+
 def test_mentions_of_unknown_entities_are_ignored(store: GraphStore) -> None:
     store.add_mentions([Mention(entity_id='ghost', source_id='c1', scope=SCOPE, at=T0)])
     assert store.mentions(['ghost'], 10) == []

@@ -137,11 +137,15 @@ def test_forgetting_a_user_removes_their_memories_episodes_and_graph_facts(app, 
     assert response.status_code == 200, response.get_json()
     report = response.get_json()
     assert (report['memories'], report['episodes']) == (1, 1)
-    assert report['graph_facts'] >= 1
+    assert report['graph_facts'] >= 1 and report['graph_entities'] >= 1
     assert client.get(f'/v1/memories/{ann["id"]}', headers=AUTH).status_code == 404
     assert episodes(client, scope, 'ann') == []
     assert [f for f in facts(client, scope, 'Bob') if f['object'] == 'Berlin'] == []
     assert ann['id'] not in mentioned(app, scope, 'Bob')
+    # erased, not retracted: Bob and Berlin were named by Ann's memory alone
+    for gone in ('Bob', 'Berlin'):
+        listed = client.get(f'/v1/kg/entities?scope={scope}&q={gone}', headers=AUTH).get_json()
+        assert listed['total'] == 0, listed
     # another user of the scope and the same user in another scope are untouched
     assert client.get(f'/v1/memories/{kept["id"]}', headers=AUTH).status_code == 200
     assert [f['object'] for f in facts(client, scope, 'Carol')] == ['Initech']
@@ -159,6 +163,14 @@ def test_forgetting_a_scope_removes_everything_in_it(app, client, scope):
     listed = client.get(f'/v1/memories?scope={scope}', headers=AUTH).get_json()
     assert listed['items'] == []
     assert facts(client, scope, 'Bob') == [] and facts(client, scope, 'Carol') == []
+    assert response.get_json()['graph_entities'] >= 4
+    # erased, not retracted: no entity of the scope is left, history included
+    found = client.post(
+        '/v1/knowledge_graph_search', json={'query': 'Bob', 'scope': scope}, headers=AUTH
+    )
+    assert found.get_json()['entities'] == []
+    listed = client.get(f'/v1/kg/entities?scope={scope}', headers=AUTH)
+    assert listed.status_code == 200 and listed.get_json()['total'] == 0
 
 
 @pytest.mark.parametrize('body', [{}, {'scope': 'not a scope'}, {'user_id': ''}, {'x': 1}])
