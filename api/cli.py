@@ -152,7 +152,8 @@ def export(args: argparse.Namespace) -> int:
         out = open(args.output, 'w', encoding='utf-8') if args.output else sys.stdout  # noqa: SIM115
         try:
             with _bar(total, 'export') as bar:
-                for record in client.export(args.scope, redact=args.redact):
+                redact = True if args.redact else (False if args.unredacted else None)
+                for record in client.export(args.scope, redact=redact):
                     out.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + '\n')
                     bar.update(1)
         finally:
@@ -194,7 +195,8 @@ def reindex(args: argparse.Namespace) -> int:
         path = Path(tmp) / 'export.jsonl'
         total = client.export_count(args.scope)
         with path.open('w', encoding='utf-8') as out, _bar(total, 'export ') as bar:
-            for record in client.export(args.scope):
+            # unredacted: the records are written back over themselves
+            for record in client.export(args.scope, redact=False):
                 out.write(json.dumps(record, ensure_ascii=False) + '\n')
                 bar.update(1)
         report = client.import_records(_lines_with_progress(path, 'reindex'), dedupe='none')
@@ -255,7 +257,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser('export', help='write memories as JSONL (admin token)')
     p.add_argument('--scope', help='one scope (default: all)')
-    p.add_argument('--redact', action='store_true', help='mask emails and phone numbers')
+    masking = p.add_mutually_exclusive_group()
+    masking.add_argument(
+        '--redact', action='store_true', help='mask emails and phone numbers (secrets always)'
+    )
+    masking.add_argument(
+        '--unredacted', action='store_true', help='mask nothing, not even secret-looking spans'
+    )
     p.add_argument('-o', '--output', help='file to write (default: stdout)')
     client_options(p)
     p.set_defaults(func=export)

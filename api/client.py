@@ -452,9 +452,15 @@ class MnemosClient:
         response = self.request('HEAD', '/v1/admin/export', params={'scope': scope})
         return int(response.headers.get('X-Mnemos-Count', '0'))
 
-    def export(self, scope: str | None = None, *, redact: bool = False) -> Iterator[dict[str, Any]]:
-        """Every chunk record (all scopes, or one), streamed line by line (admin token)."""
-        params = _clean({'scope': scope, 'redact': _param(redact) if redact else None})
+    def export(
+        self, scope: str | None = None, *, redact: bool | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """Every chunk record (all scopes, or one), streamed line by line (admin token).
+
+        `redact`: None masks secret-looking spans (the service's default), True also emails and
+        phone numbers, False nothing (what a re-import needs).
+        """
+        params = _clean({'scope': scope, 'redact': _param(redact) if redact is not None else None})
         try:
             with self._http.stream('GET', '/v1/admin/export', params=params) as response:
                 if response.is_error:

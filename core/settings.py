@@ -67,6 +67,12 @@ class Settings(BaseModel):
     max_text_bytes: int = Field(default=32 * 1024, ge=1)
     max_body_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)
     max_batch_items: int = Field(default=1000, ge=1)
+    max_document_bytes: int = Field(
+        default=256 * 1024,
+        ge=1024,
+        description='largest Markdown document POST /v1/documents indexes (413 beyond): '
+        'embedding 256 KB takes about a minute of CPU on two cores',
+    )
 
     worker_threads: int = Field(default=2, ge=1, le=32, description='embedded job threads')
     episode_ttl_days: float = Field(default=90.0, gt=0)

@@ -213,7 +213,9 @@ def build(
         recall=recall,
         writer=writer,
         admin=MemoryAdmin(vectors, writer, clock, max_text_bytes=settings.max_text_bytes),
-        documents=DocumentIndex(vectors, writer, clock, chunk_texts),
+        documents=DocumentIndex(
+            vectors, writer, clock, chunk_texts, max_bytes=settings.max_document_bytes
+        ),
         agents=agents,
         episodes=EpisodeService(context),
         jobs=jobs,

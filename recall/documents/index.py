@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from core.clock import Clock, to_epoch
-from core.errors import InvalidInput, NotFound
+from core.errors import InvalidInput, NotFound, PayloadTooLarge
 from recall.models import CHUNK_NAMESPACE, MEMORIES, Chunk
 from recall.normalize import content_hash, normalize_text
 from recall.tiers import Kind, Source
@@ -26,6 +26,10 @@ from vectors.ports import VectorStore
 log = logging.getLogger(__name__)
 
 MAX_PATH_CHARS = 1024
+DEFAULT_MAX_BYTES = 256 * 1024
+# chunks embedded and stored per step: a step holds the vector store's write path for well
+# under a second, and what is stored becomes searchable as the document goes
+STEP_CHUNKS = 32
 
 Chunker = Callable[[str], Sequence[str]]
 
@@ -74,12 +78,16 @@ class DocumentIndex:
         writer: MemoryWriter,
         clock: Clock,
         chunker: Chunker,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
-        """Reads go to `vectors`; every write goes through `writer`."""
+        """Reads go to `vectors`; every write goes through `writer`; documents over
+        `max_bytes` of UTF-8 are refused (PayloadTooLarge)."""
         self._vectors = vectors
         self._writer = writer
         self._clock = clock
         self._chunker = chunker
+        self._max_bytes = max_bytes
 
     def _stored(self, scope: str, path: str) -> list[StoredPoint]:
         flt = PointFilter(scopes=[scope], any_of={'doc_path': [path]})
@@ -96,6 +104,14 @@ class DocumentIndex:
     ) -> DocumentReport:
         """Replace the chunks of `path` in `scope`; unchanged chunks keep their embeddings."""
         check_path(path)
+        size = len(markdown.encode('utf-8', 'surrogatepass'))
+        if size > self._max_bytes:
+            raise PayloadTooLarge(
+                f'markdown is {size} bytes; the limit is {self._max_bytes}',
+                details=[
+                    {'loc': ['markdown'], 'msg': f'document larger than {self._max_bytes} bytes'}
+                ],
+            )
         texts = [t.strip() for t in self._chunker(markdown) if t.strip()]
         if not texts:
             raise InvalidInput('markdown', 'the document has no text to index')
@@ -139,7 +155,8 @@ class DocumentIndex:
         }
         gone = [ident for ident in stored if ident not in wanted]
         # new chunks first: a failure half-way leaves the old version searchable, not nothing
-        self._writer.store(fresh)
+        for start in range(0, len(fresh), STEP_CHUNKS):
+            self._writer.store(fresh[start : start + STEP_CHUNKS])
         self._writer.update(moved)
         self._writer.delete_many(gone)
         log.info(

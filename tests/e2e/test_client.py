@@ -130,6 +130,18 @@ def test_export_then_import_keeps_every_record(mnemos: MnemosClient, scope: str)
     assert again.imported == 3 and mnemos.stats(scope).total == 3
 
 
+def test_export_masks_secrets_by_default_and_redact_false_gives_them_back(
+    mnemos: MnemosClient, scope: str
+) -> None:
+    # only an import can hold a secret (writes skip them); a reindex must not mask it for good
+    record = {'scope': scope, 'text': 'Deploy key sk-live-abc123def456ghi789 for CI'}
+    assert mnemos.import_records([record]).imported == 1
+    [masked] = mnemos.export(scope)
+    assert masked['text'] == 'Deploy key [redacted:api_key] for CI'
+    [raw] = mnemos.export(scope, redact=False)
+    assert raw['text'] == record['text']
+
+
 def test_errors_are_typed_and_carry_the_json_error(url: str, mnemos: MnemosClient) -> None:
     with pytest.raises(Unauthorized) as caught, MnemosClient(url, 'wrong-token') as stranger:
         stranger.stats('agent:x')

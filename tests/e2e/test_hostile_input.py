@@ -167,3 +167,34 @@ def test_a_wrong_method_with_a_token_is_still_a_405(client, auth):
 
 def test_a_wrong_method_on_a_public_route_is_a_405_without_a_token(client):
     assert client.post('/healthz').status_code == 405
+
+
+def test_a_document_over_the_size_cap_is_a_413_naming_markdown(client, auth, scope):
+    markdown = '# Big\n\n' + ('A line of the large document about the offsite.\n\n' * 6000)
+    assert len(markdown.encode()) > 256 * 1024
+    response = client.post(
+        '/v1/documents',
+        json={'scope': scope, 'path': 'big.md', 'markdown': markdown},
+        headers=auth,
+    )
+    assert response.status_code == 413
+    body = response.get_json()
+    assert body['error'] == 'payload_too_large'
+    assert body['details'][0]['loc'] == ['markdown']
+
+
+def test_a_document_under_the_cap_is_indexed_in_steps(client, auth, scope):
+    sections = [
+        f'## Item {i}\n\n'
+        + ' '.join(f'Alice planned part {j} of item {i} with Bob in Lisbon.' for j in range(14))
+        for i in range(40)
+    ]
+    markdown = '# Plan\n\n' + '\n\n'.join(sections)
+    response = client.post(
+        '/v1/documents',
+        json={'scope': scope, 'path': 'plan.md', 'markdown': markdown},
+        headers=auth,
+    )
+    assert response.status_code == 200
+    report = response.get_json()
+    assert report['embedded'] == report['chunks'] > 32  # more than one step
