@@ -28,7 +28,7 @@ from recall.read.context import speaker_of
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
 from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Source, Tier
 from recall.write.capture import CaptureDecision, capture
-from recall.write.conflicts import detect
+from recall.write.conflicts import detect, replaces, slot_tag, with_slot_tag
 from recall.write.guards import explicit_injection
 from recall.write.importance import write_grade
 from vectors.models import ChunkText, PointFilter, VectorPoint
@@ -41,6 +41,7 @@ CONFLICT_CANDIDATES = 5
 # MiniLM cosine above which two memories say the same thing
 MERGE_COSINE = 0.95
 CONFLICT_MIN_COSINE = 0.6
+SLOT_CANDIDATES = 50  # stored memories of one user's slot read per write
 # raw notes, documents and episodes are records, not claims: only distilled kinds are merged
 # semantically or superseded
 DISTILLED_KINDS = frozenset(
@@ -183,7 +184,9 @@ class MemoryWriter:
                 # a chunk other items of this batch already merged into must stay
                 continue
             twin, older = self._semantic_check(chunk, dense[ident], fresh)
-            if twin is not None:
+            changed = self._same_slot(chunk)  # issue 13: subject+predicate, not only cosine
+            older += [o for o in changed if o not in older]
+            if twin is not None and twin not in changed:
                 del fresh[ident]
                 bump(twin, items[index], index, 'semantic duplicate')
                 continue
@@ -296,6 +299,26 @@ class MemoryWriter:
                 older.append(point.id)
         return None, older
 
+    def _same_slot(self, chunk: Chunk) -> list[str]:
+        """Stored memories of this user that give this memory's slot (lives_in, works_at,
+        editor) another value: "I moved to Paris" after "I live in Berlin"."""
+        tag = slot_tag(chunk.text)
+        if tag is None:
+            return []
+        flt = PointFilter(
+            scopes=[chunk.scope],
+            any_of={'tags': [tag], 'owner': [chunk.user_id or ANY_USER]},
+            none_of={'superseded': [True]},
+        )
+        found, _ = self._vectors.scroll(MEMORIES, flt, SLOT_CANDIDATES)
+        return [
+            p.id
+            for p in found
+            if p.id != chunk.id
+            and not p.payload.get('pinned')
+            and replaces(chunk.text, str(p.payload.get('text', '')))
+        ]
+
     def _new_chunk(self, ident: str, item: MemoryIn, now: datetime) -> Chunk:
         default_tier, _ = KIND_DEFAULTS.get(item.kind, (Tier.WORKING, 0.5))
         graded = write_grade(item.text, item.kind)  # seed 001 bands and seed 003 keywords
@@ -317,7 +340,7 @@ class MemoryWriter:
             source=item.source,
             source_ref=item.source_ref,
             trust=item.trust,
-            tags=item.tags,
+            tags=with_slot_tag(item.tags, item.text),
             content_hash=content_hash(item.text),
             entity_key=item.entity_key,
             metadata=item.metadata,
