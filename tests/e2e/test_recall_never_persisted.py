@@ -67,3 +67,24 @@ def test_a_document_with_a_pasted_recall_block_indexes_only_its_own_text(client)
     stored = texts(client, scope)
     assert stored and not any('Relevant Memory' in t or 'Berlin' in t for t in stored)
     assert any('Backups run nightly' in t for t in stored)
+
+
+def test_search_hits_carry_an_l0_abstract_and_l1_overview_when_asked(client):  # type: ignore[no-untyped-def]
+    scope = fresh()
+    text = (
+        'The billing service moved to Postgres 16 in March. Invoices are generated nightly at '
+        '02:00 UTC. Refunds need a second approver. Old invoices stay in S3 for seven years.'
+    )
+    response = client.post('/v1/memories', json={'scope': scope, 'text': text}, headers=AUTH)
+    assert response.status_code == 201, response.get_json()
+    body = {'query': 'billing invoices', 'scope': scope, 'abstracts': True}
+    [hit] = client.post('/v1/memory_search', json=body, headers=AUTH).get_json()['hits']
+    assert hit['abstract'] == 'The billing service moved to Postgres 16 in March.'
+    assert hit['overview'].splitlines() == [
+        '- The billing service moved to Postgres 16 in March.',
+        '- Invoices are generated nightly at 02:00 UTC.',
+        '- Refunds need a second approver.',
+    ]
+    plain = {'query': 'billing invoices', 'scope': scope}
+    [hit] = client.post('/v1/memory_search', json=plain, headers=AUTH).get_json()['hits']
+    assert hit.get('abstract') is None
