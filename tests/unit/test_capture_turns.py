@@ -193,3 +193,27 @@ def test_the_labelled_set_has_150_utterances_per_language_and_a_held_out_quarter
     assert langs['en'] >= 150 and langs['zh'] >= 150
     heldout = sum(i['split'] == 'heldout' for i in items)
     assert 0.2 <= heldout / len(items) <= 0.3
+
+
+@pytest.mark.parametrize(
+    'text',
+    [
+        'I have a question about the API',
+        'I got it, thanks',
+        'I moved the file to the docs folder',
+        'I use this all the time lol',
+        'I work on it tomorrow',
+        'I keep getting this error',
+        'I drive home now',
+        'I left my keys at home',
+        'I started the build',
+        'I joined the call',
+        'I hate this bug',
+        '我用一下你的工具',
+        '我用中文问你',
+        '不要紧',
+        '别担心',
+    ],
+)
+def test_passing_remarks_that_look_like_facts_are_not_captured(text: str):
+    assert capture(text, now=NOW).candidates == []
