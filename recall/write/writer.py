@@ -288,6 +288,9 @@ class MemoryWriter:
         for point in similar:
             if point.id == chunk.id or point.id in fresh:
                 continue
+            key = point.payload.get('entity_key')
+            if chunk.entity_key and key and key != chunk.entity_key:
+                continue  # two keyed values (the twins' birthdays) are two memories, however alike
             if point.score >= MERGE_COSINE:
                 return point.id, []
             if point.score < CONFLICT_MIN_COSINE:

@@ -94,3 +94,21 @@ def test_english_and_chinese_facts_of_one_user_meet_in_one_graph(client):  # typ
     capture(client, scope, 'mei', 'I work at Initech.')
     capture(client, scope, 'mei', '我现在在腾讯工作。')
     wait_for(client, scope, 'mei', ['腾讯'])
+
+
+@pytest.mark.parametrize(
+    ('first', 'second'),
+    [
+        ('My son Leo was born on 2019-03-03.', 'My daughter Mia was born on 2019-03-03 too.'),
+        ("My mother's birthday is May 9.", "My father's birthday is May 9 as well."),
+        ('我妈妈的生日是5月9日。', '我爸爸的生日也是5月9日。'),
+    ],
+)
+def test_two_peoples_birthdays_on_one_day_are_two_memories(client, first: str, second: str):  # type: ignore[no-untyped-def]
+    # issue 12 item 2: the entity key names whose birthday it is
+    scope = f'agent:c{uuid.uuid4().hex[:10]}'
+    a = capture(client, scope, 'dana', first)['stored']
+    b = capture(client, scope, 'dana', second)['stored']
+    assert [i['kind'] for i in a] == ['entity'] and [i['kind'] for i in b] == ['entity']
+    listed = client.get(f'/v1/memories?scope={scope}', headers=AUTH).get_json()['items']
+    assert len(listed) == 2, [m['text'] for m in listed]

@@ -3,6 +3,7 @@ old one even when the two texts share almost no words, in English and Chinese.""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import pytest
@@ -65,3 +66,26 @@ def test_the_same_value_again_is_no_conflict_and_other_facts_have_no_slot():
     assert slot_of('I like tea') is None
     assert slot_of('I love Paris') is None
     assert slot_of("I used to use Emacs but now I'm on Neovim.") == ('editor', 'neovim')
+
+
+class SameVector:
+    """Every text embeds alike: what a model that cannot read a language does to it."""
+
+    name = 'same-vector'
+    dim = 8
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[1.0] + [0.0] * 7 for _ in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return [1.0] + [0.0] * 7
+
+
+def test_two_keyed_values_are_never_merged_by_similarity_alone():
+    # issue 12 item 2: the parents' birthdays on one day differ in their subject, not their text
+    vectors = InMemoryVectorStore()
+    writer = MemoryWriter(vectors, SameVector(), Bm25Encoder(), ManualClock(NOW))
+    [mother] = writer.capture(SCOPE, '我妈妈的生日是5月9日。', user_id='u1')[1]
+    [father] = writer.capture(SCOPE, '我爸爸的生日也是5月9日。', user_id='u1')[1]
+    assert (mother.status, father.status) == (WriteStatus.CREATED, WriteStatus.CREATED)
+    assert mother.id != father.id
