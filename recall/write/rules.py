@@ -18,7 +18,7 @@ _POSSESS_EN = (
     r'adopted|rescued|got))\b' + _OWNED + r'|\bwe (?:have|own|run|keep)\b' + _OWNED
 )
 _POSSESS_ZH = (
-    r'我(?:们公司|们团队|家|手上|手里)?(?:也|还|一共|总共)?(?:养了|养着|开(?:一辆|的是|着)|'
+    r'我(?:们公司|们团队|们家|家|手上|手里)?(?:也|还|一共|总共)?(?:养了|养着|开(?:一辆|的是|着)|'
     r'买了|有(?=[一二两三四五六七八九十几百千万\d]+\s*[台辆只条个张套间位部块])|'
     r'领养了|收养了)|我(?:刚刚?|最近|终于)(?:养了|领养了|收养了|买了)|我在.{1,12}(?:有|买了)'
 )
@@ -31,10 +31,11 @@ _LIFE_EN = (
     r'moved (?:to|from|back|abroad|house|in with|out)|work(?:ed)? (?:at|for|in|as|remotely|'
     r'from home|part-time|full-time))|'
     r"\bi(?:'m| am) (?:originally )?from\b|\bi(?:'m| am) (?:currently |now )?based\b|"
-    r'\bwe (?:relocated|moved)\b'
+    r'\bwe (?:relocated|moved)\b|\bi (?:finally |just )?(?:got|accepted|took) (?:the|an|a) '
+    r'(?:job )?offer (?:from|at)\b|\bi(?:\'m| am) (?:learning|studying) (?-i:[A-Z])'
 )
 _LIFE_ZH = (
-    r'入职|跳槽|离职|辞职|加入了|搬到|搬去|搬回|我(?:现在|目前|已经|去年|今年|刚刚?)?(?:搬到|搬去|搬回|住在|住|'
+    r'入职|跳槽|离职|辞职|加入了|搬到|搬去|搬回|我(?:最近|现在|正在|一直)?在学(?!校)|我(?:现在|目前|已经|去年|今年|刚刚?)?(?:搬到|搬去|搬回|住在|住|'
     r'在.{1,12}(?:工作|上班|上学|读书|读研|读博|实习|长大|做))|老家|长大|我来自|毕业于|在读'
 )
 _DIET = (
@@ -174,7 +175,8 @@ DIET_PREFERENCE = re.compile(
 DIET_FACT = re.compile(r'allergic|allergy|intolerant|gluten|过敏|不耐受', re.IGNORECASE)
 # a clause that continues the one before it: "…，是一名医生", "…, they are twins", "…，这是原则"
 CONTINUATION = re.compile(
-    r'^(?:是|也是|今年|这|那|它|他们|她们|他|她|所以|因为|which|so\b|because\b|'
+    r'^(?:是|也是|今年|这|那|它|他们|她们|他|她|所以|因为|(?:一|另一|两|其中一?)(?:只|个|条|位|辆|台)|'
+    r'which|so\b|because\b|'
     r"(?:they|he|she|it|this|that)(?:'re|'s| are| is| was| were)\b|too\b|as well\b)",
     re.IGNORECASE,
 )
