@@ -112,3 +112,29 @@ def test_two_peoples_birthdays_on_one_day_are_two_memories(client, first: str, s
     assert [i['kind'] for i in a] == ['entity'] and [i['kind'] for i in b] == ['entity']
     listed = client.get(f'/v1/memories?scope={scope}', headers=AUTH).get_json()['items']
     assert len(listed) == 2, [m['text'] for m in listed]
+
+
+@pytest.mark.parametrize(
+    ('old', 'new', 'query', 'expected'),
+    [
+        ('I live in Berlin.', 'I moved to Paris.', 'live in Berlin or moved to Paris', 'Paris'),
+        ('我住在北京。', '我已经搬到上海了。', '住在北京还是搬到上海', '上海'),
+        (
+            'I use vim for everything.',
+            'Switched to VS Code last week.',
+            'vim or VS Code',
+            'VS Code',
+        ),
+    ],
+)
+def test_after_a_change_search_returns_the_new_value_not_the_old(  # type: ignore[no-untyped-def]
+    client, old: str, new: str, query: str, expected: str
+):
+    scope = f'agent:c{uuid.uuid4().hex[:10]}'
+    capture(client, scope, 'dana', old)
+    result = capture(client, scope, 'dana', new)
+    assert result['stored'][0]['reason'] == 'supersedes older memories', result
+    body = {'query': query, 'scope': scope, 'user_id': 'dana', 'min_score': 0.0}
+    hits = client.post('/v1/memory_search', json=body, headers=AUTH).get_json()['hits']
+    assert hits and expected in hits[0]['text']
+    assert all(old.rstrip('.。') not in h['text'] for h in hits)
