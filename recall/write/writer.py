@@ -510,8 +510,10 @@ def _speaker(chunk: Chunk) -> str | None:
     speaker = chunk.metadata.get('speaker')
     if isinstance(speaker, str) and speaker.strip():
         return speaker
-    # "I"/"my" in a user's memory is that user (issue 13: captured facts reached no graph)
-    return chunk.user_id if chunk.user_id and chunk.user_id.strip() else None
+    # "I"/"my" in a user's memory is that user, or the "Name:" who said it (issue 13: captured
+    # facts reached no graph)
+    found = chunk.speaker or chunk.user_id
+    return found if found and found.strip() else None
 
 
 def _first(item: tuple[int, Chunk]) -> int:
