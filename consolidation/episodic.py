@@ -13,7 +13,7 @@ from consolidation import llm, text
 from consolidation.models import Episode, SessionIn, SummarySource, episode_id, source_id
 from core.jobs import JobName, LockHeld
 from recall.models import ANY_USER, EPISODES, episodes_spec
-from recall.normalize import content_hash
+from recall.normalize import content_hash, strip_recall_blocks
 from recall.write.guards import redact_secrets
 from vectors.models import CollectionSpec, PointFilter, Range, VectorPoint
 
@@ -93,6 +93,20 @@ def _summary(services: JobContext, session: SessionIn) -> tuple[str, SummarySour
     return text.summarize([m.content for m in spoken]), 'extractive'
 
 
+def without_recall(session: SessionIn) -> SessionIn | None:
+    """The session with injected recall blocks cut from its messages and summary (seed 001:
+    recall is never persisted); None when nothing but recall is left."""
+    messages = []
+    for message in session.messages:
+        content = strip_recall_blocks(message.content)
+        if content:
+            messages.append(message.model_copy(update={'content': content}))
+    if not messages:
+        return None
+    summary = strip_recall_blocks(session.summary) if session.summary else None
+    return session.model_copy(update={'messages': messages, 'summary': summary or None})
+
+
 def summarize_session(services: JobContext, params: dict[str, Any]) -> dict[str, Any]:
     """Create the session's episode unless it exists (a replay is a no-op), then emit."""
     session_key = str(params['session_key'])
@@ -108,6 +122,10 @@ def summarize_session(services: JobContext, params: dict[str, Any]) -> dict[str,
     if held:
         raise LockHeld(f'episode {ident}', held)
 
+    own = without_recall(session)
+    if own is None:
+        return {'episode_id': ident, 'status': 'skipped', 'reason': 'recall_only'}
+    session = own
     summary, origin = _summary(services, session)
     if not summary:
         summary, origin = text.clip(session.messages[0].content, 2000), 'extractive'

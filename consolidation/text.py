@@ -14,6 +14,7 @@ import numpy as np
 
 from core.text import ENGLISH_STOP_WORDS
 from core.text import words as word_set
+from kg.extraction.zh_reader import ZhReader
 
 ABSTRACT_CHARS = 200
 SUMMARY_CHARS = 2_000
@@ -21,8 +22,15 @@ SUMMARY_CHARS = 2_000
 SENTENCE_CHARS = 400
 CUE_BONUS = 1.0
 
-_SENTENCE_END = re.compile(r'(?<=[.!?。！？])\s+|\n{1,}')
+# Chinese sentences end at 。！？； with no space after them
+_SENTENCE_END = re.compile(r'(?<=[.!?])\s+|(?<=[。！？；])\s*|\n{1,}')
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9'+#.-]*[A-Za-z0-9+#]|[A-Za-z]|\d+")
+_HAN_RUN = re.compile(r'[\u4e00-\u9fff]+')
+# Chinese function words: a bigram made only of these says nothing about the topic
+_ZH_FUNCTION = set('的了是在我你他她它们这那和与就也都还很吗呢吧啊呀么个一不有要会说')
+# jieba tags of names and proper nouns: people, places, organisations, other proper nouns
+_ZH_TOPIC_TAGS = {'nr', 'nrfg', 'nrt', 'ns', 'nt', 'nz'}
+_ZH = ZhReader()  # loads jieba on first Chinese text
 _CAP_RUN = re.compile(
     r"\b(?:[A-Z][A-Za-z0-9+#.&'-]*[A-Za-z0-9+#]|[A-Z])"
     r"(?:\s+(?:of|de|la|von|van|the|&)?\s*(?:[A-Z][A-Za-z0-9+#.&'-]*[A-Za-z0-9+#]|[A-Z]))*"
@@ -50,8 +58,13 @@ def split_sentences(text: str) -> list[str]:
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased content words (stopwords removed)."""
-    return [w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if w not in STOPWORDS]
+    """Lower-cased content words (stopwords removed); Chinese runs give their character
+    bigrams, so Chinese sentences overlap, rank and dedupe like English ones."""
+    found = [w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if w not in STOPWORDS]
+    for run in _HAN_RUN.findall(text):
+        grams = [run[i : i + 2] for i in range(len(run) - 1)] or [run]
+        found += [g for g in grams if not set(g) <= _ZH_FUNCTION]
+    return found
 
 
 def _similarity(a: Sequence[str], b: Sequence[str]) -> float:
@@ -125,7 +138,9 @@ def summarize(texts: Sequence[str], *, max_sentences: int | None = None) -> str:
             continue
         chosen.append(i)
         size += len(sentences[i]) + 1
-    return ' '.join(_terminated(sentences[i]) for i in sorted(chosen))
+    picked = [_terminated(sentences[i]) for i in sorted(chosen)]
+    # Chinese sentences follow each other without a space
+    return ''.join(s if s[-1] in '。！？' else s + ' ' for s in picked).strip()
 
 
 def abstract(summary: str, limit: int = ABSTRACT_CHARS) -> str:
@@ -159,6 +174,12 @@ def key_topics(texts: Sequence[str], limit: int = 10) -> list[str]:
             key = phrase
             counts[key] += 1
             first_seen.setdefault(key, len(first_seen))
+    if _HAN_RUN.search(joined):
+        for word, flag in _ZH.tags(joined):
+            word = word.strip()
+            if flag in _ZH_TOPIC_TAGS and len(word) >= 2:
+                counts[word] += 1
+                first_seen.setdefault(word, len(first_seen))
     ranked = sorted(counts, key=lambda p: (-counts[p], first_seen[p]))
     return ranked[:limit]
 
@@ -185,7 +206,9 @@ def _trim_phrase(phrase: str) -> str:
 
 def _terminated(sentence: str) -> str:
     sentence = sentence.strip()
-    return sentence if sentence[-1:] in '.!?。！？' else sentence + '.'
+    if sentence[-1:] in '.!?。！？；':
+        return sentence
+    return sentence + ('。' if _HAN_RUN.search(sentence[-1:]) else '.')
 
 
 def _dedupe(sentences: Sequence[str]) -> list[str]:
@@ -203,12 +226,14 @@ def _dedupe(sentences: Sequence[str]) -> list[str]:
 
 _PREFERENCE = re.compile(
     r'\b(prefer|prefers|preferred|like|likes|love|loves|hate|hates|dislike|dislikes|favou?rite|'
-    r"enjoy|enjoys|rather|always use|never use|don't want|do not want|wants?)\b",
+    r"enjoy|enjoys|rather|always use|never use|don't want|do not want|wants?)\b|"
+    r'喜欢|偏好|讨厌|最爱|不要用|别用|习惯用',
     re.IGNORECASE,
 )
 _DECISION = re.compile(
     r'\b(decided|decide|decision|agreed|agree on|chose|chosen|choose|going with|settled on|'
-    r"will use|we'll use|switch(?:ed)? to|plan to|approved|picked)\b",
+    r"will use|we'll use|switch(?:ed)? to|plan to|approved|picked)\b|"
+    r'决定|约定|商定|同意|选定|改用|换成',
     re.IGNORECASE,
 )
 _PROJECT = re.compile(

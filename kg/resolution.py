@@ -19,16 +19,37 @@ _MIN_FUZZY_CHARS = 5  # "Al" vs "Ali" are different people: short names must mat
 _WORD = re.compile(r"[^\w\s'-]+")
 _LEADING = ('the ', 'a ', 'an ', 'my ', 'our ')
 _SOFT_TYPES = (EntityType.OTHER, EntityType.CONCEPT)
+# "Microsoft Corporation" is Microsoft: legal-form suffixes never tell two organisations apart
+_CORPORATE = re.compile(
+    r'(?:\s+(?:corporation|corp|incorporated|inc|limited|ltd|llc|plc|gmbh|co|company))+$|'
+    r'(?:股份有限公司|有限责任公司|有限公司|公司|集团)$'
+)
+# well-known abbreviations, word by word: "NYC Marathon" is the New York City Marathon
+ABBREVIATIONS = {
+    'nyc': 'new york city',
+    'sf': 'san francisco',
+    'uk': 'united kingdom',
+    'usa': 'united states',
+    'hk': 'hong kong',
+    'intl': 'international',
+    'univ': 'university',
+    'dept': 'department',
+    'mt': 'mount',
+}
 
 
 def normalize(name: str) -> str:
-    """Matching key of a name: lower case, no punctuation or possessive, no leading article."""
+    """Matching key of a name: lower case, no punctuation or possessive, no leading article,
+    no corporate suffix ("Microsoft Corporation" -> "microsoft"), abbreviations spelt out
+    ("NYC Marathon" -> "new york city marathon")."""
     key = _WORD.sub(' ', name.lower()).replace("'s ", ' ').strip()
     key = re.sub(r"'s$", '', key)
     for article in _LEADING:
         if key.startswith(article):
             key = key[len(article) :]
-    return ' '.join(key.split())
+    key = ' '.join(ABBREVIATIONS.get(word, word) for word in key.split())
+    bare = _CORPORATE.sub('', key).strip()
+    return bare or key
 
 
 def trigrams(key: str) -> set[str]:

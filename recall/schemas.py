@@ -206,6 +206,10 @@ class SearchRequest(BaseModel):
     explain: bool = Field(
         default=False, description='the receipt lists every channel candidate with its score'
     )
+    abstracts: bool = Field(
+        default=False,
+        description='each hit carries its L0 abstract (one line) and L1 overview (key points)',
+    )
 
     @field_validator('weights')
     @classmethod
@@ -239,6 +243,8 @@ class Hit(BaseModel):
     pinned: bool
     created_at: datetime
     metadata: dict[str, Any]
+    abstract: str | None = Field(default=None, description='L0: one line (with `abstracts`)')
+    overview: str | None = Field(default=None, description='L1: key points (with `abstracts`)')
 
 
 class Receipt(BaseModel):

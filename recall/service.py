@@ -17,6 +17,7 @@ from core.auth import Principal
 from core.clock import Clock, to_epoch
 from core.errors import InvalidInput, NotFound
 from core.scopes import GLOBAL
+from recall.abstracts import abstract, overview
 from recall.decay import multiplier, relevance
 from recall.models import ANY_USER, EPISODES, MEMORIES, Chunk
 from recall.ports import GraphIndex
@@ -224,6 +225,11 @@ class RecallService:
             factors=ranked.factors if req.explain else None,
             speakers=sorted(ranked.speakers),
         )
+        if req.abstracts:
+            hits = [
+                h.model_copy(update={'abstract': abstract(h.text), 'overview': overview(h.text)})
+                for h in hits
+            ]
         return SearchResponse(hits=hits, receipt=receipt)
 
     def _recipe(self, req: SearchRequest) -> FusionConfig:

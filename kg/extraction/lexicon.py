@@ -247,6 +247,9 @@ KNOWN_PREDICATES = frozenset(
     {*VERB_PREP.values(), *VERB_OBJ.values(), *REL_NOUNS.values()}
     | {'role', 'member_of', 'works_at', 'reports_to', 'engaged_to'}
 )
+# "started a new job at Hooli", "took a position with Initech": works_at through the noun
+JOB_NOUNS = frozenset({'job', 'position', 'role', 'gig', 'internship', 'post', 'career'})
+JOB_VERBS = frozenset({'start', 'begin', 'get', 'land', 'take', 'accept', 'have', 'find'})
 # verbs that say next to nothing without their object's meaning: never an open predicate
 LIGHT_VERBS = frozenset(
     {'be', 'have', 'get', 'do', 'make', 'take', 'go', 'come', 'give', 'put', 'keep', 'let',

@@ -11,6 +11,8 @@ from kg.dates import resolve_date
 from kg.extraction.lexicon import (
     FACT_CHARS,
     HEAD_TYPES,
+    JOB_NOUNS,
+    JOB_VERBS,
     KNOWN_PREDICATES,
     LIGHT_VERBS,
     NER_LABELS,
@@ -361,6 +363,13 @@ class DocReader:
         particle = next((c.lower_ for c in tok.children if c.dep_ == 'prt'), None)
         verb = f'{lemma}_{particle}' if particle else lemma
         for child in tok.children:
+            if child.dep_ == 'dobj' and child.lower_ in JOB_NOUNS and lemma in JOB_VERBS:
+                # "started a new job at Hooli": the employer hangs off the noun
+                for prep in (c for c in child.children if c.dep_ == 'prep'):
+                    if prep.lower_ in ('at', 'with'):
+                        for pobj in _pobjs(prep):
+                            self._emit(subj, 'works_at', self._arg(pobj), when, fact)
+                continue
             if child.dep_ in ('dobj', 'attr'):
                 for obj_tok in (child, *_conjuncts(child)):
                     obj = self._arg(obj_tok)

@@ -51,7 +51,7 @@ _STUDY = '读书|上学|读研究生|读研|读博|念书|上大学|读大学|�
 _MOVED = '搬到了?|搬去了?|搬回了?|迁居到?|定居在?|定居于'
 _USED = '用|使用|改用|换成了?|换用|转用'
 _LATIN_NAME = r'[A-Za-z][\w.+#-]*(?: [A-Z][\w.+#-]*)?'
-_COUNTER = '一辆|一台|一套|一部|辆|台|套|部'
+_COUNTER = '一辆|一台|一套|一部|一只|辆|台|套|部'
 # (pattern over the clause after its subject, predicate, object group)
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p), pred)
@@ -64,7 +64,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r'^在(?P<o>.{1,14}?)出生', 'born_in'),
         (r'^(?:出生在|出生于|生于)(?P<o>.{1,14})$', 'born_in'),
         (rf'^(?:从.{{1,12}}?)?(?:{_MOVED})(?P<o>.{{1,14}})$', 'lives_in'),
-        (r'^(?:住在|住)(?P<o>.{1,14})$', 'lives_in'),
+        (r'^(?:住在|住)(?P<o>[^的]{1,14})$', 'lives_in'),
         (r'^(?:来自|老家在|老家是)(?P<o>.{1,14})$', 'from'),
         (r'^(?:毕业于)(?P<o>.{1,14})$', 'graduated_from'),
         (r'^从(?P<o>.{1,14}?)毕业', 'graduated_from'),
@@ -75,11 +75,12 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r'^讨厌(?:打|玩|吃|喝|看|听)?(?P<o>.{1,10})$', 'dislikes'),
         (r'^(?:很|最|也|特别|比较)?(?:喜欢|爱)(?:打|玩|吃|喝|看|听)?(?P<o>.{1,10})$', 'likes'),
         (rf'^(?:习惯|喜欢|一直|现在)?(?:{_USED})\s*(?P<o>{_LATIN_NAME})', 'uses'),
-        (rf'^(?:开|买了|入手了)(?:{_COUNTER})?(?:.{{0,6}}的)?(?P<o>.{{1,10}})$', 'owns'),
+        (rf'^(?:开(?:着|的是)?(?:{_COUNTER})|(?:买了|入手了)(?:{_COUNTER})?)(?:.{{0,6}}的)?'
+         r'(?P<o>.{1,10})$', 'owns'),
         (r'^(?:是|担任)(?:一名|一个|一位|个|名|位)?(?P<o>[\u4e00-\u9fff]{2,8})$', 'role'),
     )
 )  # fmt: skip
-_NOT_OBJECT = re.compile(r'[我你他她它们这那哪什么谁吗呢]|^\d+$')
+_NOT_OBJECT = re.compile(r'[我你他她它们这那哪什么谁吗呢]|^\d+$|^的|离|去上班|去公司')
 _ORG_SUFFIX = re.compile(r'(?:公司|集团|大学|学院|银行|医院|研究所|实验室|中学|小学|科技|网络)$')
 _TAG_TYPES = {
     'nr': EntityType.PERSON,

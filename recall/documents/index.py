@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from core.clock import Clock, to_epoch
 from core.errors import InvalidInput, NotFound, PayloadTooLarge
 from recall.models import CHUNK_NAMESPACE, MEMORIES, Chunk
-from recall.normalize import content_hash, normalize_text
+from recall.normalize import content_hash, normalize_text, strip_recall_blocks
 from recall.tiers import Kind, Source
 from recall.write.writer import MemoryWriter
 from vectors.models import PointFilter, StoredPoint
@@ -112,7 +112,8 @@ class DocumentIndex:
                     {'loc': ['markdown'], 'msg': f'document larger than {self._max_bytes} bytes'}
                 ],
             )
-        texts = [t.strip() for t in self._chunker(markdown) if t.strip()]
+        # recall is never persisted (seed 001): a pasted recall block is not document text
+        texts = [t.strip() for t in self._chunker(strip_recall_blocks(markdown)) if t.strip()]
         if not texts:
             raise InvalidInput('markdown', 'the document has no text to index')
         with _lock(scope, path):

@@ -170,10 +170,14 @@ def salience(text: str) -> SalienceCheck:
 _SENTENCE = re.compile(r'[^。！？!?；;\n]+[。！？!?；;]*')
 _EN_STOP = re.compile(r'(?<=[a-z0-9)"\'])\.\s+(?=[A-Z\u4e00-\u9fff])')
 _CLAUSE = re.compile(
-    r'\s*[,，、]\s*(?!\d{4}\b)|\s+(?:and|but|also)\s+(?=(?:my|i|i\'m|our)\b)', re.I
+    r'\s*[,，、]\s*(?!\d{4}\b)|\s+(?:and|but|also)\s+(?=(?:my|i|i\'m|our)\b)|'
+    r'\s+and\s+(?=(?:my\s+)?(?:e-?mail|phone|number|mobile|cell|wechat|address)\b)',
+    re.I,
 )
 _LEAD_CONJ = re.compile(
-    r'^(?:and|but|also|plus|还有|另外|而且|并且|然后|以及|同时)\s*[,，]?\s*', re.I
+    r'^(?:(?:and|but|also|plus|so|well|ok|okay|anyway|actually|btw|by the way|oh)\b|'
+    r'还有|另外|而且|并且|然后|以及|同时|对了|顺便说一下|顺便)\s*[,，]?\s*',
+    re.I,
 )
 _TRIM = re.compile(r'^[\s,，;；、:：]+|[\s,，;；、:：。.!！~～]+$')
 _SUMMARY = re.compile(r'^\s*(?:summary|tl;dr|session summary|摘要|总结|小结)\s*[:：]', re.I)

@@ -363,3 +363,87 @@ def assess(
         for e in existing
     ]
     return sorted(matches, key=lambda m: (order[m.verdict.kind], -m.verdict.score, m.id))
+
+
+# ---- subject + predicate slots (issue 13) -----------------------------------------------------
+# A cosine gate misses "I live in Berlin" -> "I moved to Paris": the texts share one word. The
+# graph's view is sharper: the same subject (the user) and the same functional predicate
+# (lives_in) with another object is a change, whatever the wording or the language.
+
+_PLACE = r'(?P<v>[A-Z][\w.\'-]*(?: [A-Z][\w.\'-]*){0,3})'
+_I = r"\b(?:[Ii]|[Ii]'ve|[Ii] have)"
+_SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (slot, re.compile(pattern))
+    for slot, pattern in (
+        (
+            'lives_in',
+            _I + r' (?:now |just |recently |finally |also )?(?:live|lived|moved|relocated|'
+            r'settled)(?: back)? (?:in|to) ' + _PLACE,
+        ),
+        ('lives_in', r"\b[Ii](?:'m| am) (?:now |currently )?based in " + _PLACE),
+        (
+            'lives_in',
+            r'我(?:现在|目前|已经|去年|今年|终于|刚)?(?:住在|搬到了?|搬去了?|搬回了?|定居在)'
+            r'(?P<v>[\u4e00-\u9fff]{2,8}?)(?=了|$|[，,。.！!；;\s])',
+        ),
+        (
+            'works_at',
+            r'\b[Ii](?: just| now)? (?:work (?:at|for)|joined|started (?:a new job |working )?at|'
+            r'was hired by|got a job (?:at|with)) (?P<v>[A-Z][\w&.\'-]*(?: [A-Z][\w&.\'-]*){0,3})',
+        ),
+        (
+            'works_at',
+            r'我(?:现在|目前|已经|刚|上个月|去年)?(?:在(?P<v>[\u4e00-\u9fffA-Za-z]{2,10}?)(?:工作|上班)|'
+            r'(?:入职了?|加入了?)(?P<w>[\u4e00-\u9fffA-Za-z]{2,10}))',
+        ),
+        (
+            'editor',
+            r'(?i)(?P<v>\b(?:vim|neovim|nvim|emacs|vs ?code|visual studio code|sublime(?: text)?|'
+            r'intellij|pycharm|webstorm|cursor|zed|helix|nano|atom|notepad\+\+))',
+        ),
+    )
+)
+_SWITCHED_FROM = re.compile(r'(?:used to use|以前用|从)\s*\S+', re.IGNORECASE)
+
+
+def slot_of(text: str) -> tuple[str, str] | None:
+    """The (functional predicate, value) a first-person memory states about its user, e.g.
+    ("lives_in", "paris") for "I moved to Paris" and "我已经搬到上海了" -> ("lives_in", "上海"),
+    or None. An editor switch names the new editor: "I used to use Emacs, now Neovim" ->
+    ("editor", "neovim")."""
+    for slot, pattern in _SLOTS:
+        if slot == 'editor':
+            found = [m.group('v') for m in pattern.finditer(_SWITCHED_FROM.sub(' ', text))]
+            if found and re.search(r"\bi\b|\bi'm\b|我|switched|换成|改用", text, re.I):
+                return slot, _editor(found[-1])
+            continue
+        match = pattern.search(text)
+        if match:
+            value = next(g for g in match.groups() if g)
+            return slot, normalize_text(value)
+    return None
+
+
+def _editor(name: str) -> str:
+    key = normalize_text(name).replace(' ', '')
+    return {'nvim': 'neovim', 'visualstudiocode': 'vscode'}.get(key, key)
+
+
+def slot_tag(text: str) -> str | None:
+    """`slot:<predicate>` for a memory that states one (stored in its tags, so a later value
+    of the same slot finds it), or None."""
+    found = slot_of(text)
+    return f'slot:{found[0]}' if found else None
+
+
+def replaces(new_text: str, old_text: str) -> bool:
+    """True when `new_text` gives the same slot as `old_text` another value ("I moved to
+    Paris" replaces "I live in Berlin"; "我已经搬到上海了" replaces "我住在北京")."""
+    new, old = slot_of(new_text), slot_of(old_text)
+    return new is not None and old is not None and new[0] == old[0] and new[1] != old[1]
+
+
+def with_slot_tag(tags: list[str], text: str) -> list[str]:
+    """`tags` plus the memory's slot tag, if it states one and does not carry it yet."""
+    tag = slot_tag(text)
+    return [*tags, tag] if tag and tag not in tags else list(tags)

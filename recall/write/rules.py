@@ -6,27 +6,36 @@ from __future__ import annotations
 import re
 
 # things a person has, keeps or looks after: "I own a Tesla", "我养了一只猫"
+# the object of a possession is counted or named: "a dog", "two kids", "a Tesla", "40 servers"
+_OWNED = (
+    r'(?= (?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|several|about|around|over|'
+    r'\d+|(?-i:[A-Z]))\b)'
+    r'(?! (?:a |an |one )?(?:question|problem|issue|idea|meeting|minute|moment|second|bug|error|'
+    r'doubt|clue|look|feeling|headache|call|chance|bit|lot|few|word)s?\b)'
+)
 _POSSESS_EN = (
     r"\bi(?: also| still| just| finally)?(?:'ve got| (?:have|have got|own|drive|ride|keep|bought|"
-    r'adopted|rescued|got))\b(?! (?:a |an |no |some |any )?(?:question|problem|issue|idea|'
-    r'meeting|minute|moment|second|bug|error|doubt|clue|time|look|feeling|headache|call)s?\b)|'
-    r'\bwe (?:have|own|run|keep)\b(?! (?:a |an |no )?(?:question|problem|issue|meeting|call)s?\b)'
+    r'adopted|rescued|got))\b' + _OWNED + r'|\bwe (?:have|own|run|keep)\b' + _OWNED
 )
 _POSSESS_ZH = (
-    r'我(?:们公司|们团队|家|手上|手里)?(?:也|还|一共|总共)?(?:养了|养着|开(?:一辆|的是|着)|'
+    r'我(?:们公司|们团队|们家|家|手上|手里)?(?:也|还|一共|总共)?(?:养了|养着|开(?:一辆|的是|着)|'
     r'买了|有(?=[一二两三四五六七八九十几百千万\d]+\s*[台辆只条个张套间位部块])|'
     r'领养了|收养了)|我(?:刚刚?|最近|终于)(?:养了|领养了|收养了|买了)|我在.{1,12}(?:有|买了)'
 )
 # a job, a school, a home and moves between them
 _LIFE_EN = (
-    r'\bi(?: just| recently| finally| also)? (?:started|joined|left|quit|was hired|got hired|'
-    r'got a job|relocated|moved|grew up|study|studied|graduated|retired|work|worked|live|lived|'
-    r'was born|was at|am at|teach|taught|commute)\b|'
+    r'\bi(?: just| recently| finally| also)? (?:was hired|got hired|got a job|relocated|grew up|'
+    r'study|studied|graduated|retired|live|lived|was born|teach|taught|commute)\b|'
+    r'\bi(?: just| recently| finally| also)? (?:started (?:a new job|a job|working|at|as|my new)|'
+    r'(?:joined|left|quit|was at|am at) (?-i:[A-Z])|(?:left|quit) (?:my job|the company)|'
+    r'moved (?:to|from|back|abroad|house|in with|out)|work(?:ed)? (?:at|for|in|as|remotely|'
+    r'from home|part-time|full-time))|'
     r"\bi(?:'m| am) (?:originally )?from\b|\bi(?:'m| am) (?:currently |now )?based\b|"
-    r'\bwe (?:relocated|moved)\b'
+    r'\bwe (?:relocated|moved)\b|\bi (?:finally |just )?(?:got|accepted|took) (?:the|an|a) '
+    r'(?:job )?offer (?:from|at)\b|\bi(?:\'m| am) (?:learning|studying) (?-i:[A-Z])'
 )
 _LIFE_ZH = (
-    r'入职|跳槽|离职|辞职|加入了|搬到|搬去|搬回|我(?:现在|目前|已经|去年|今年|刚刚?)?(?:搬到|搬去|搬回|住在|住|'
+    r'入职|跳槽|离职|辞职|加入了|搬到|搬去|搬回|我(?:最近|现在|正在|一直)?在学(?!校)|我(?:现在|目前|已经|去年|今年|刚刚?)?(?:搬到|搬去|搬回|住在|住|'
     r'在.{1,12}(?:工作|上班|上学|读书|读研|读博|实习|长大|做))|老家|长大|我来自|毕业于|在读'
 )
 _DIET = (
@@ -58,7 +67,7 @@ LESSON = re.compile(
     r'(?!forget\b|worry\b|mind\b)\w+|'
     r'\bi (?:told you|said no|said not|said don|already said|asked you not)\b|'
     r'\byou keep\b|\bthat\'?s (?:wrong|not what)\b.*\b(?:never|don\'?t|do not)\b|'
-    r'(?:^|[,，:：;；]\s*|请)(?:不要|别再?|不许|禁止|不准|停止|不用再)(?!忘)|'
+    r'(?:^|[,，:：;；]\s*|请)(?:不要|别再?|不许|禁止|不准|停止|不用再)(?!忘|紧|客气|担心|急|着急|谢|管)|'
     r'(?:回答|回复|输出|提交信息|commit|代码|注释|文档).{0,6}(?:不要|别|不许|禁止)|'
     r'我(?:说过|讲过|告诉过你)|你又',
     re.IGNORECASE,
@@ -77,12 +86,14 @@ STYLE_INSTRUCTION = re.compile(
 PREFERENCE = re.compile(
     r'我.{0,4}(?:喜欢|爱|讨厌|偏好|偏爱|习惯|想要|最爱)|我不(?:吃|喝|用|要)|吃素|素食|'
     r'(?:回答|回复|代码|注释|输出|文档|提交信息).{0,4}(?:请|要|用)|不要用|别用|以后(?:都|请)?(?:用|回答|回复)|'
-    r'我(?:现在|已经)?(?:改用|换成|换用|用|一直用|习惯用)|'
+    r'我(?:现在|已经)?(?:改用|换成|换用|用|一直用|习惯用)(?!一下|你|中文问|英文问)|'
     r"\bi (?:really |also |still |do |don't |do not |never |only )?(?:prefer|like|love|enjoy|"
-    r'hate|dislike|want|eat|drink)\b|\bmy favou?rite\b|\b(?:always|never|please) (?:use|reply|'
+    r'hate|dislike|want|eat|drink)\b(?! (?:it|this|that|them|these|those|you)\b)|'
+    r'\bmy favou?rite\b|\b(?:always|never|please) (?:use|reply|'
     r"answer|respond|write)\b|\bfrom now on\b|\bi'd (?:prefer|rather)\b|"
     r"\bi (?:switched|changed) to\b|\bi(?:'m| am) (?:now )?(?:on|using)\b|"
-    r'\bi (?:use|used to use)\b|\bvegetarian\b|\bvegan\b|\bpescatarian\b|'
+    r'\bi (?:use|used to use)\b(?! (?:it|this|that|them|these|those)\b)|'
+    r'\bvegetarian\b|\bvegan\b|\bpescatarian\b|'
     r'^(?:just |now |then )?(?:switched|moved) (?:over )?to\b',
     re.IGNORECASE,
 )
@@ -121,7 +132,8 @@ NOT_A_NAME = re.compile(r'(?:ese|ish|ian|an|ic|ed|ing|ful|less|ous|ive|y)$')
 
 SALIENT_EN = re.compile(
     r"\bmy name\b|\bcall me\b|\bi(?:'m| am) called\b|\bi(?:'d)? prefer\b|"
-    r'\bi (?:really |also |still |do |only |just )?(?:like|love|enjoy|hate|dislike|prefer|use)\b|'
+    r'\bi (?:really |also |still |do |only |just )?(?:like|love|enjoy|hate|dislike|prefer|use)\b'
+    r'(?! (?:it|this|that|them|these|those|you)\b)|'
     r"\bi (?:don't|do not|never) (?:like|want|use|eat|drink|work)\b|"
     r"\bremember (?:that|this|:)|\bplease remember\b|^\s*remember\b|\bdon't forget\b|"
     r'\bnote that\b|\bkeep in mind\b|\bmy (?:[\w-]+ ){0,2}(?:is|are|was|were)\b|'
@@ -147,7 +159,7 @@ SALIENT_ZH = re.compile(
     rf'我爱(?!你)|我家|我住|我(?:{_KIN_ZH})|我向.{{1,8}}汇报|我生日|我出生|我来自|'
     r'我有(?!点|些|一点|个问题|问题|事|空)|我不(?:吃|喝|用)|以后(?:都|请)?(?:用|回答|回复|叫)|'
     r'回答不要|回复不要|不要用|别用|我们(?:的项目|的仓库|的代码|决定|用|改用|上线|公司|团队|已经)|'
-    r'我已经(?:搬|换|改)|我搬到|我.{0,4}(?:换成|改用|换用)|我(?:现在|以前)?用|^\s*/remember|'
+    r'我已经(?:搬|换|改)|我搬到|我.{0,4}(?:换成|改用|换用)|我(?:现在|以前)?用(?!一下|你|中文问|英文问)|^\s*/remember|'
     r'(?:回答|回复|代码|注释|输出|文档|提交信息).{0,4}(?:请|要|不要|别|用)|'
     + _POSSESS_ZH
     + '|'
@@ -163,7 +175,8 @@ DIET_PREFERENCE = re.compile(
 DIET_FACT = re.compile(r'allergic|allergy|intolerant|gluten|过敏|不耐受', re.IGNORECASE)
 # a clause that continues the one before it: "…，是一名医生", "…, they are twins", "…，这是原则"
 CONTINUATION = re.compile(
-    r'^(?:是|也是|今年|这|那|它|他们|她们|他|她|所以|因为|which|so\b|because\b|'
+    r'^(?:是|也是|今年|这|那|它|他们|她们|他|她|所以|因为|(?:一|另一|两|其中一?)(?:只|个|条|位|辆|台)|'
+    r'which|so\b|because\b|'
     r"(?:they|he|she|it|this|that)(?:'re|'s| are| is| was| were)\b|too\b|as well\b)",
     re.IGNORECASE,
 )

@@ -30,9 +30,10 @@ from recall.read.context import speaker_of
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
 from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Source, Tier
 from recall.write.capture import CaptureDecision, capture
-from recall.write.conflicts import detect, merge_agrees
+from recall.write.conflicts import detect, merge_agrees, replaces, slot_tag, with_slot_tag
 from recall.write.guards import explicit_skip
 from recall.write.importance import write_grade
+from recall.write.merging import merged_change, same_subject
 from recall.write.trust import trust_of, trust_rank
 from vectors.models import ChunkText, PointFilter, VectorPoint
 from vectors.ports import Embedder, SparseEncoder, VectorStore
@@ -44,6 +45,7 @@ CONFLICT_CANDIDATES = 5
 # MiniLM cosine above which two memories say the same thing
 MERGE_COSINE = 0.95
 CONFLICT_MIN_COSINE = 0.6
+SLOT_CANDIDATES = 50  # stored memories of one user's slot read per write
 # raw notes, documents and episodes are records, not claims: only distilled kinds are merged
 # semantically or superseded
 DISTILLED_KINDS = frozenset(
@@ -173,7 +175,7 @@ class MemoryWriter:
                 base = dict(stored.payload) if stored else {}
             # a second merge in one batch starts from the first one's result
             base.update(bumps.get(target, {}))
-            bumps[target] = self._bump(base, item, now)
+            bumps[target] = merged_change(base, item, now)
             results[index] = WriteResult(
                 id=target, status=WriteStatus.MERGED, reason=reason, merged_into=target
             )
@@ -205,7 +207,9 @@ class MemoryWriter:
                 # a chunk other items of this batch already merged into must stay
                 continue
             twin, older = self._semantic_check(chunk, dense[ident], fresh)
-            if twin is not None:
+            changed = self._same_slot(chunk)  # issue 13: subject+predicate, not only cosine
+            older += [o for o in changed if o not in older]
+            if twin is not None and twin not in changed:
                 del fresh[ident]
                 bump(twin, items[index], index, 'semantic duplicate')
                 continue
@@ -327,9 +331,12 @@ class MemoryWriter:
             # model that reads the language must agree too; when unsure, both stay
             agreed = (
                 point.payload.get('kind') == chunk.kind
-                and _same_subject(chunk.speaker, point.payload.get('speaker'))
+                and same_subject(chunk.speaker, point.payload.get('speaker'))
                 and merge_agrees(chunk.text, text, reads_cjk=self._reads_cjk)
             )
+            key = point.payload.get('entity_key')
+            if chunk.entity_key and key and key != chunk.entity_key:
+                continue  # two keyed values (the twins' birthdays) are two memories, however alike
             if point.score >= self._merge_cosine:
                 if agreed:
                     return point.id, []
@@ -344,6 +351,26 @@ class MemoryWriter:
             if judged.kind == 'supersedes' and not point.payload.get('pinned'):
                 older.append(point.id)
         return None, older
+
+    def _same_slot(self, chunk: Chunk) -> list[str]:
+        """Stored memories of this user that give this memory's slot (lives_in, works_at,
+        editor) another value: "I moved to Paris" after "I live in Berlin"."""
+        tag = slot_tag(chunk.text)
+        if tag is None:
+            return []
+        flt = PointFilter(
+            scopes=[chunk.scope],
+            any_of={'tags': [tag], 'owner': [chunk.user_id or ANY_USER]},
+            none_of={'superseded': [True]},
+        )
+        found, _ = self._vectors.scroll(MEMORIES, flt, SLOT_CANDIDATES)
+        return [
+            p.id
+            for p in found
+            if p.id != chunk.id
+            and not p.payload.get('pinned')
+            and replaces(chunk.text, str(p.payload.get('text', '')))
+        ]
 
     def _new_chunk(self, ident: str, item: MemoryIn, now: datetime) -> Chunk:
         default_tier, _ = KIND_DEFAULTS.get(item.kind, (Tier.WORKING, 0.5))
@@ -366,7 +393,7 @@ class MemoryWriter:
             source=item.source,
             source_ref=item.source_ref,
             trust=trust_of(item),
-            tags=item.tags,
+            tags=with_slot_tag(item.tags, item.text),
             content_hash=content_hash(item.text),
             entity_key=item.entity_key,
             metadata=item.metadata,
@@ -378,40 +405,6 @@ class MemoryWriter:
             fresh_view = chunk.model_copy(update={'created_at': now})
             chunk = chunk.model_copy(update={'tier': next_tier(fresh_view, now)})
         return chunk
-
-    def _bump(self, base: dict[str, Any], item: MemoryIn, now: datetime) -> dict[str, Any]:
-        """The payload change of merging `item` into the stored `base`: a merge only adds. It
-        keeps the pin, the higher importance, the older event time, the stored metadata (its
-        keys win; new keys are added) and the union of tags, and counts one more access."""
-        if trust_rank(trust_of(item)) < trust_rank(base.get('trust')):
-            # the same text from a less trusted source is one more access and nothing else
-            return {
-                'access_count': int(base.get('access_count', 0)) + 1,
-                'accessed_at': to_epoch(now),
-                'updated_at': to_epoch(now),
-            }
-        importance = max(float(base.get('importance', 0.5)), item.importance or 0.0)
-        pinned = bool(base.get('pinned')) or item.pinned
-        tags = list(dict.fromkeys([*base.get('tags', []), *item.tags]))
-        change: dict[str, Any] = {
-            'access_count': int(base.get('access_count', 0)) + 1,
-            'accessed_at': to_epoch(now),
-            'updated_at': to_epoch(now),
-            'importance': importance,
-            'metadata': {**item.metadata, **base.get('metadata', {})},
-            'pinned': pinned,
-            'tags': tags,
-        }
-        if pinned:
-            change['tier'] = Tier.CORE.value
-        if trust_rank(trust_of(item)) > trust_rank(base.get('trust')):
-            change['trust'] = trust_of(item).value
-        stored_at = base.get('created_at')
-        if item.created_at is not None and (
-            not isinstance(stored_at, int | float) or to_epoch(item.created_at) < stored_at
-        ):
-            change['created_at'] = to_epoch(item.created_at)
-        return change
 
     def store(
         self, chunks: Sequence[Chunk], dense: Mapping[str, list[float]] | None = None
@@ -558,11 +551,6 @@ class MemoryWriter:
             self._vectors.set_payload(MEMORIES, updates)
 
 
-def _same_subject(new: str | None, old: object) -> bool:
-    # two speakers named differently say different things about different people
-    return new is None or not isinstance(old, str) or not old or new == old
-
-
 @contextmanager
 def _held(locks: Sequence[threading.Lock]) -> Iterator[None]:
     with ExitStack() as stack:
@@ -581,8 +569,10 @@ def _speaker(chunk: Chunk) -> str | None:
     speaker = chunk.metadata.get('speaker')
     if isinstance(speaker, str) and speaker.strip():
         return speaker
-    # "I"/"my" in a user's memory is that user (issue 13: captured facts reached no graph)
-    return chunk.user_id if chunk.user_id and chunk.user_id.strip() else None
+    # "I"/"my" in a user's memory is that user, or the "Name:" who said it (issue 13: captured
+    # facts reached no graph)
+    found = chunk.speaker or chunk.user_id
+    return found if found and found.strip() else None
 
 
 def _first(item: tuple[int, Chunk]) -> int:

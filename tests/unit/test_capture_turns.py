@@ -193,3 +193,47 @@ def test_the_labelled_set_has_150_utterances_per_language_and_a_held_out_quarter
     assert langs['en'] >= 150 and langs['zh'] >= 150
     heldout = sum(i['split'] == 'heldout' for i in items)
     assert 0.2 <= heldout / len(items) <= 0.3
+
+
+@pytest.mark.parametrize(
+    'text',
+    [
+        'I have a question about the API',
+        'I got it, thanks',
+        'I moved the file to the docs folder',
+        'I use this all the time lol',
+        'I work on it tomorrow',
+        'I keep getting this error',
+        'I drive home now',
+        'I left my keys at home',
+        'I started the build',
+        'I joined the call',
+        'I hate this bug',
+        '我用一下你的工具',
+        '我用中文问你',
+        '不要紧',
+        '别担心',
+    ],
+)
+def test_passing_remarks_that_look_like_facts_are_not_captured(text: str):
+    assert capture(text, now=NOW).candidates == []
+
+
+def test_two_contacts_joined_by_and_are_two_keyed_entities_without_the_filler():
+    decision = capture('By the way my new number is +1 650 555 0199 and email is kim@stripe.com')
+    assert [(c.entity_key, c.text) for c in decision.candidates] == [
+        ('phone:+16505550199', 'my new number is +1 650 555 0199'),
+        ('email:kim@stripe.com', 'my email is kim@stripe.com'),
+    ]
+
+
+@pytest.mark.parametrize(
+    ('text', 'stored'),
+    [
+        ('Hey, so I finally got the offer from Stripe!', 'I finally got the offer from Stripe'),
+        ('我们家有两只猫，一只叫年糕，一只叫汤圆。', '我们家有两只猫，一只叫年糕，一只叫汤圆'),
+        ('我最近在学日语。', '我最近在学日语'),
+    ],
+)
+def test_everyday_news_is_kept_whole_and_without_openers(text: str, stored: str):
+    assert [c.text for c in capture(text, now=NOW).candidates] == [stored]

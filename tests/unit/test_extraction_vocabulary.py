@@ -129,3 +129,19 @@ def test_language_routing_sends_only_chinese_text_to_jieba():
     assert is_chinese('我习惯用 vim 写代码')
     assert not is_chinese('I live in Berlin')
     assert not is_chinese('Alice visited 北京 in May and then flew back to London')
+
+
+@pytest.mark.parametrize(
+    ('text', 'expected'),
+    [
+        ('我住的地方离公司很近', set()),
+        ('我开车去上班', set()),
+        ('我在想这个问题', set()),
+        ('我喜欢你', set()),
+        ('我开一辆白色的比亚迪', {('me', 'owns', '比亚迪')}),
+        ('我买了一台特斯拉', {('me', 'owns', '特斯拉')}),
+    ],
+)
+def test_chinese_remarks_give_no_junk_facts(text: str, expected: set[tuple[str, str, str]]):
+    out = ZhReader().read(SourceText(text=text, at=AT, speaker='me'))
+    assert triples(out) == expected

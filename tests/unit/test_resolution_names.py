@@ -1,0 +1,57 @@
+"""Entity resolution of abbreviations and corporate suffixes (issue 13): one entity per thing."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from kg.models import Entity, EntityType, entity_id
+from kg.resolution import NameIndex, normalize
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ('a', 'b'),
+    [
+        ('NYC Marathon', 'New York City Marathon'),
+        ('Microsoft', 'Microsoft Corporation'),
+        ('Acme Corp.', 'Acme, Inc.'),
+        ('The Walt Disney Company', 'Walt Disney'),
+        ('微软公司', '微软'),
+        ('阿里巴巴集团', '阿里巴巴'),
+    ],
+)
+def test_abbreviations_and_corporate_suffixes_share_one_key(a: str, b: str):
+    assert normalize(a) == normalize(b)
+
+
+@pytest.mark.parametrize(('a', 'b'), [('Apple', 'Apple Music'), ('Co-op', 'Coop'), ('Inc', 'Ink')])
+def test_different_names_keep_different_keys(a: str, b: str):
+    assert normalize(a) != normalize(b)
+
+
+def test_a_name_index_finds_the_entity_by_either_form():
+    key = normalize('New York City Marathon')
+    marathon = Entity(
+        id=entity_id('s', key),
+        scope='s',
+        name='New York City Marathon',
+        canonical_name=key,
+        type=EntityType.EVENT,
+        created_at=NOW,
+        updated_at=NOW,
+    )
+    corp_key = normalize('Microsoft Corporation')
+    microsoft = marathon.model_copy(
+        update={
+            'id': entity_id('s', corp_key),
+            'name': 'Microsoft Corporation',
+            'canonical_name': corp_key,
+            'type': EntityType.ORG,
+        }
+    )
+    index = NameIndex([marathon, microsoft])
+    assert index.exact('NYC Marathon') == marathon.id
+    assert index.exact('Microsoft') == microsoft.id
