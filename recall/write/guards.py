@@ -158,6 +158,13 @@ _SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 # word, path or URL (ids in upload URLs pass Luhn one time in ten), not a phone number written
 # with `+`; a Luhn check then drops nine random digit runs in ten
 _CARD = re.compile(r'(?<![\w+/.])(?<!\+ )[2-6]\d{3}(?:[ -]?\d){9,15}(?![\w/])')
+# a digit run the writer labels as a card number is one whether or not it passes Luhn (people
+# mistype, and a mistyped card number is still private)
+_CARD_LABEL = re.compile(
+    r'(?:card\s*(?:number|no\.?|#)|credit\s*card|debit\s*card|卡号|银行卡|信用卡|储蓄卡)'
+    r'[^\d\n]{0,12}$',
+    re.IGNORECASE,
+)
 _IBAN = re.compile(r'\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b')
 
 
@@ -175,7 +182,10 @@ def _card_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     for match in _CARD.finditer(text):
         digits = re.sub(r'\D', '', match.group())
-        if 13 <= len(digits) <= 19 and len(set(digits)) > 1 and _luhn(digits):
+        if not (13 <= len(digits) <= 19 and len(set(digits)) > 1):
+            continue
+        labelled = _CARD_LABEL.search(text[max(0, match.start() - 40) : match.start()])
+        if labelled or _luhn(digits):
             spans.append(match.span())
     return spans
 

@@ -20,6 +20,9 @@ from recall.write.guards import explicit_skip, redact_secret_fields, redact_secr
         ('Pay with 4111 1111 1111 1111 please', 'card_number'),
         ('card 5500-0000-0000-0004', 'card_number'),
         ('4012888888881881', 'card_number'),
+        # a number its writer calls a card number is one even when it fails Luhn (a typo)
+        ('我的银行卡号是 6222 0212 3456 7890 123', 'card_number'),
+        ('my credit card: 4111-1111-1111-1112', 'card_number'),
         ('AKIAIOSFODNN7EXAMPLE', 'aws_access_key'),
         ('token ghp_' + 'a1B2' * 9, 'github_token'),
         ('xoxb-123456789012-abcdefghij', 'slack_token'),
@@ -56,6 +59,8 @@ def test_a_secret_is_found_with_its_kind(text, kind):
         'my sk-learn model is trained',
         'I prefer dark roast coffee',
         'room 4242, floor 3',
+        'Order 1234 5678 9012 3456 shipped',
+        'my card arrived, order 6222021234567890 is done',
     ],
 )
 def test_ordinary_text_numbers_dates_and_phones_are_not_secrets(text):
