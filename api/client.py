@@ -25,7 +25,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.capture import BundleIn, CaptureIn
-from consolidation.models import EpisodeOut, JobInfo, JobStatus, SessionIn
+from consolidation.models import FINAL_STATES, EpisodeOut, JobInfo, SessionIn
 from kg.models import EntityDetail, EntityOut, KGSearchRequest, KGSearchResponse
 from recall.admin.service import Dedupe, ImportReport
 from recall.schemas import ChunkOut, MemoryIn, Receipt, SearchRequest, SearchResponse, Stats
@@ -425,15 +425,15 @@ class MnemosClient:
         return SessionAccepted.model_validate(data)
 
     def job(self, job_id: str) -> JobInfo:
-        """A job's state: queued, running, done or failed."""
+        """A job's state: queued, running, done, failed or cancelled."""
         return JobInfo.model_validate(self._json('GET', f'/v1/jobs/{job_id}'))
 
     def wait_job(self, job_id: str, timeout: float = 60.0, poll: float = 0.2) -> JobInfo:
-        """Poll a job until it is done or failed; TimeoutError after `timeout` seconds."""
+        """Poll a job until it is done, failed or cancelled; TimeoutError after `timeout` s."""
         deadline = time.monotonic() + timeout
         while True:
             info = self.job(job_id)
-            if info.state in (JobStatus.DONE, JobStatus.FAILED):
+            if info.state in FINAL_STATES:
                 return info
             if time.monotonic() > deadline:
                 raise TimeoutError(f'job {job_id} still {info.state} after {timeout} s')

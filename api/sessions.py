@@ -30,7 +30,7 @@ def complete(session_key: str) -> tuple[Response, int, dict[str, str]]:
 
 @bp.get('/jobs/<job_id>')
 def job_status(job_id: str) -> Response:
-    """A job's state: queued, running, done or failed, with attempts, error and result."""
+    """A job's state (queued, running, done, failed or cancelled), attempts, error, result."""
     try:
         uuid.UUID(job_id)
     except ValueError:

@@ -3,8 +3,12 @@
 Memories and episodes are deleted from the vector store. In the graph their mentions are
 dropped and, unlike a single delete (which retracts and keeps history), the facts only they
 said and the entities nothing else names are erased for good: a retracted fact still holds the
-sentence it was read from. Forgetting a scope erases its whole graph. Queued `index_graph` jobs
-of a forgotten memory find nothing and do nothing; other queued jobs are not purged yet.
+sentence it was read from. Forgetting a scope erases its whole graph.
+
+Jobs of the scope or user that have not finished are cancelled first, their params (session
+transcripts) erased: an accepted session must not make an episode after its user is forgotten.
+A job already past its last check when it is cancelled (mid-run) may still write; it ends
+`cancelled` all the same.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ class ForgetReport(BaseModel):
         'the graph and forgets the sources from a queued job (facts are then retracted)'
     )
     graph_entities: int | None = Field(description='graph entities erased (nothing names them)')
+    jobs: int = Field(description='queued or running jobs cancelled, their transcripts erased')
 
 
 def _ids(ctx: JobContext, collection: str, flt: PointFilter) -> list[str]:
@@ -65,7 +70,10 @@ def _ids(ctx: JobContext, collection: str, flt: PointFilter) -> list[str]:
 
 
 def forget(ctx: JobContext, req: ForgetIn) -> ForgetReport:
-    """Delete every memory and episode of `req` and forget them in the graph."""
+    """Cancel the unfinished jobs of `req`, delete its memories and episodes and forget them
+    in the graph."""
+    # first, so that no queued session turns into an episode after the deletes below
+    jobs = ctx.jobs.cancel(req.scope, req.user_id)
     flt = PointFilter(scopes=[req.scope] if req.scope else None)
     if req.user_id is not None:
         flt.any_of['user_id'] = [req.user_id]
@@ -91,4 +99,5 @@ def forget(ctx: JobContext, req: ForgetIn) -> ForgetReport:
         graph_sources=len(memories) + len(episodes),
         graph_facts=facts,
         graph_entities=entities,
+        jobs=jobs,
     )

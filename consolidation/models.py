@@ -21,12 +21,20 @@ MAX_CONTENT_BYTES = 32 * 1024
 
 
 class JobStatus(StrEnum):
-    """Where a job is in its life; `queued` again after a failed attempt that will be retried."""
+    """Where a job is in its life; `queued` again after a failed attempt that will be retried.
+
+    `done`, `failed` and `cancelled` are final; `cancelled` is a job whose scope or user was
+    forgotten before it finished: it never runs (again) and its params are gone.
+    """
 
     QUEUED = 'queued'
     RUNNING = 'running'
     DONE = 'done'
     FAILED = 'failed'
+    CANCELLED = 'cancelled'
+
+
+FINAL_STATES = frozenset({JobStatus.DONE, JobStatus.FAILED, JobStatus.CANCELLED})
 
 
 class JobInfo(BaseModel):

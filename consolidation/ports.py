@@ -18,6 +18,10 @@ class JobQueue(Jobs, Protocol):
         """The job's current state, or None when unknown (or forgotten after its TTL)."""
         ...
 
+    def cancel(self, scope: str | None, user_id: str | None) -> int:
+        """Cancel the unfinished jobs of `scope` (and `user_id`); how many were cancelled."""
+        ...
+
     def claim(self, key: str, now: datetime, seconds: float) -> bool:
         """Take lease `key` until `now + seconds` unless someone holds it; True when taken."""
         ...
@@ -64,6 +68,13 @@ class JobStore(Protocol):
 
     def pending(self) -> Sequence[tuple[str, str, str, dict[str, Any]]]:
         """(id, job, queue, params) of jobs accepted but not finished: replayed on start."""
+        ...
+
+    def cancel(self, scope: str | None, user_id: str | None) -> int:
+        """Mark every queued or running job whose params name `scope` (any scope when None) and
+        `user_id` (any user when None; at least one is given) `cancelled`, and drop its params
+        (session transcripts) from storage; returns how many. A cancelled job is final: it is
+        never replayed, and `started`/`finished` leave its state alone."""
         ...
 
     def claim(self, key: str, now: datetime, seconds: float) -> bool:

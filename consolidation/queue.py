@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 import dramatiq
 from dramatiq.errors import BrokerConnectionError
-from dramatiq.middleware import CurrentMessage, Retries
+from dramatiq.middleware import CurrentMessage, Retries, SkipMessage
 
 from consolidation import actors
-from consolidation.models import JobInfo
+from consolidation.models import JobInfo, JobStatus
 from consolidation.ports import JobStore
 from consolidation.store import FILENAME, InMemoryJobStore, RedisJobStore, SqliteJobStore
 from core.clock import Clock
@@ -80,12 +80,18 @@ def queue_of(job: str) -> str:
 
 class JobStateMiddleware(dramatiq.Middleware):
     """Records running/done/failed in the JobStore; installed before Retries so that its
-    `after_process_message` runs after Retries has decided whether the message failed for good."""
+    `after_process_message` runs after Retries has decided whether the message failed for good.
+
+    A message whose job was cancelled (its scope or user forgotten) is skipped, not run: the
+    broker may still deliver it (a retry waiting for a lock, a Redis queue)."""
 
     def __init__(self, store: JobStore) -> None:
         self._store = store
 
     def before_process_message(self, broker: dramatiq.Broker, message: Any) -> None:
+        info = self._store.get(message.message_id)
+        if info is not None and info.state == JobStatus.CANCELLED:
+            raise SkipMessage(f'job {message.message_id} was cancelled')
         self._store.started(message.message_id, WORKER_ID)
 
     def after_process_message(
@@ -104,6 +110,7 @@ class JobStateMiddleware(dramatiq.Middleware):
             self._store.finished(message.message_id, error=error, final=bool(message.failed))
 
     def after_skip_message(self, broker: dramatiq.Broker, message: Any) -> None:
+        # a cancelled job keeps its state: the store never moves a job out of `cancelled`
         self._store.finished(message.message_id, error='skipped by the broker', final=True)
 
 
@@ -217,6 +224,11 @@ class DramatiqJobQueue:
         """Take a job's lock (a dead owner's is taken over): 0.0, or the seconds it stays held."""
         return self._store.lock(key, now, seconds)
 
+    def cancel(self, scope: str | None, user_id: str | None) -> int:
+        """Cancel the unfinished jobs of a forgotten scope or user: their messages are skipped
+        when delivered and the outbox never replays them."""
+        return self._store.cancel(scope, user_id)
+
     def pending(self) -> int:
         """How many accepted jobs have not finished (embedded outbox; 0 on Redis)."""
         return len(self._store.pending())
@@ -310,6 +322,10 @@ class InlineJobQueue:
     def lock(self, key: str, now: datetime, seconds: float) -> float:
         """Take a job's lock: 0.0, or the seconds it stays held."""
         return self._store.lock(key, now, seconds)
+
+    def cancel(self, scope: str | None, user_id: str | None) -> int:
+        """Jobs run at once here: none is ever left to cancel."""
+        return self._store.cancel(scope, user_id)
 
     def start(self, queues: frozenset[str] | None = None, threads: int | None = None) -> None:
         """Nothing runs in the background."""

@@ -25,6 +25,7 @@ KEEP_FINISHED = timedelta(days=7)
 # params this large hold memory text (a session transcript): when such a job finishes, the WAL
 # is checkpointed so the text leaves the disk too; small params (ids) are not worth the fsync
 TRANSCRIPT_BYTES = 256
+CANCELLED_ERROR = 'cancelled: its scope or user was forgotten'
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -97,6 +98,16 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, default=str, ensure_ascii=False)
 
 
+def _user_of(params: dict[str, Any]) -> str | None:
+    user = params.get('user_id')
+    return user if isinstance(user, str) else None
+
+
+def _targets(scope: str | None, user_id: str | None) -> None:
+    if scope is None and user_id is None:
+        raise ValueError('cancel needs a scope, a user_id or both')
+
+
 def _state(error: str | None, final: bool) -> JobStatus:
     if error is None:
         return JobStatus.DONE
@@ -132,7 +143,9 @@ class SqliteJobStore:
         cutoff = to_epoch(self._clock.now() - KEEP_FINISHED)
         with self._lock:
             self._db.execute(
-                "DELETE FROM jobs WHERE state IN ('done', 'failed') AND updated_at < ?", (cutoff,)
+                "DELETE FROM jobs WHERE state IN ('done', 'failed', 'cancelled')"
+                ' AND updated_at < ?',
+                (cutoff,),
             )
 
     def create(
@@ -152,7 +165,7 @@ class SqliteJobStore:
         with self._lock:
             self._db.execute(
                 'UPDATE jobs SET state = ?, attempts = attempts + 1, worker = ?, updated_at = ?'
-                ' WHERE id = ?',
+                " WHERE id = ? AND state != 'cancelled'",
                 (JobStatus.RUNNING.value, worker, to_epoch(self._clock.now()), job_id),
             )
 
@@ -165,7 +178,8 @@ class SqliteJobStore:
         with self._lock:
             if state == JobStatus.QUEUED:
                 self._db.execute(
-                    'UPDATE jobs SET state = ?, error = ?, updated_at = ? WHERE id = ?',
+                    'UPDATE jobs SET state = ?, error = ?, updated_at = ?'
+                    " WHERE id = ? AND state != 'cancelled'",
                     (state.value, error, now, job_id),
                 )
             else:
@@ -175,7 +189,7 @@ class SqliteJobStore:
                 ).fetchone()
                 self._db.execute(
                     'UPDATE jobs SET state = ?, error = ?, result = ?, params = NULL,'
-                    ' updated_at = ? WHERE id = ?',
+                    " updated_at = ? WHERE id = ? AND state != 'cancelled'",
                     (state.value, error, _dumps(result), now, job_id),
                 )
                 if row is not None and (row[0] or 0) >= TRANSCRIPT_BYTES:
@@ -214,6 +228,31 @@ class SqliteJobStore:
                 ' ORDER BY created_at, rowid'
             ).fetchall()
         return [(r[0], r[1], r[2], json.loads(r[3] or '{}')) for r in rows]
+
+    def cancel(self, scope: str | None, user_id: str | None) -> int:
+        """Cancel the unfinished jobs of `scope` (and `user_id`) and erase their params."""
+        _targets(scope, user_id)
+        now = to_epoch(self._clock.now())
+        with self._lock:
+            self._db.execute('BEGIN IMMEDIATE')
+            try:
+                rows = self._db.execute(
+                    "SELECT id, length(params) FROM jobs WHERE state IN ('queued', 'running')"
+                    ' AND (?1 IS NULL OR scope = ?1)'
+                    " AND (?2 IS NULL OR json_extract(params, '$.user_id') = ?2)",
+                    (scope, user_id),
+                ).fetchall()
+                self._db.executemany(
+                    'UPDATE jobs SET state = ?, error = ?, params = NULL, updated_at = ?'
+                    ' WHERE id = ?',
+                    [(JobStatus.CANCELLED.value, CANCELLED_ERROR, now, row[0]) for row in rows],
+                )
+            finally:
+                self._db.execute('COMMIT')
+            if any((row[1] or 0) >= TRANSCRIPT_BYTES for row in rows):
+                # as for a finished job: the transcript must leave the WAL file too
+                self._db.execute('PRAGMA wal_checkpoint(TRUNCATE)')
+        return len(rows)
 
     def claim(self, key: str, now: datetime, seconds: float) -> bool:
         """Take lease `key` unless it is held past `now`."""
@@ -276,6 +315,25 @@ end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
 return false
 """
+# Update a job's hash unless it was cancelled (a final state no later event may undo).
+# ARGV: ttl (0: keep), count an attempt ('1'/'0'), then field, value pairs.
+_UPDATE = """
+if redis.call('HGET', KEYS[1], 'state') == 'cancelled' then return 0 end
+for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+if ARGV[2] == '1' then redis.call('HINCRBY', KEYS[1], 'attempts', 1) end
+if tonumber(ARGV[1]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return 1
+"""
+# Cancel one job when unfinished and of scope ARGV[1] and user ARGV[2] ('' matches any).
+_CANCEL = """
+local state = redis.call('HGET', KEYS[1], 'state')
+if state ~= 'queued' and state ~= 'running' then return 0 end
+if ARGV[1] ~= '' and redis.call('HGET', KEYS[1], 'scope') ~= ARGV[1] then return 0 end
+if ARGV[2] ~= '' and redis.call('HGET', KEYS[1], 'user_id') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'cancelled', 'error', ARGV[3], 'updated_at', ARGV[4])
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+return 1
+"""
 
 
 class RedisJobStore:
@@ -291,6 +349,8 @@ class RedisJobStore:
         self._ttl = int(KEEP_FINISHED.total_seconds())
         self._claim = client.register_script(_CLAIM)
         self._lock_script = client.register_script(_LOCK)
+        self._update = client.register_script(_UPDATE)
+        self._cancel = client.register_script(_CANCEL)
         self._owner = process_owner()
 
     def _key(self, job_id: str) -> str:
@@ -308,6 +368,7 @@ class RedisJobStore:
             'state': JobStatus.QUEUED.value,
             'attempts': 0,
             'scope': scope or '',
+            'user_id': _user_of(params) or '',  # what forget-by-user cancels on
             'created_at': now,
             'updated_at': now,
         }
@@ -318,17 +379,16 @@ class RedisJobStore:
 
     def started(self, job_id: str, worker: str) -> None:
         """Mark running in `worker`; count the attempt."""
-        pipe = self._redis.pipeline()
-        pipe.hset(
-            self._key(job_id),
-            mapping={
-                'state': JobStatus.RUNNING.value,
-                'worker': worker,
-                'updated_at': to_epoch(self._clock.now()),
-            },
-        )
-        pipe.hincrby(self._key(job_id), 'attempts', 1)
-        pipe.execute()
+        fields = {
+            'state': JobStatus.RUNNING.value,
+            'worker': worker,
+            'updated_at': to_epoch(self._clock.now()),
+        }
+        self._set(job_id, fields, ttl=0, attempt=True)
+
+    def _set(self, job_id: str, fields: dict[str, Any], *, ttl: int, attempt: bool) -> None:
+        pairs = [str(item) for pair in fields.items() for item in pair]
+        self._update(keys=[self._key(job_id)], args=[ttl, '1' if attempt else '0', *pairs])
 
     def finished(
         self, job_id: str, *, result: Any = None, error: str | None = None, final: bool = True
@@ -339,10 +399,7 @@ class RedisJobStore:
         fields['error'] = error or ''
         if state != JobStatus.QUEUED:
             fields['result'] = _dumps(result)
-        pipe = self._redis.pipeline()
-        pipe.hset(self._key(job_id), mapping=fields)
-        pipe.expire(self._key(job_id), self._ttl)
-        pipe.execute()
+        self._set(job_id, fields, ttl=self._ttl, attempt=False)
 
     def get(self, job_id: str) -> JobInfo | None:
         """A job's state, or None."""
@@ -366,6 +423,18 @@ class RedisJobStore:
     def pending(self) -> Sequence[tuple[str, str, str, dict[str, Any]]]:
         """Nothing: the Redis broker keeps accepted messages itself."""
         return []
+
+    def cancel(self, scope: str | None, user_id: str | None) -> int:
+        """Cancel the unfinished jobs of `scope` (and `user_id`). Params live in the broker's
+        message, not here: the actor skips the message of a cancelled job when it comes."""
+        _targets(scope, user_id)
+        now = to_epoch(self._clock.now())
+        args = [scope or '', user_id or '', CANCELLED_ERROR, now, self._ttl]
+        cancelled = 0
+        # forgetting is rare and admin-only: a scan of the job hashes beats an index per scope
+        for key in self._redis.scan_iter(f'{self._ns}:job:*', count=1000):
+            cancelled += int(self._cancel(keys=[key], args=args))
+        return cancelled
 
     def claim(self, key: str, now: datetime, seconds: float) -> bool:
         """Take lease `key` unless it is held past `now`."""
@@ -431,7 +500,7 @@ class InMemoryJobStore:
     def _update(self, job_id: str, **fields: Any) -> None:
         with self._lock:
             info = self._jobs.get(job_id)
-            if info is not None:
+            if info is not None and info.state != JobStatus.CANCELLED:
                 fields['updated_at'] = self._clock.now()
                 self._jobs[job_id] = info.model_copy(update=fields)
 
@@ -462,6 +531,29 @@ class InMemoryJobStore:
         """Accepted jobs that never finished."""
         with self._lock:
             return [(i, *self._params[i]) for i in self._params]
+
+    def cancel(self, scope: str | None, user_id: str | None) -> int:
+        """Cancel the unfinished jobs of `scope` (and `user_id`) and drop their params."""
+        _targets(scope, user_id)
+        now = self._clock.now()
+        with self._lock:
+            hits = [
+                job_id
+                for job_id, (_job, _queue, params) in self._params.items()
+                if (scope is None or params.get('scope') == scope)
+                and (user_id is None or _user_of(params) == user_id)
+                and self._jobs[job_id].state in (JobStatus.QUEUED, JobStatus.RUNNING)
+            ]
+            for job_id in hits:
+                del self._params[job_id]
+                self._jobs[job_id] = self._jobs[job_id].model_copy(
+                    update={
+                        'state': JobStatus.CANCELLED,
+                        'error': CANCELLED_ERROR,
+                        'updated_at': now,
+                    }
+                )
+        return len(hits)
 
     def claim(self, key: str, now: datetime, seconds: float) -> bool:
         """Take lease `key` unless it is held past `now`."""

@@ -118,6 +118,79 @@ def test_an_outbox_lists_the_jobs_not_finished(store: JobStore):
     assert [(p[0], p[1], p[3]) for p in store.pending()] == [('j2', 'expiry', {})]
 
 
+def _session(scope: str, user: str | None, words: str = 'a transcript') -> dict[str, Any]:
+    return {'scope': scope, 'user_id': user, 'messages': [{'role': 'user', 'content': words}]}
+
+
+def _states(store: JobStore, *ids: str) -> list[str]:
+    return [str(info.state) if (info := store.get(i)) else 'gone' for i in ids]
+
+
+def test_cancelling_a_user_cancels_their_unfinished_jobs_only(store: JobStore):
+    store.create('ann', 'episodic', 'consolidation', _session('agent:a', 'ann'), 'agent:a')
+    store.create(
+        'run', 'dreaming', 'consolidation', {'scope': 'agent:a', 'user_id': 'ann'}, 'agent:a'
+    )
+    store.started('run', 'host:1')
+    store.create('done', 'episodic', 'consolidation', _session('agent:a', 'ann'), 'agent:a')
+    store.finished('done', result={'ok': 1})
+    store.create('joe', 'episodic', 'consolidation', _session('agent:a', 'joe'), 'agent:a')
+    store.create('away', 'episodic', 'consolidation', _session('agent:b', 'ann'), 'agent:b')
+    store.create('sys', 'expiry', 'consolidation', {}, None)
+    assert store.cancel('agent:a', 'ann') == 2
+    assert _states(store, 'ann', 'run', 'done', 'joe', 'away', 'sys') == [
+        'cancelled',
+        'cancelled',
+        'done',
+        'queued',
+        'queued',
+        'queued',
+    ]
+    info = store.get('ann')
+    assert info is not None and info.error and 'forgotten' in info.error
+    # without a scope, the user is cancelled in every scope
+    assert store.cancel(None, 'ann') == 1
+    assert _states(store, 'away', 'joe') == ['cancelled', 'queued']
+
+
+def test_cancelling_a_scope_cancels_every_unfinished_job_in_it(store: JobStore):
+    store.create('j1', 'episodic', 'consolidation', _session('agent:a', None), 'agent:a')
+    store.create('j2', 'semantic', 'graph', {'scope': 'agent:a', 'episode_id': 'e'}, 'agent:a')
+    store.create('j3', 'episodic', 'consolidation', _session('agent:b', None), 'agent:b')
+    assert store.cancel('agent:a', None) == 2
+    assert _states(store, 'j1', 'j2', 'j3') == ['cancelled', 'cancelled', 'queued']
+    assert store.cancel('agent:a', None) == 0  # already final
+
+
+def test_a_cancelled_job_stays_cancelled_whatever_the_worker_reports(store: JobStore):
+    store.create('j1', 'episodic', 'consolidation', _session('agent:a', 'ann'), 'agent:a')
+    store.started('j1', 'host:1')
+    store.cancel('agent:a', 'ann')
+    store.finished('j1', error='WaitForLock', final=False)
+    store.started('j1', 'host:1')
+    store.finished('j1', result={'episode_id': 'e'})
+    info = store.get('j1')
+    assert info is not None and (info.state, info.attempts) == (JobStatus.CANCELLED, 1)
+
+
+def test_cancel_needs_a_scope_or_a_user(store: JobStore):
+    with pytest.raises(ValueError):
+        store.cancel(None, None)
+
+
+@pytest.mark.parametrize('store', ['memory', 'sqlite'], indirect=True)
+def test_a_cancelled_job_leaves_the_outbox_and_its_transcript_the_disk(
+    store: JobStore, tmp_path: Path
+):
+    secret = 'Ann whispered the gate code tangerine-0421 ' * 20
+    store.create('j1', 'episodic', 'consolidation', _session('agent:a', 'ann', secret), 'agent:a')
+    store.create('j2', 'episodic', 'consolidation', _session('agent:a', 'joe'), 'agent:a')
+    assert store.cancel('agent:a', 'ann') == 1
+    assert [p[0] for p in store.pending()] == ['j2']
+    on_disk = b''.join(f.read_bytes() for f in tmp_path.glob('jobs.sqlite3*'))
+    assert b'tangerine-0421' not in on_disk
+
+
 def test_a_lock_is_held_until_it_expires_and_says_how_long(store: JobStore, clock: ManualClock):
     t0 = clock.now()
     assert store.lock('episode:1', t0, 120) == 0.0

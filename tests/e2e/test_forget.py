@@ -189,3 +189,49 @@ def episodes(client, scope: str, user_id: str) -> list[dict[str, Any]]:  # type:
     response = client.get(url, headers=AUTH)
     assert response.status_code == 200, response.get_json()
     return list(response.get_json()['episodes'])
+
+
+def test_a_session_still_queued_when_its_user_is_forgotten_never_becomes_an_episode(
+    app, client, scope
+):
+    from consolidation.models import episode_id
+
+    services = app.extensions['mnemos']
+    words = 'Ann told us the locker code is marzipan-7781 and asked us to remember it.'
+    session = {
+        'scope': scope,
+        'user_id': 'ann',
+        'messages': [
+            {'role': 'user', 'content': words, 'ts': T0},
+            {'role': 'assistant', 'content': 'Noted, the locker code is saved.', 'ts': T1},
+        ],
+    }
+    # the job cannot run yet: another live run holds its episode's lock for a few seconds
+    held = 4.0
+    ident = episode_id(scope, 's-late', 0)
+    assert services.jobs.lock(f'episode:{ident}', services.clock.now(), held) == 0.0
+    released_at = time.monotonic() + held
+    accepted = client.post('/v1/sessions/s-late/complete', json=session, headers=AUTH)
+    assert accepted.status_code == 202, accepted.get_json()
+    job_id = accepted.get_json()['job_id']
+    deadline = time.monotonic() + 30
+    while (job := client.get(f'/v1/jobs/{job_id}', headers=AUTH).get_json())['error'] is None:
+        assert time.monotonic() < deadline, job  # its first attempt met the lock
+        time.sleep(0.05)
+    assert job['state'] == 'queued', job
+
+    response = client.post('/v1/admin/forget', json={'user_id': 'ann'}, headers=AUTH)
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()['jobs'] == 1
+
+    # the lock ends; the broker delivers the retry, which must be skipped, not run
+    time.sleep(max(0.0, released_at - time.monotonic()))
+    services.jobs.broker.join('consolidation', timeout=30_000)
+    assert episodes(client, scope, 'ann') == []
+    assert services.episodes.get(ident) is None
+    job = client.get(f'/v1/jobs/{job_id}', headers=AUTH).get_json()
+    assert job['state'] == 'cancelled', job
+    assert services.jobs.pending() == 0
+    data_dir = services.settings.data_dir
+    on_disk = b''.join(f.read_bytes() for f in data_dir.glob('jobs.sqlite3*'))
+    assert b'marzipan-7781' not in on_disk
