@@ -431,9 +431,24 @@ class KuzuGraphStore:
         )
         return [mention_from_row(r) for r in rows]
 
-    def chunk_mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+    def chunk_mentions(
+        self, entity_ids: Sequence[str], per_entity: int | None = None
+    ) -> dict[str, list[str]]:
         if not entity_ids:
             return {}
+        if per_entity is not None:
+            # the mirror (kg/mirror.py) serves capped reads in production; here by link time
+            rows = self._rows(
+                'MATCH (e:Entity)-[m:MENTIONS]->(c:Chunk) WHERE e.id IN $ids '
+                'RETURN e.id, c.id ORDER BY m.at DESC, c.id',
+                {'ids': list(entity_ids)},
+            )
+            capped: dict[str, list[str]] = {}
+            for entity, chunk in rows:
+                kept = capped.setdefault(entity, [])
+                if len(kept) < per_entity:
+                    kept.append(chunk)
+            return capped
         rows = self._rows(
             'MATCH (e:Entity)-[:MENTIONS]->(c:Chunk) WHERE e.id IN $ids RETURN e.id, c.id',
             {'ids': list(entity_ids)},
