@@ -37,6 +37,21 @@ class Settings(BaseModel):
     qdrant_api_key: str | None = None
     redis_url: str | None = Field(default=None, description='set: Redis broker, separate workers')
     kuzu_path: Path | None = Field(default=None, description='default data_dir/graph.kuzu')
+    kuzu_buffer_pool_mb: int = Field(
+        default=256,
+        ge=16,
+        description="Kuzu's page cache; unset, Kuzu takes 80 % of the machine's RAM",
+    )
+    vector_storage: Literal['ram', 'mmap'] = Field(
+        default='ram',
+        description="embedded dense vectors: 'ram', or 'mmap' (on disk, paged in as read: "
+        'less RSS, slower cold searches); payloads are always on disk',
+    )
+    vector_quantization: Literal['none', 'int8'] = Field(
+        default='none',
+        description="'int8': scalar-quantised copy of the dense vectors searched first (4x "
+        'smaller in RAM), originals rescore the top; applies to segments indexed afterwards',
+    )
 
     embedder: Literal['minilm', 'multilingual-e5', 'hash'] = Field(
         default='minilm',

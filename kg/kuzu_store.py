@@ -115,11 +115,12 @@ class _ReadWriteLock:
 class KuzuGraphStore:
     """GraphStore on one Kuzu database folder; one connection per thread, one writer at a time."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, buffer_pool_bytes: int = 256 * 1024 * 1024) -> None:
+        """`buffer_pool_bytes` bounds Kuzu's page cache (its own default is 80 % of RAM)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = kuzu.Database(str(path))
+            self._db = kuzu.Database(str(path), buffer_pool_size=buffer_pool_bytes)
         except RuntimeError as exc:  # locked by another process, or a corrupt folder
             raise StoreUnavailable(f'cannot open the graph at {path}: {exc}') from exc
         self._local = threading.local()
