@@ -26,12 +26,16 @@ sys.path.insert(0, str(ROOT))
 from bench._common import load_locomo, print_table, write_json  # noqa: E402
 
 
-def rss_mb() -> float:
-    """This process's resident memory in MB."""
+def rss_mb(key: str = 'VmRSS') -> float:
+    """This process's resident memory in MB (`RssAnon`: heap; `RssFile`: mapped files)."""
     for line in Path('/proc/self/status').read_text().splitlines():
-        if line.startswith('VmRSS:'):
+        if line.startswith(f'{key}:'):
             return int(line.split()[1]) / 1024.0
     return float('nan')
+
+
+def _step(name: str) -> tuple[str, float, float, float]:
+    return name, rss_mb(), rss_mb('RssAnon'), rss_mb('RssFile')
 
 
 def main() -> None:
@@ -45,14 +49,14 @@ def main() -> None:
     parser.add_argument('--out', default='memory_bench')
     args = parser.parse_args()
 
-    steps: list[tuple[str, float]] = [('python', rss_mb())]
+    steps: list[tuple[str, float, float, float]] = [_step('python')]
     from bench.stage_bench import BATCH, SCOPE, _items
     from core.auth import Principal
     from core.settings import Settings
     from recall.schemas import SearchRequest
     from runtime.bootstrap import build
 
-    steps.append(('imports', rss_mb()))
+    steps.append(_step('imports'))
     data_dir = Path(tempfile.mkdtemp(prefix='mnemos-mem-'))
     settings = Settings(
         data_dir=data_dir,
@@ -64,7 +68,7 @@ def main() -> None:
         extract_workers=0,
     )
     services = build(settings, inline_jobs=True)
-    steps.append(('services built (models loaded)', rss_mb()))
+    steps.append(_step('services built (models loaded)'))
     questions = [q.question for c in load_locomo() for q in c.questions][:100]
     admin = Principal(name='bench', admin=True)
     stored = 0
@@ -74,25 +78,29 @@ def main() -> None:
             for i in range(0, len(items), BATCH):
                 services.writer.remember(items[i : i + BATCH])
             stored = size
-            steps.append((f'{size} written', rss_mb()))
+            steps.append(_step(f'{size} written'))
             services.consolidation.vectors.optimize()
-            steps.append((f'{size} indexed', rss_mb()))
+            steps.append(_step(f'{size} indexed'))
             for q in questions:
                 req = SearchRequest(query=q, scope=SCOPE, graph=not args.no_graph, touch=False)
                 services.recall.search(req, admin)
-            steps.append((f'{size} after 100 searches', rss_mb()))
+            steps.append(_step(f'{size} after 100 searches'))
     finally:
         services.close()
         disk = sum(f.stat().st_size for f in data_dir.rglob('*') if f.is_file()) / 2**20
         shutil.rmtree(data_dir, ignore_errors=True)
     rows: list[list[Any]] = []
     previous = 0.0
-    for name, mb in steps:
-        rows.append([name, round(mb, 1), round(mb - previous, 1)])
+    for name, mb, anon, mapped in steps:
+        rows.append([name, round(mb, 1), round(mb - previous, 1), round(anon, 1), round(mapped, 1)])
         previous = mb
-    print_table(['step', 'rss MB', 'delta MB'], rows)
+    print_table(['step', 'rss MB', 'delta MB', 'anon MB', 'file MB'], rows)
     print(f'data dir on disk: {disk:.0f} MB')
-    result = {'settings': vars(args), 'steps': dict(steps), 'disk_mb': round(disk, 1)}
+    result = {
+        'settings': vars(args),
+        'steps': {name: {'rss': mb, 'anon': a, 'file': f} for name, mb, a, f in steps},
+        'disk_mb': round(disk, 1),
+    }
     print('written', write_json(args.out, result))
 
 
