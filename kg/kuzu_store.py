@@ -115,11 +115,12 @@ class _ReadWriteLock:
 class KuzuGraphStore:
     """GraphStore on one Kuzu database folder; one connection per thread, one writer at a time."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, buffer_pool_bytes: int = 256 * 1024 * 1024) -> None:
+        """`buffer_pool_bytes` bounds Kuzu's page cache (its own default is 80 % of RAM)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = kuzu.Database(str(path))
+            self._db = kuzu.Database(str(path), buffer_pool_size=buffer_pool_bytes)
         except RuntimeError as exc:  # locked by another process, or a corrupt folder
             raise StoreUnavailable(f'cannot open the graph at {path}: {exc}') from exc
         self._local = threading.local()
@@ -431,9 +432,24 @@ class KuzuGraphStore:
         )
         return [mention_from_row(r) for r in rows]
 
-    def chunk_mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+    def chunk_mentions(
+        self, entity_ids: Sequence[str], per_entity: int | None = None
+    ) -> dict[str, list[str]]:
         if not entity_ids:
             return {}
+        if per_entity is not None:
+            # the mirror (kg/mirror.py) serves capped reads in production; here by link time
+            rows = self._rows(
+                'MATCH (e:Entity)-[m:MENTIONS]->(c:Chunk) WHERE e.id IN $ids '
+                'RETURN e.id, c.id ORDER BY m.at DESC, c.id',
+                {'ids': list(entity_ids)},
+            )
+            capped: dict[str, list[str]] = {}
+            for entity, chunk in rows:
+                kept = capped.setdefault(entity, [])
+                if len(kept) < per_entity:
+                    kept.append(chunk)
+            return capped
         rows = self._rows(
             'MATCH (e:Entity)-[:MENTIONS]->(c:Chunk) WHERE e.id IN $ids RETURN e.id, c.id',
             {'ids': list(entity_ids)},

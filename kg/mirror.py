@@ -66,7 +66,8 @@ class MirroredGraphStore:
         self._entities.update(sys.intern(i) for i in durable.iter_entity_ids())
         for row in durable.iter_relation_rows():
             self._put_relation(row)  # rows from a dump come interned
-        for m in durable.iter_mention_rows():
+        # in link-time order, as live writes append them: capped reads take the newest
+        for m in sorted(durable.iter_mention_rows(), key=lambda row: row.at):
             self._put_mention(m)
 
     # ---- entities: the durable store answers (the service keeps its own name index) --------
@@ -171,13 +172,30 @@ class MirroredGraphStore:
             for at, s, e, seen in best
         ]
 
-    def chunk_mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+    def chunk_mentions(
+        self, entity_ids: Sequence[str], per_entity: int | None = None
+    ) -> dict[str, list[str]]:
         with self._lock:
-            out = {
-                i: [s for s, seen in self._mentions.get(i, {}).items() if seen.kind == 'chunk']
-                for i in entity_ids
-            }
+            if per_entity is None:
+                out = {
+                    i: [s for s, seen in self._mentions.get(i, {}).items() if seen.kind == 'chunk']
+                    for i in entity_ids
+                }
+            else:
+                # links are kept in the order they were made: the newest are at the end, so a
+                # capped read costs `per_entity` steps however many chunks name the entity
+                out = {i: self._newest_chunks(i, per_entity) for i in entity_ids}
         return {i: sources for i, sources in out.items() if sources}
+
+    def _newest_chunks(self, entity_id: str, limit: int) -> list[str]:
+        found: list[str] = []
+        links = self._mentions.get(entity_id, {})
+        for source in reversed(links):
+            if len(found) >= limit:
+                break
+            if links[source].kind == 'chunk':
+                found.append(source)
+        return found
 
     def forget_sources(self, source_ids: Sequence[str]) -> list[str]:
         named = dict.fromkeys(self._durable.forget_sources(source_ids))

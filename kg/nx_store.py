@@ -120,12 +120,16 @@ class NetworkxGraphStore:
         found.sort(key=lambda m: m.at, reverse=True)
         return found[:limit]
 
-    def chunk_mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
+    def chunk_mentions(
+        self, entity_ids: Sequence[str], per_entity: int | None = None
+    ) -> dict[str, list[str]]:
         with self._lock:
             out = {
                 i: [s for s, m in self._mentions.get(i, {}).items() if m.kind == 'chunk']
                 for i in entity_ids
             }
+        if per_entity is not None:
+            out = {i: sources[-per_entity:][::-1] for i, sources in out.items()}
         return {i: sources for i, sources in out.items() if sources}
 
     def forget_sources(self, source_ids: Sequence[str]) -> list[str]:

@@ -62,8 +62,11 @@ class GraphStore(Protocol):
         """Mentions of the entities, newest first, at most `limit`."""
         ...
 
-    def chunk_mentions(self, entity_ids: Sequence[str]) -> dict[str, list[str]]:
-        """Ids of the chunks that mention each entity, in no particular order."""
+    def chunk_mentions(
+        self, entity_ids: Sequence[str], per_entity: int | None = None
+    ) -> dict[str, list[str]]:
+        """Ids of the chunks that mention each entity; with `per_entity`, at most that many
+        per entity, the most recently linked ones (the recall channel's fan-out cap)."""
         ...
 
     def forget_sources(self, source_ids: Sequence[str]) -> list[str]:

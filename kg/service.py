@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import logging
 import math
 import re
@@ -68,6 +69,7 @@ _SEED_EMBED = 0.6  # cosine of a query to a name; only used when no name matched
 _MAX_SEEDS = 8
 _RELATED_EDGES = 200
 _RELATED_ENTITIES = 100  # past this, an entity adds latency but no longer moves a rank
+_RELATED_PER_ENTITY = 256  # chunks read per entity: the graph stage stays flat in store size
 _SEARCH_EDGES = 500
 _INGEST_GROUP = 512
 _STOP_WORDS = (
@@ -164,10 +166,12 @@ class KnowledgeGraphService:
             weight[ident] /= math.log2(2 + count)
         ranked = sorted(weight, key=lambda i: -weight[i])[:_RELATED_ENTITIES]
         scores: dict[str, float] = defaultdict(float)
-        for ident, chunks in self._store.chunk_mentions(ranked).items():
+        # capped fan-out: an entity every chunk names would make this grow with the store
+        mentions = self._store.chunk_mentions(ranked, per_entity=_RELATED_PER_ENTITY)
+        for ident, chunks in mentions.items():
             for chunk in chunks:
                 scores[chunk] += weight[ident]
-        best = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        best = heapq.nsmallest(limit, scores.items(), key=lambda kv: (-kv[1], kv[0]))
         return [ScoredPoint(id=cid, score=score) for cid, score in best]
 
     def forget_chunks(self, ids: Sequence[str]) -> int:

@@ -322,7 +322,9 @@ class RecallService:
             latency['context'] = latency.get('context', 0.0) + _ms(t)
         if self._graph is not None and hybrid and recipe.weight('graph') > 0:
             t = time.perf_counter()
-            channels['graph'] = self._graph_channel(req.query, scopes, flt, req.hops, depth)
+            channels['graph'] = self._graph_channel(
+                req.query, scopes, flt, req.hops, depth, payloads
+            )
             payloads.update({p.id: p.payload for p in channels['graph']})
             latency['graph'] = latency.get('graph', 0.0) + _ms(t)
         t = time.perf_counter()
@@ -370,7 +372,13 @@ class RecallService:
         return neighbours_of(ids, payloads, legacy_next)
 
     def _graph_channel(
-        self, query: str, scopes: list[str], flt: PointFilter, hops: int, depth: int
+        self,
+        query: str,
+        scopes: list[str],
+        flt: PointFilter,
+        hops: int,
+        depth: int,
+        known: dict[str, dict[str, Any]],
     ) -> list[ScoredPoint]:
         assert self._graph is not None
         try:
@@ -380,12 +388,15 @@ class RecallService:
             return []
         if not related:
             return []
-        found = self._vectors.retrieve(MEMORIES, [r.id for r in related])
-        payloads = {p.id: p.payload for p in found}
+        # the other channels' candidates already carry their payloads (and passed `flt`)
+        missing = [r.id for r in related if r.id not in known]
+        found = self._vectors.retrieve(MEMORIES, missing) if missing else []
+        payloads = {p.id: p.payload for p in found if matches(p.payload, flt)}
+        payloads.update({r.id: known[r.id] for r in related if r.id in known})
         return [
-            ScoredPoint(id=r.id, score=r.score, payload=payloads[r.id])
+            ScoredPoint.model_construct(id=r.id, score=r.score, payload=payloads[r.id])
             for r in related
-            if r.id in payloads and matches(payloads[r.id], flt)
+            if r.id in payloads
         ]
 
     def _rank(

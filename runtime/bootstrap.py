@@ -81,7 +81,11 @@ def build_vector_store(settings: Settings) -> VectorStore:
     if settings.qdrant_url is None:
         from vectors.edge import EdgeVectorStore
 
-        return EdgeVectorStore(settings.data_dir / 'vectors')
+        return EdgeVectorStore(
+            settings.data_dir / 'vectors',
+            vector_storage=settings.vector_storage,
+            quantization=settings.vector_quantization,
+        )
     from qdrant_client import QdrantClient
 
     from vectors.qdrant import QdrantVectorStore
@@ -244,7 +248,9 @@ def _build_graph(
     from kg.kuzu_store import KuzuGraphStore
     from kg.mirror import MirroredGraphStore
 
-    durable = KuzuGraphStore(settings.graph_path)
+    durable = KuzuGraphStore(
+        settings.graph_path, buffer_pool_bytes=settings.kuzu_buffer_pool_mb * 1024 * 1024
+    )
     try:
         store = MirroredGraphStore(durable)
     except BaseException:

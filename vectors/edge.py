@@ -45,8 +45,20 @@ OPTIMIZE_IDLE_SECONDS = 3.0
 class EdgeVectorStore:
     """VectorStore on Qdrant Edge shards under `root`; one process owns the folder."""
 
-    def __init__(self, root: Path, *, auto_optimize: bool = True) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        auto_optimize: bool = True,
+        vector_storage: str = 'ram',
+        quantization: str = 'none',
+    ) -> None:
+        """`vector_storage='mmap'` keeps dense vectors on disk (paged in when read);
+        `quantization='int8'` searches a scalar-quantised copy and rescores with the originals.
+        """
         self._root = root
+        self._vector_storage = vector_storage
+        self._quantization = quantization
         self._shards: dict[str, Any] = {}
         self._bools: dict[str, frozenset[str]] = {}
         self._write = threading.RLock()
@@ -85,7 +97,18 @@ class EdgeVectorStore:
 
     def _open(self, spec: CollectionSpec) -> Any:
         path = self._root / spec.name
-        dense = qe.EdgeVectorParams(size=spec.dense_dim, distance=qe.Distance.Cosine)
+        quantized = None
+        if self._quantization == 'int8':
+            # the quantised copy stays in RAM (it is what HNSW walks); originals rescore
+            quantized = qe.ScalarQuantizationConfig(
+                type=qe.ScalarType.Int8, quantile=0.99, always_ram=True
+            )
+        dense = qe.EdgeVectorParams(
+            size=spec.dense_dim,
+            distance=qe.Distance.Cosine,
+            quantization_config=quantized,
+            memory=qe.Memory.Cold if self._vector_storage == 'mmap' else None,
+        )
         config = qe.EdgeConfig(
             vectors={'dense': dense},
             sparse_vectors={'bm25': qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},

@@ -26,6 +26,7 @@ from vectors.ports import Embedder
 ASSETS = Path(__file__).parent / 'assets'
 CLAMP_JOINER = ' … '
 QUERY_KEY_PREFIX = '\x00query\x00'  # no stored text starts with NUL
+SHRINK_AFTER_ROWS = 8  # model runs over more rows than this give their arena memory back
 
 
 def clamp_text(text: str, max_chars: int) -> str:
@@ -69,6 +70,11 @@ class OnnxMiniLMEmbedder:
         self._tokenizer.enable_truncation(self.max_tokens)
         self._tokenizer.no_padding()
         self._batch_size = batch_size
+        # a document batch grows onnxruntime's memory arena by ~300 MB that it never gives
+        # back (bench/memory_bench.py); shrinking it after large runs returns that memory,
+        # while single queries keep the arena's fast allocations
+        self._shrink = ort.RunOptions()
+        self._shrink.add_run_config_entry('memory.enable_memory_arena_shrinkage', 'cpu:0')
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Embeddings in input order; batches are length-sorted to cut padding."""
@@ -89,6 +95,7 @@ class OnnxMiniLMEmbedder:
             (hidden,) = self._session.run(
                 ['last_hidden_state'],
                 {'input_ids': ids, 'attention_mask': mask, 'token_type_ids': np.zeros_like(ids)},
+                self._shrink if len(idx) > SHRINK_AFTER_ROWS else None,
             )
             weights = mask[:, :, None].astype(np.float32)
             pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)

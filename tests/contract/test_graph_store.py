@@ -4,7 +4,7 @@ the networkx twin."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -275,3 +275,14 @@ def test_large_batches_behave_like_small_ones(store: GraphStore) -> None:
     found = store.chunk_mentions([p.id for p in people])
     assert sum(len(v) for v in found.values()) == 100
     assert found[people[75].id] == ['c5']
+
+
+def test_capped_chunk_mentions_return_the_newest_links_per_entity(store: GraphStore) -> None:
+    alice = ent('Alice')
+    store.upsert_entities([alice])
+    for n in range(6):  # written in time order, as a conversation is
+        at = T0 + timedelta(days=n)
+        store.add_mentions([Mention(entity_id=alice.id, source_id=f'c{n}', scope=SCOPE, at=at)])
+    everything = store.chunk_mentions([alice.id])
+    assert sorted(everything[alice.id]) == [f'c{n}' for n in range(6)]
+    assert store.chunk_mentions([alice.id, 'ghost'], per_entity=2) == {alice.id: ['c5', 'c4']}

@@ -45,6 +45,11 @@ def make_edge(root: Path) -> VectorStore:
 def make_store(kind: str, tmp_path: Path) -> VectorStore:
     if kind == 'edge':
         return make_edge(tmp_path / 'vectors')
+    if kind == 'edge-mmap-int8':
+        # KG_VECTOR_STORAGE=mmap, KG_VECTOR_QUANTIZATION=int8: the same contract
+        from vectors.edge import EdgeVectorStore
+
+        return EdgeVectorStore(tmp_path / 'vectors', vector_storage='mmap', quantization='int8')
     if kind == 'qdrant':
         from qdrant_client import QdrantClient
 
@@ -54,7 +59,7 @@ def make_store(kind: str, tmp_path: Path) -> VectorStore:
     return InMemoryVectorStore()
 
 
-@pytest.fixture(params=['edge', 'qdrant', 'memory'])
+@pytest.fixture(params=['edge', 'edge-mmap-int8', 'qdrant', 'memory'])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[VectorStore]:
     """An empty `memories` collection on each adapter."""
     vs = make_store(request.param, tmp_path)

@@ -92,3 +92,35 @@ def test_scoring_only_reachable_candidates_keeps_the_head_of_the_learned_order()
         assert _learned_head(list(base), lists, signals, 30) == kept[:30]
         pruned_somewhere |= len(kept) < len(ids)
     assert pruned_somewhere
+
+
+def _rrf_reference(
+    lists: dict[str, list[tuple[str, float]]], weights: dict[str, float]
+) -> list[tuple[str, float, dict[str, int], dict[str, float]]]:
+    """Weighted RRF written plainly, as it was before the dict-based rewrite."""
+    fused: dict[str, list[Any]] = {}
+    for channel, ranked in lists.items():
+        weight = weights.get(channel, 1.0)
+        if weight <= 0:
+            continue
+        for rank, (ident, raw) in enumerate(ranked, start=1):
+            item = fused.setdefault(ident, [ident, 0.0, {}, {}])
+            if channel in item[2]:
+                continue
+            item[1] += weight / (RRF_K + rank)
+            item[2][channel] = rank
+            item[3][channel] = raw
+    return sorted((tuple(v) for v in fused.values()), key=lambda f: (-f[1], f[0]))  # type: ignore[misc]
+
+
+def test_rrf_matches_the_plain_definition_exactly_with_weights_and_repeated_ids():
+    for seed in range(20):
+        rng = random.Random(seed)
+        ids = [f'id{n}' for n in range(40)]
+        lists = {
+            c: [(rng.choice(ids), rng.random()) for _ in range(rng.randint(0, 60))]
+            for c in ('bm25', 'dense', 'context', 'graph')
+        }
+        weights = {'bm25': 1.0, 'dense': 0.75, 'context': rng.choice([0.0, 1.0]), 'graph': 0.25}
+        got = [(f.id, f.score, f.ranks, f.channel_scores) for f in rrf(lists, weights=weights)]
+        assert got == _rrf_reference(lists, weights)
