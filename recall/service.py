@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from core.auth import Principal
 from core.clock import Clock, to_epoch
-from core.errors import InvalidInput, NotFound
+from core.errors import NotFound
 from core.scopes import GLOBAL
 from recall.abstracts import abstract, overview
 from recall.decay import multiplier, relevance
@@ -30,6 +30,7 @@ from recall.read.context import (
     query_period,
     query_terms,
 )
+from recall.read.filters import apply_search_filters
 from recall.read.fusion import (
     DEFAULT_FUSION,
     LEARNED_CHANNELS,
@@ -47,7 +48,6 @@ from recall.schemas import (
     ChunkOut,
     Hit,
     Receipt,
-    SearchFilters,
     SearchMode,
     SearchRequest,
     SearchResponse,
@@ -56,7 +56,7 @@ from recall.schemas import (
 from recall.tiers import Kind, Trust
 from recall.write.writer import MemoryWriter
 from vectors.filtering import matches
-from vectors.models import Channel, PointFilter, Range, ScoredPoint, StoredPoint
+from vectors.models import Channel, PointFilter, ScoredPoint, StoredPoint
 from vectors.ports import Embedder, SparseEncoder, VectorStore
 
 log = logging.getLogger(__name__)
@@ -274,7 +274,7 @@ class RecallService:
         if req.user_id is not None:
             # the caller's own memories and user-less ones; other users' stay private
             flt.any_of['owner'] = [req.user_id, ANY_USER]
-        _apply_filters(flt, req.filters)
+        apply_search_filters(flt, req.filters)
         return flt
 
     def _channels(
@@ -578,30 +578,6 @@ class RecallService:
         if toucher is not None:
             self._touches.put(None)
             toucher.join(timeout=5)
-
-
-def _apply_filters(flt: PointFilter, filters: SearchFilters) -> None:
-    if filters.kinds:
-        flt.any_of['kind'] = [k.value for k in filters.kinds]
-    if filters.tiers:
-        flt.any_of['tier'] = [t.value for t in filters.tiers]
-    if filters.user_id is not None:
-        flt.any_of['user_id'] = [filters.user_id]
-    if filters.tags:
-        flt.any_of['tags'] = list(filters.tags)
-    if filters.pinned is not None:
-        flt.any_of['pinned'] = [filters.pinned]
-    if filters.created_after or filters.created_before:
-        if (
-            filters.created_after
-            and filters.created_before
-            and filters.created_after > filters.created_before
-        ):
-            raise InvalidInput('filters.created_after', 'must not be after created_before')
-        flt.ranges['created_at'] = Range(
-            gte=to_epoch(filters.created_after) if filters.created_after else None,
-            lte=to_epoch(filters.created_before) if filters.created_before else None,
-        )
 
 
 def _ms(since: float) -> float:
