@@ -369,6 +369,8 @@ class MemoryWriter:
             for p in found
             if p.id != chunk.id
             and not p.payload.get('pinned')
+            # seed 004: a less trusted write never supersedes a more trusted memory
+            and trust_rank(chunk.trust) >= trust_rank(p.payload.get('trust'))
             and replaces(chunk.text, str(p.payload.get('text', '')))
         ]
 

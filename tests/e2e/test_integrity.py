@@ -239,6 +239,24 @@ def test_tool_output_never_supersedes_a_trusted_preference(client, auth, scope):
     assert found[0] == trusted['id'] and tool['id'] in found
 
 
+def test_tool_output_never_supersedes_a_trusted_home_through_its_slot(client, auth, scope):
+    # the slot rule (a new home replaces the old whatever the cosine) obeys trust as well
+    home = write(client, auth, scope=scope, user_id='ann', kind='fact', text='I live in Berlin')
+    tool = write(
+        client,
+        auth,
+        scope=scope,
+        user_id='ann',
+        kind='fact',
+        text='I moved to Paris',
+        source='tool',
+    )
+    assert tool['status'] == 'created' and tool['superseded'] == []
+    assert read(client, auth, home['id'])['superseded_by'] is None
+    trusted = write(client, auth, scope=scope, user_id='ann', kind='fact', text='I moved to Lisbon')
+    assert home['id'] in trusted['superseded']
+
+
 def test_an_untrusted_write_is_never_merged_into_a_trusted_memory(client, auth, scope):
     trusted = write(client, auth, scope=scope, kind='fact', text='Lucky number is 88.')
     tool = write(
