@@ -439,8 +439,14 @@ def slot_tag(text: str) -> str | None:
 def replaces(new_text: str, old_text: str) -> bool:
     """True when `new_text` gives the same slot as `old_text` another value ("I moved to
     Paris" replaces "I live in Berlin"; "我已经搬到上海了" replaces "我住在北京")."""
-    new, old = slot_of(new_text), slot_of(old_text)
-    return new is not None and old is not None and new[0] == old[0] and new[1] != old[1]
+    new = slot_of(new_text)
+    return new is not None and slot_changed(new, old_text)
+
+
+def slot_changed(new: tuple[str, str], old_text: str) -> bool:
+    """True when `old_text` states the slot of `new` (predicate, value) with another value."""
+    old = slot_of(old_text)
+    return old is not None and new[0] == old[0] and new[1] != old[1]
 
 
 def with_slot_tag(tags: list[str], text: str) -> list[str]:

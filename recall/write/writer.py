@@ -30,7 +30,7 @@ from recall.read.context import speaker_of
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
 from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Source, Tier
 from recall.write.capture import CaptureDecision, capture
-from recall.write.conflicts import detect, merge_agrees, replaces, slot_tag, with_slot_tag
+from recall.write.conflicts import detect, merge_agrees, slot_changed, slot_of, with_slot_tag
 from recall.write.guards import explicit_skip
 from recall.write.importance import write_grade
 from recall.write.merging import merged_change, same_subject
@@ -326,6 +326,11 @@ class MemoryWriter:
                 # seed 004: a less trusted write neither merges into nor supersedes a more
                 # trusted memory; it is kept beside it and ranks below it
                 continue
+            key = point.payload.get('entity_key')
+            if chunk.entity_key and key and key != chunk.entity_key:
+                continue  # two keyed values (the twins' birthdays) are two memories, however alike
+            if point.score < CONFLICT_MIN_COSINE:
+                break  # candidates come best first, and the merge cosine is above this one
             text = str(point.payload.get('text', ''))
             # one cosine is not enough to merge: the same kind and subject, shared words and a
             # model that reads the language must agree too; when unsure, both stay
@@ -334,15 +339,10 @@ class MemoryWriter:
                 and same_subject(chunk.speaker, point.payload.get('speaker'))
                 and merge_agrees(chunk.text, text, reads_cjk=self._reads_cjk)
             )
-            key = point.payload.get('entity_key')
-            if chunk.entity_key and key and key != chunk.entity_key:
-                continue  # two keyed values (the twins' birthdays) are two memories, however alike
             if point.score >= self._merge_cosine:
                 if agreed:
                     return point.id, []
                 continue
-            if point.score < CONFLICT_MIN_COSINE:
-                break
             judged = detect(chunk.text, text, cosine=point.score)
             if judged.kind == 'duplicate':
                 if agreed:
@@ -355,12 +355,12 @@ class MemoryWriter:
     def _same_slot(self, chunk: Chunk) -> list[str]:
         """Stored memories of this user that give this memory's slot (lives_in, works_at,
         editor) another value: "I moved to Paris" after "I live in Berlin"."""
-        tag = slot_tag(chunk.text)
-        if tag is None:
+        slot = slot_of(chunk.text)
+        if slot is None:
             return []
         flt = PointFilter(
             scopes=[chunk.scope],
-            any_of={'tags': [tag], 'owner': [chunk.user_id or ANY_USER]},
+            any_of={'tags': [f'slot:{slot[0]}'], 'owner': [chunk.user_id or ANY_USER]},
             none_of={'superseded': [True]},
         )
         found, _ = self._vectors.scroll(MEMORIES, flt, SLOT_CANDIDATES)
@@ -371,7 +371,7 @@ class MemoryWriter:
             and not p.payload.get('pinned')
             # seed 004: a less trusted write never supersedes a more trusted memory
             and trust_rank(chunk.trust) >= trust_rank(p.payload.get('trust'))
-            and replaces(chunk.text, str(p.payload.get('text', '')))
+            and slot_changed(slot, str(p.payload.get('text', '')))
         ]
 
     def _new_chunk(self, ident: str, item: MemoryIn, now: datetime) -> Chunk:
