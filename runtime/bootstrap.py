@@ -252,7 +252,8 @@ def _build_graph(
         settings.graph_path, buffer_pool_bytes=settings.kuzu_buffer_pool_mb * 1024 * 1024
     )
     try:
-        store = MirroredGraphStore(durable)
+        # filled on a thread: a restarted service answers searches before the copy is full
+        store = MirroredGraphStore(durable, background=True)
     except BaseException:
         durable.close()
         raise

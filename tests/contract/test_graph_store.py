@@ -3,9 +3,11 @@ the networkx twin."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,18 +23,20 @@ T2 = datetime(2025, 1, 1, tzinfo=UTC)
 
 def make_store(kind: str, path: Path) -> GraphStore:
     """The store under test."""
-    if kind in ('kuzu', 'mirror'):
+    if kind in ('kuzu', 'mirror', 'mirror-bg'):
         from kg.kuzu_store import KuzuGraphStore
         from kg.mirror import MirroredGraphStore
 
         kuzu = KuzuGraphStore(path / 'graph.kuzu')
-        return kuzu if kind == 'kuzu' else MirroredGraphStore(kuzu)
+        if kind == 'kuzu':
+            return kuzu
+        return MirroredGraphStore(kuzu, background=kind == 'mirror-bg')
     from kg.nx_store import NetworkxGraphStore
 
     return NetworkxGraphStore()
 
 
-@pytest.fixture(params=['kuzu', 'mirror', 'networkx'])
+@pytest.fixture(params=['kuzu', 'mirror', 'mirror-bg', 'networkx'])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
     s = make_store(request.param, tmp_path)
     yield s
@@ -208,7 +212,8 @@ def test_mentions_of_unknown_entities_are_ignored(store: GraphStore) -> None:
     assert store.mentions(['ghost'], 10) == []
 
 
-def test_the_mirror_reopens_with_what_kuzu_holds(tmp_path: Path) -> None:
+@pytest.mark.parametrize('reopen', ['mirror', 'mirror-bg'])
+def test_the_mirror_reopens_with_what_kuzu_holds(tmp_path: Path, reopen: str) -> None:
     first = make_store('mirror', tmp_path)
     alice, acme, globex = ent('Alice'), ent('Acme'), ent('Globex')
     first.upsert_entities([alice, acme, globex])
@@ -224,7 +229,7 @@ def test_the_mirror_reopens_with_what_kuzu_holds(tmp_path: Path) -> None:
 
     before = state(first)
     first.close()
-    again = make_store('mirror', tmp_path)
+    again = make_store(reopen, tmp_path)
     try:
         assert state(again) == before
         assert {r.id: r.valid_to for r in before[0]} == {old.id: T2, new.id: None}
@@ -232,6 +237,69 @@ def test_the_mirror_reopens_with_what_kuzu_holds(tmp_path: Path) -> None:
         assert [r.id for r in again.neighbourhood([alice.id], 2, T1)] == [old.id]
     finally:
         again.close()
+
+
+def test_writes_during_a_background_fill_reach_the_copy_once(tmp_path: Path) -> None:
+    from kg.kuzu_store import KuzuGraphStore
+    from kg.mirror import MirroredGraphStore
+
+    first = KuzuGraphStore(tmp_path / 'graph.kuzu')
+    alice, acme = ent('Alice'), ent('Acme')
+    first.upsert_entities([alice, acme])
+    first.add_mentions([Mention(entity_id=alice.id, source_id='c1', scope=SCOPE, at=T0)])
+    first.close()
+
+    release, reading = threading.Event(), threading.Event()
+
+    class SlowDump(KuzuGraphStore):
+        def iter_mention_rows(self) -> Iterator[Any]:
+            rows = list(super().iter_mention_rows())
+            reading.set()
+            release.wait(10)  # a long fill: writes and reads arrive meanwhile
+            yield from rows
+
+    store = MirroredGraphStore(SlowDump(tmp_path / 'graph.kuzu'), background=True)
+    try:
+        assert reading.wait(10)
+        late = rel(alice, 'works_at', acme, T1)
+        done: list[str] = []
+
+        def write() -> None:
+            store.add_relations([late])
+            store.add_mentions([Mention(entity_id=alice.id, source_id='c2', scope=SCOPE, at=T1)])
+            done.append('written')
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        writer.join(0.3)
+        assert not done  # the durable write went through; the copy's update waits for the fill
+        release.set()
+        writer.join(10)
+        assert done
+        assert [r.id for r in store.relations_of([alice.id])] == [late.id]
+        assert [m.source_id for m in store.mentions([alice.id], 10)] == ['c2', 'c1']
+    finally:
+        release.set()
+        store.close()
+
+
+def test_a_background_fill_that_fails_is_reported_to_readers(tmp_path: Path) -> None:
+    from core.errors import StoreUnavailable
+    from kg.kuzu_store import KuzuGraphStore
+    from kg.mirror import MirroredGraphStore
+
+    class Broken(KuzuGraphStore):
+        def iter_mention_rows(self) -> Iterator[Any]:
+            raise OSError('disk gone')
+
+    store = MirroredGraphStore(Broken(tmp_path / 'graph.kuzu'), background=True)
+    try:
+        with pytest.raises(StoreUnavailable, match='graph mirror'):
+            store.mentions(['x'], 10)  # never an empty answer from a half-filled copy
+        with pytest.raises(StoreUnavailable):
+            store.add_mentions([])
+    finally:
+        store.close()
 
 
 def test_a_failed_durable_write_never_reaches_the_mirror(tmp_path: Path) -> None:
