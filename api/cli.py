@@ -45,7 +45,7 @@ def serve(args: argparse.Namespace) -> int:
     """Run the API with waitress on the embedded default (or the configured servers)."""
     from api import create_app
     from api.serving import serve as waitress_serve
-    from runtime.malloc_arenas import limit_malloc_arenas
+    from runtime.malloc_arenas import limit_malloc_arenas, start_trimming
 
     overrides: dict[str, Any] = {}
     if args.host:
@@ -60,6 +60,7 @@ def serve(args: argparse.Namespace) -> int:
         return 1
     # before create_app starts the job, model and store threads (see runtime/malloc_arenas.py)
     limit_malloc_arenas()
+    start_trimming()
     app = create_app(settings)
     mode = 'embedded' if settings.embedded else 'server'
     print(f'mnemos: {mode} mode, data dir {settings.data_dir.resolve()}', flush=True)

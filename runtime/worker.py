@@ -44,7 +44,16 @@ def serve(settings: Settings, threads: int, stop: threading.Event | None = None)
 
 def _child(settings_json: str, threads: int) -> None:
     logging.basicConfig(level=logging.INFO)
+    _tune_malloc()
     serve(Settings.model_validate_json(settings_json), threads)
+
+
+def _tune_malloc() -> None:
+    # as `mnemos serve` (runtime/malloc_arenas.py): before build() starts the job threads
+    from runtime.malloc_arenas import limit_malloc_arenas, start_trimming
+
+    limit_malloc_arenas()
+    start_trimming()
 
 
 def run_worker(settings: Settings, *, processes: int = 1, threads: int = 4) -> int:
@@ -54,6 +63,7 @@ def run_worker(settings: Settings, *, processes: int = 1, threads: int = 4) -> i
             'mnemos worker needs KG_REDIS_URL: in embedded mode the service runs its jobs itself'
         )
     if processes <= 1:
+        _tune_malloc()
         serve(settings, threads)
         return 0
     context = multiprocessing.get_context('spawn')
