@@ -473,7 +473,14 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help='only the first N questions per conversation (smoke check)',
     )
+    parser.add_argument(
+        '--env',
+        action='append',
+        default=[],
+        help='KEY=VALUE setting for the service, e.g. KG_VECTOR_QUANTIZATION=int8 (repeatable)',
+    )
     args = parser.parse_args(argv)
+    service_env = dict(kv.split('=', 1) for kv in args.env)
 
     smoke = args.conversations is not None or args.max_questions is not None
     if args.replay:
@@ -501,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
         f'service graph {"on" if service_graph else "off"}',
         flush=True,
     )
-    service = start_service(graph=service_graph)
+    service = start_service(graph=service_graph, env=service_env)
     cv: dict[str, Any] | None = None
     replayed: dict[str, float] = {}
     try:
@@ -545,12 +552,15 @@ def main(argv: list[str] | None = None) -> int:
         out = f'locomo_{args.protocol}_' + (configs[0].name.replace(' ', '_') or 'default')
     if smoke:
         out += '_smoke'
+    if service_env:
+        out += '_' + '_'.join(f'{k}-{v}' for k, v in sorted(service_env.items()))
     payload = {
         'command': ' '.join(['python', 'bench/locomo.py', *sys.argv[1:]]),
         'data': str(LOCOMO_PATH),
         'protocol': args.protocol,
         'conversations': [c.sample_id for c in conversations],
         'service_graph_enabled': service_graph,
+        'service_env': service_env,
         'ingest': written,
         'settle_s': round(waited, 1),
         'stats_after_settle': stats,

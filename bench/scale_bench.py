@@ -1,0 +1,183 @@
+"""Scale benchmark: one store growing toward 1M chunks over many scopes, measured step by step.
+
+python bench/scale_bench.py --total 1000000 --steps 10          # ~1M over 901 scopes (hours)
+python bench/scale_bench.py --total 200000 --steps 2 --no-graph  # a partial run
+
+Starts `mnemos serve` as a user would (fresh KG_DATA_DIR) and grows it in `--steps` equal steps
+toward `--total` chunks: one big scope (`agent:big`) receives `--big` / `--total` of every step,
+and the rest fills small scopes of `--small` chunks each (`agent:s0000`, `agent:s0001`, ...), so
+at 1M the store holds one 100k-chunk scope and 900 scopes of 1k, as a deployment of many agents
+with one heavy user would. Texts are LoCoMo turns cycled with a ` #<n>` suffix (unique), written
+through `POST /v1/memories/batch` in batches of 500.
+
+After each step the benchmark waits until the service is idle, then sends `--queries` LoCoMo
+questions to the big scope and as many to small scopes (a different small scope per question),
+with `touch: false` so the store does not change, and records ingest rate, client p50/p95 per
+scope size, RSS and the data dir's size on disk. The JSON is rewritten after every step, so a
+run stopped early keeps the steps it finished (`bench/results/scale_bench.json`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench._common import (  # noqa: E402
+    Service,
+    iso,
+    load_locomo,
+    percentile,
+    print_table,
+    rss_mb,
+    start_service,
+    wait_idle,
+    write_json,
+)
+
+BIG = 'agent:big'
+BATCH = 500
+
+
+def small_scope(n: int) -> str:
+    """The n-th small scope's name."""
+    return f'agent:s{n:04d}'
+
+
+def plan(total: int, big: int, small: int, steps: int) -> list[list[tuple[str, int]]]:
+    """Per step, (scope, chunks to add) pairs: the big scope grows by big/steps a step, small
+    scopes are filled one after another to `small` chunks each."""
+    per_step = total // steps
+    big_per_step = big // steps
+    out: list[list[tuple[str, int]]] = []
+    scope_n, filled = 0, 0
+    for _ in range(steps):
+        adds = [(BIG, big_per_step)]
+        left = per_step - big_per_step
+        while left > 0:
+            take = min(small - filled, left)
+            adds.append((small_scope(scope_n), take))
+            left -= take
+            filled += take
+            if filled == small:
+                scope_n, filled = scope_n + 1, 0
+        out.append(adds)
+    return out
+
+
+def items_for(adds: list[tuple[str, int]], start: int) -> list[dict[str, Any]]:
+    """Memory items for one step, ids unique across the run (suffix ` #n` from `start`)."""
+    turns = itertools.cycle([t for conv in load_locomo() for t in conv.turns])
+    out: list[dict[str, Any]] = []
+    n = start
+    for scope, count in adds:
+        for _ in range(count):
+            turn = next(turns)
+            out.append(
+                {
+                    'scope': scope,
+                    'text': f'{turn.text} #{n}',
+                    'created_at': iso(turn.at),
+                    'metadata': {'dia_id': turn.dia_id},
+                }
+            )
+            n += 1
+    return out
+
+
+def search(service: Service, scope: str, query: str) -> float:
+    """Client round trip ms of one default search in `scope` that leaves the store unchanged."""
+    started = time.perf_counter()
+    service.post('/v1/memory_search', {'query': query, 'scope': scope, 'top_k': 10, 'touch': False})
+    return (time.perf_counter() - started) * 1000.0
+
+
+def disk_mb(path: Path) -> float:
+    """Bytes under `path`, in MB."""
+    return sum(p.stat().st_size for p in path.rglob('*') if p.is_file()) / 1e6
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """Grow the store step by step; the result so far is written after every step."""
+    questions = [q.question for conv in load_locomo() for q in conv.questions]
+    steps = plan(args.total, args.big, args.small, args.steps)
+    result: dict[str, Any] = {
+        'command': ' '.join(['python', 'bench/scale_bench.py', *sys.argv[1:]]),
+        'graph': args.graph,
+        'total': args.total,
+        'big': args.big,
+        'small': args.small,
+        'steps': [],
+    }
+    service = start_service(graph=args.graph)
+    stored, asked = 0, 0
+    small_scopes: list[str] = []
+    try:
+        for step, adds in enumerate(steps, start=1):
+            items = items_for(adds, stored)
+            started = time.perf_counter()
+            for i in range(0, len(items), BATCH):
+                service.post('/v1/memories/batch', {'items': items[i : i + BATCH]})
+            ingest_s = time.perf_counter() - started
+            stored += len(items)
+            small_scopes.extend(s for s, _ in adds if s != BIG and s not in small_scopes)
+            waited = wait_idle(service.pid, timeout=1800)
+            full = small_scopes[:-1] or small_scopes  # the last may be partial
+            qs = [questions[(asked + i) % len(questions)] for i in range(2 * args.queries)]
+            asked += len(qs)
+            for q in qs[:5]:
+                search(service, BIG, q)  # warm-up
+            big_ms = [search(service, BIG, q) for q in qs[: args.queries]]
+            small_ms = [
+                search(service, full[i % len(full)], q) for i, q in enumerate(qs[args.queries :])
+            ]
+            row = {
+                'step': step,
+                'stored': stored,
+                'scopes': 1 + len(small_scopes),
+                'big_scope_chunks': args.big // args.steps * step,
+                'ingest_chunks_per_s': round(len(items) / ingest_s, 1),
+                'idle_wait_s': round(waited, 1),
+                'big_p50_ms': round(percentile(big_ms, 50), 2),
+                'big_p95_ms': round(percentile(big_ms, 95), 2),
+                'small_p50_ms': round(percentile(small_ms, 50), 2),
+                'small_p95_ms': round(percentile(small_ms, 95), 2),
+                'rss_mb': round(rss_mb(service.pid), 1),
+                'disk_mb': round(disk_mb(service.data_dir), 1),
+            }
+            result['steps'].append(row)
+            write_json('scale_bench', result)
+            print(row, flush=True)
+    finally:
+        service.stop()
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse flags, run, print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--total', type=int, default=1_000_000)
+    parser.add_argument(
+        '--big', type=int, default=100_000, help='chunks in the big scope at the end'
+    )
+    parser.add_argument('--small', type=int, default=1_000, help='chunks per small scope')
+    parser.add_argument('--steps', type=int, default=10)
+    parser.add_argument('--queries', type=int, default=100, help='per scope size and step')
+    parser.add_argument('--graph', action=argparse.BooleanOptionalAction, default=True)
+    args = parser.parse_args(argv)
+    if not 0 < args.big < args.total or args.small <= 0 or args.steps <= 0:
+        parser.error('need 0 < --big < --total, --small > 0, --steps > 0')
+    result = run(args)
+    keys = [k for k in result['steps'][0]] if result['steps'] else []
+    print_table(keys, [[r[k] for k in keys] for r in result['steps']])
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
