@@ -8,7 +8,9 @@ against 721 MB and 21.4 KB per chunk with two arenas.
 
 Even in two arenas, memory freed after a bulk write, an index build or a document stays with
 malloc: glibc returns free pages from the middle of a heap only when asked (`malloc_trim`).
-`start_trimming` asks every half minute, so RSS follows what the service holds, not its peak.
+`start_trimming` asks every half minute, so RSS follows what the service holds, not its peak:
+`bench/service_bench.py` at 10k chunks measured 933 MB with the arena cap alone and 726 MB with
+both.
 """
 
 from __future__ import annotations
@@ -72,7 +74,8 @@ def start_trimming(
 ) -> threading.Thread:
     """A daemon thread calling `release_free_memory` every `interval_s` seconds until `stop`.
 
-    A trim walks the arenas under their locks: a few ms at 2 GB, once per interval.
+    A trim walks each arena under its lock: 30-60 ms for a 2 GB heap on the reference machine,
+    during which other threads' allocations in that arena wait; once per interval.
     """
     stopped = stop or threading.Event()
 
