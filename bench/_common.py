@@ -8,6 +8,7 @@ connection, so every number includes the HTTP layer, auth and JSON.
 from __future__ import annotations
 
 import http.client
+import itertools
 import json
 import math
 import os
@@ -18,6 +19,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -391,6 +393,13 @@ def load_locomo(path: Path = LOCOMO_PATH) -> list[Conversation]:
         )
         conversations.append(Conversation(str(sample['sample_id']), tuple(turns), questions))
     return conversations
+
+
+def numbered_turns(count: int, start: int = 0) -> Iterator[tuple[int, Turn]]:
+    """`count` LoCoMo turns, cycled, numbered from `start`: store-growing benchmarks write
+    turn n as `f'{turn.text} #{n}'`, so every text is unique (writes are idempotent on text)."""
+    turns = [t for conv in load_locomo() for t in conv.turns]
+    return zip(range(start, start + count), itertools.cycle(turns), strict=False)
 
 
 def iso(at: datetime) -> str:

@@ -40,6 +40,7 @@ from bench._common import (  # noqa: E402
     cpu_seconds,
     iso,
     load_locomo,
+    numbered_turns,
     percentile,
     print_table,
     rss_mb,
@@ -108,10 +109,10 @@ class _Client(threading.Thread):
             (self.search_ms if searching else self.write_ms).append(elapsed)
 
 
-def _load(service: Service, turns: list[Any], count: int) -> None:
+def _load(service: Service, count: int) -> None:
     items = [
         {'scope': SCOPE, 'text': f'{t.text} #{n}', 'created_at': iso(t.at)}
-        for n, t in zip(range(count), (turns[i % len(turns)] for i in range(count)), strict=True)
+        for n, t in numbered_turns(count)
     ]
     for i in range(0, len(items), BATCH):
         service.post('/v1/memories/batch', {'items': items[i : i + BATCH]})
@@ -136,7 +137,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     service = start_service(graph=not args.no_graph, env=env)
     try:
         started = time.perf_counter()
-        _load(service, turns, args.memories)
+        _load(service, args.memories)
         load_s = time.perf_counter() - started
         wait_idle(service.pid, timeout=600)
         rss_before = rss_mb(service.pid)

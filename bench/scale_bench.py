@@ -20,7 +20,6 @@ run stopped early keeps the steps it finished (`bench/results/scale_bench.json`)
 from __future__ import annotations
 
 import argparse
-import itertools
 import sys
 import time
 from pathlib import Path
@@ -33,6 +32,7 @@ from bench._common import (  # noqa: E402
     Service,
     iso,
     load_locomo,
+    numbered_turns,
     percentile,
     print_table,
     rss_mb,
@@ -73,22 +73,16 @@ def plan(total: int, big: int, small: int, steps: int) -> list[list[tuple[str, i
 
 def items_for(adds: list[tuple[str, int]], start: int) -> list[dict[str, Any]]:
     """Memory items for one step, ids unique across the run (suffix ` #n` from `start`)."""
-    turns = itertools.cycle([t for conv in load_locomo() for t in conv.turns])
-    out: list[dict[str, Any]] = []
-    n = start
-    for scope, count in adds:
-        for _ in range(count):
-            turn = next(turns)
-            out.append(
-                {
-                    'scope': scope,
-                    'text': f'{turn.text} #{n}',
-                    'created_at': iso(turn.at),
-                    'metadata': {'dia_id': turn.dia_id},
-                }
-            )
-            n += 1
-    return out
+    scopes = [scope for scope, count in adds for _ in range(count)]
+    return [
+        {
+            'scope': scope,
+            'text': f'{turn.text} #{n}',
+            'created_at': iso(turn.at),
+            'metadata': {'dia_id': turn.dia_id},
+        }
+        for scope, (n, turn) in zip(scopes, numbered_turns(len(scopes), start), strict=True)
+    ]
 
 
 def search(service: Service, scope: str, query: str) -> float:

@@ -23,7 +23,6 @@ start to healthy, the first search's round trip, then latency and RSS as a resta
 from __future__ import annotations
 
 import argparse
-import itertools
 import shutil
 import sys
 import time
@@ -38,6 +37,7 @@ from bench._common import (  # noqa: E402
     iso,
     load_locomo,
     median,
+    numbered_turns,
     percentile,
     print_table,
     rss_mb,
@@ -62,18 +62,15 @@ TARGETS = {
 
 def corpus(count: int, start: int) -> list[dict[str, Any]]:
     """`count` memory items from LoCoMo turns, cycled; item n gets the suffix ` #n`."""
-    turns = [t for conv in load_locomo() for t in conv.turns]
-    items: list[dict[str, Any]] = []
-    for n, turn in zip(range(start, start + count), itertools.cycle(turns), strict=False):
-        items.append(
-            {
-                'scope': SCOPE,
-                'text': f'{turn.text} #{n}',
-                'created_at': iso(turn.at),
-                'metadata': {'dia_id': turn.dia_id, 'n': n},
-            }
-        )
-    return items
+    return [
+        {
+            'scope': SCOPE,
+            'text': f'{turn.text} #{n}',
+            'created_at': iso(turn.at),
+            'metadata': {'dia_id': turn.dia_id, 'n': n},
+        }
+        for n, turn in numbered_turns(count, start)
+    ]
 
 
 def questions() -> list[str]:

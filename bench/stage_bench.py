@@ -30,21 +30,24 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench._common import load_locomo, percentile, print_table, write_json  # noqa: E402
+from bench._common import (  # noqa: E402
+    load_locomo,
+    numbered_turns,
+    percentile,
+    print_table,
+    write_json,
+)
 
 SCOPE = 'agent:bench'
 BATCH = 500
 
 
 def _items(count: int, start: int) -> list[Any]:
-    import itertools
-
     from recall.schemas import MemoryIn
 
-    turns = [t for conv in load_locomo() for t in conv.turns]
     return [
         MemoryIn(scope=SCOPE, text=f'{t.text} #{n}', created_at=t.at, metadata={'dia_id': t.dia_id})
-        for n, t in zip(range(start, start + count), itertools.cycle(turns), strict=False)
+        for n, t in numbered_turns(count, start)
     ]
 
 
