@@ -496,6 +496,35 @@ def test_edge_data_survives_close_and_reopen(tmp_path: Path) -> None:
         again.close()
 
 
+def test_edge_reindexes_points_whose_payload_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Edge moves a point out of its indexed segment when its payload changes, so payload
+    updates must count toward the next index build like new points do."""
+    import vectors.edge as edge
+
+    monkeypatch.setattr(edge, 'OPTIMIZE_AFTER_POINTS', 3)
+    monkeypatch.setattr(edge, 'OPTIMIZE_IDLE_SECONDS', 0.05)
+    store = edge.EdgeVectorStore(tmp_path / 'vectors')
+    builds = threading.Semaphore(0)
+    real = store.optimize
+
+    def counted() -> None:
+        real()
+        builds.release()
+
+    monkeypatch.setattr(store, 'optimize', counted)
+    try:
+        store.ensure_collection(SPEC)
+        store.upsert(C, [point(n) for n in (1, 2, 3)])
+        assert builds.acquire(timeout=10), 'three new points never triggered a build'
+        store.set_payload(C, {pid(n): {'kind': 'fact'} for n in (1, 2, 3)})
+        assert builds.acquire(timeout=10), 'three moved points never triggered a build'
+        assert [p.payload['kind'] for p in store.retrieve(C, [pid(1), pid(3)])] == ['fact'] * 2
+    finally:
+        store.close()
+
+
 def store_has_filters(vs: VectorStore) -> bool:
     """The reopened shard still answers indexed filters and the sparse channel."""
     pinned = vs.count(C, scoped('agent:a', any_of={'pinned': [True]}))
