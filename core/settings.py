@@ -47,6 +47,12 @@ class Settings(BaseModel):
         description="embedded dense vectors: 'ram', or 'mmap' (on disk, paged in as read: "
         'less RSS, slower cold searches); payloads are always on disk',
     )
+    vector_segment_kb: int = Field(
+        default=40_000,
+        ge=1_000,
+        description='embedded: largest indexed segment in KB of vectors (~2 KB per MiniLM chunk, '
+        'so ~20k chunks); an index build rebuilds at most this much, so ingest stays linear',
+    )
     vector_quantization: Literal['none', 'int8'] = Field(
         default='none',
         description="'int8': scalar-quantised copy of the dense vectors searched first (4x "

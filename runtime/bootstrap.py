@@ -85,6 +85,7 @@ def build_vector_store(settings: Settings) -> VectorStore:
             settings.data_dir / 'vectors',
             vector_storage=settings.vector_storage,
             quantization=settings.vector_quantization,
+            max_segment_kb=settings.vector_segment_kb,
         )
     from qdrant_client import QdrantClient
 

@@ -28,8 +28,13 @@ log = logging.getLogger(__name__)
 
 # HNSW is built only by optimize(). Without it a dense query scans every point of its scope:
 # 45 ms at 100k (bench/service_bench.py). With it, ~1 ms. optimize() freezes the process while
-# it runs (~0.5 ms per new point on 2 cores), so it runs once writes have paused and enough
-# unindexed points have piled up: a bulk load pays one pause, steady traffic pays none.
+# it runs, so it runs once writes have paused and enough unindexed points have piled up: a bulk
+# load pays one pause, steady traffic pays none. Edge's default merges every new batch into one
+# growing segment and rebuilds it, so each 10k-point build cost more than the last (10 s at 20k,
+# 32 s at 100k points, 85 s at 200k) and ingest went quadratic. With `max_segment_kb` (setting
+# KG_VECTOR_SEGMENT_KB, default 40 MB ~ 20k chunks) a build rebuilds at most one bounded segment:
+# 2.7-8.7 s per 10k at any size, 47 s instead of 202 s to index 100k in 10k steps, and dense
+# top-50 search was faster too (1.7 vs 3.8 ms over 5 segments; /tmp experiment, LoCoMo turns).
 # A payload update counts as a write of its points: Edge never edits an indexed segment in
 # place, it moves the point (vectors and payload) to the unindexed appendable segment. The graph
 # job sets `entity_ids` on every chunk it reads, so without this count a 100k store went back
@@ -57,11 +62,14 @@ class EdgeVectorStore:
         auto_optimize: bool = True,
         vector_storage: str = 'ram',
         quantization: str = 'none',
+        max_segment_kb: int | None = None,
     ) -> None:
         """`vector_storage='mmap'` keeps dense vectors on disk (paged in when read);
-        `quantization='int8'` searches a scalar-quantised copy and rescores with the originals.
+        `quantization='int8'` searches a scalar-quantised copy and rescores with the originals;
+        `max_segment_kb` bounds an indexed segment (None: Edge's default, one growing segment).
         """
         self._root = root
+        self._max_segment_kb = max_segment_kb
         self._vector_storage = vector_storage
         self._quantization = quantization
         self._shards: dict[str, Any] = {}
@@ -117,6 +125,12 @@ class EdgeVectorStore:
         config = qe.EdgeConfig(
             vectors={'dense': dense},
             sparse_vectors={'bm25': qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            # 4 segments before merging: Edge's automatic number merged the first two 10k
+            # batches into one rebuilt segment (9.7 s instead of 2.7 s; 56 s vs 47 s for 100k)
+            optimizers=qe.EdgeOptimizersConfig(
+                max_segment_size=self._max_segment_kb,
+                default_segment_number=4 if self._max_segment_kb else None,
+            ),
         )
         try:
             if (path / 'edge_config.json').exists():

@@ -525,6 +525,30 @@ def test_edge_reindexes_points_whose_payload_changed(
         store.close()
 
 
+def test_edge_segment_bound_comes_from_the_setting_and_follows_it_on_reopen(
+    tmp_path: Path,
+) -> None:
+    """KG_VECTOR_SEGMENT_KB reaches the shard, and a changed setting applies to a store that
+    already exists (bench: one growing segment made 100k-point ingest quadratic)."""
+    import json
+
+    from core.settings import Settings
+    from runtime.bootstrap import build_vector_store
+
+    def bound(kb: str) -> Any:
+        settings = Settings.load({'KG_DATA_DIR': str(tmp_path), 'KG_VECTOR_SEGMENT_KB': kb})
+        vs = build_vector_store(settings)
+        try:
+            vs.ensure_collection(SPEC)
+        finally:
+            vs.close()
+        stored = json.loads((tmp_path / 'vectors' / C / 'edge_config.json').read_text())
+        return stored['optimizers']['max_segment_size']
+
+    assert bound('5000') == 5000
+    assert bound('8000') == 8000
+
+
 def store_has_filters(vs: VectorStore) -> bool:
     """The reopened shard still answers indexed filters and the sparse channel."""
     pinned = vs.count(C, scoped('agent:a', any_of={'pinned': [True]}))
