@@ -34,13 +34,19 @@ log = logging.getLogger(__name__)
 # 32 s at 100k points, 85 s at 200k) and ingest went quadratic. With `max_segment_kb` (setting
 # KG_VECTOR_SEGMENT_KB, default 40 MB ~ 20k chunks) a build rebuilds at most one bounded segment:
 # 2.7-8.7 s per 10k at any size, 47 s instead of 202 s to index 100k in 10k steps, and dense
-# top-50 search was faster too (1.7 vs 3.8 ms over 5 segments; /tmp experiment, LoCoMo turns).
+# top-50 search was faster too (1.7 vs 3.8 ms over 5 segments; ad-hoc run over LoCoMo turns).
 # A payload update counts as a write of its points: Edge never edits an indexed segment in
 # place, it moves the point (vectors and payload) to the unindexed appendable segment. The graph
 # job sets `entity_ids` on every chunk it reads, so without this count a 100k store went back
 # to exact search once extraction caught up (dense 2.3 -> 14.4 ms p50, in-process).
 OPTIMIZE_AFTER_POINTS = 10_000
 OPTIMIZE_IDLE_SECONDS = 3.0
+# Writes that never pause (a bulk load, or graph extraction behind it rewriting every chunk's
+# entity_ids) would otherwise grow the appendable segment without bound: exact search over all
+# of it, then one build of all of it (46 s with the GIL held at 100k points). Past this many
+# changes the build runs anyway: a freeze stays near 20 s (a 50k-point build) and exact search
+# covers at most ~50k points.
+OPTIMIZE_MAX_PENDING = 50_000
 
 # Thread safety (measured on qdrant-edge-py 0.9.0): `query` releases the GIL while it searches (a
 # spinning Python thread kept ~80 % of its speed during 20k-point exact searches), so searches
@@ -300,7 +306,8 @@ class EdgeVectorStore:
     def _optimize_when_idle(self) -> None:
         while not self._stop.wait(1.0):
             idle = time.monotonic() - self._last_write >= OPTIMIZE_IDLE_SECONDS
-            if idle and self._pending >= OPTIMIZE_AFTER_POINTS:
+            due = self._pending >= (OPTIMIZE_AFTER_POINTS if idle else OPTIMIZE_MAX_PENDING)
+            if due:
                 try:
                     self.optimize()
                 except Exception:

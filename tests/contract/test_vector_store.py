@@ -525,6 +525,34 @@ def test_edge_reindexes_points_whose_payload_changed(
         store.close()
 
 
+def test_edge_builds_the_index_during_writes_that_never_pause(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past OPTIMIZE_MAX_PENDING changes the build runs without waiting for a pause."""
+    import vectors.edge as edge
+
+    monkeypatch.setattr(edge, 'OPTIMIZE_AFTER_POINTS', 2)
+    monkeypatch.setattr(edge, 'OPTIMIZE_IDLE_SECONDS', 3600.0)  # writes never pause
+    monkeypatch.setattr(edge, 'OPTIMIZE_MAX_PENDING', 4)
+    store = edge.EdgeVectorStore(tmp_path / 'vectors')
+    builds = threading.Semaphore(0)
+    real = store.optimize
+
+    def counted() -> None:
+        real()
+        builds.release()
+
+    monkeypatch.setattr(store, 'optimize', counted)
+    try:
+        store.ensure_collection(SPEC)
+        store.upsert(C, [point(n) for n in (1, 2, 3)])
+        assert not builds.acquire(timeout=2.5), 'built below the cap without a pause'
+        store.upsert(C, [point(4)])
+        assert builds.acquire(timeout=10), 'never built at the cap'
+    finally:
+        store.close()
+
+
 def test_edge_segment_bound_comes_from_the_setting_and_follows_it_on_reopen(
     tmp_path: Path,
 ) -> None:
