@@ -496,15 +496,15 @@ def test_edge_data_survives_close_and_reopen(tmp_path: Path) -> None:
         again.close()
 
 
-def test_edge_reindexes_points_whose_payload_changed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Edge moves a point out of its indexed segment when its payload changes, so payload
-    updates must count toward the next index build like new points do."""
+def tuned_edge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **constants: float
+) -> tuple[Any, threading.Semaphore]:
+    """An EdgeVectorStore with its optimizer constants (OPTIMIZE_*) set, and a semaphore released
+    after each index build its background optimizer runs."""
     import vectors.edge as edge
 
-    monkeypatch.setattr(edge, 'OPTIMIZE_AFTER_POINTS', 3)
-    monkeypatch.setattr(edge, 'OPTIMIZE_IDLE_SECONDS', 0.05)
+    for name, value in constants.items():
+        monkeypatch.setattr(edge, f'OPTIMIZE_{name.upper()}', value)
     store = edge.EdgeVectorStore(tmp_path / 'vectors')
     builds = threading.Semaphore(0)
     real = store.optimize
@@ -514,6 +514,15 @@ def test_edge_reindexes_points_whose_payload_changed(
         builds.release()
 
     monkeypatch.setattr(store, 'optimize', counted)
+    return store, builds
+
+
+def test_edge_reindexes_points_whose_payload_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Edge moves a point out of its indexed segment when its payload changes, so payload
+    updates must count toward the next index build like new points do."""
+    store, builds = tuned_edge(tmp_path, monkeypatch, after_points=3, idle_seconds=0.05)
     try:
         store.ensure_collection(SPEC)
         store.upsert(C, [point(n) for n in (1, 2, 3)])
@@ -529,20 +538,10 @@ def test_edge_builds_the_index_during_writes_that_never_pause(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Past OPTIMIZE_MAX_PENDING changes the build runs without waiting for a pause."""
-    import vectors.edge as edge
-
-    monkeypatch.setattr(edge, 'OPTIMIZE_AFTER_POINTS', 2)
-    monkeypatch.setattr(edge, 'OPTIMIZE_IDLE_SECONDS', 3600.0)  # writes never pause
-    monkeypatch.setattr(edge, 'OPTIMIZE_MAX_PENDING', 4)
-    store = edge.EdgeVectorStore(tmp_path / 'vectors')
-    builds = threading.Semaphore(0)
-    real = store.optimize
-
-    def counted() -> None:
-        real()
-        builds.release()
-
-    monkeypatch.setattr(store, 'optimize', counted)
+    # idle_seconds: the writes never pause
+    store, builds = tuned_edge(
+        tmp_path, monkeypatch, after_points=2, idle_seconds=3600.0, max_pending=4
+    )
     try:
         store.ensure_collection(SPEC)
         store.upsert(C, [point(n) for n in (1, 2, 3)])
