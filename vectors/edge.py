@@ -389,23 +389,15 @@ def _edge_filter(flt: PointFilter) -> Any:
 
 
 def _index_schemas(spec: CollectionSpec) -> list[tuple[str, Any]]:
-    # Every index but the scope's lives on disk (memory-mapped, paged in when read). Opening a
-    # shard loads in-RAM indexes whole: at 100k chunks on_disk halved the load (2.2 -> 1.1 s on a
-    # busy machine; the restart target is 2 s) and took 80 MB off RSS, with dense search unchanged
-    # (4.8 vs 4.3 ms p50, interleaved on the same 100k points). Applies to indexes created
-    # afterwards: new stores, or fields added later.
     schemas: list[tuple[str, Any]] = []
     for name in spec.keyword_fields:
-        if name == 'scope':
-            # scope is the tenant key: Edge co-locates each scope's points on disk
-            schemas.append((name, qe.KeywordIndexParams(is_tenant=True)))
-        else:
-            schemas.append((name, qe.KeywordIndexParams(on_disk=True)))
+        # scope is the tenant key: Edge co-locates each scope's points on disk
+        schemas.append((name, qe.KeywordIndexParams(is_tenant=name == 'scope')))
     for name in spec.bool_fields:
         # stored as 0/1 (see _encode); lookup only, no range index needed
-        schemas.append((name, qe.IntegerIndexParams(lookup=True, range=False, on_disk=True)))
+        schemas.append((name, qe.IntegerIndexParams(lookup=True, range=False)))
     for name in spec.float_fields:
-        schemas.append((name, qe.FloatIndexParams(on_disk=True)))
+        schemas.append((name, qe.FloatIndexParams()))
     for name in spec.integer_fields:
-        schemas.append((name, qe.IntegerIndexParams(lookup=True, range=True, on_disk=True)))
+        schemas.append((name, qe.IntegerIndexParams(lookup=True, range=True)))
     return schemas
