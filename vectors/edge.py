@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 # growing segment and rebuilds it, so each 10k-point build cost more than the last (10 s at 20k,
 # 32 s at 100k points, 85 s at 200k) and ingest went quadratic. With `max_segment_kb` (setting
 # KG_VECTOR_SEGMENT_KB, default 40 MB ~ 20k chunks) a build rebuilds at most one bounded segment:
-# 2.7-8.7 s per 10k at any size, 47 s instead of 202 s to index 100k in 10k steps, and dense
+# 2.7-8.7 s per 10k up to 100k points, 47 s instead of 202 s to index 100k in 10k steps; dense
 # top-50 search was faster too (1.7 vs 3.8 ms over 5 segments; ad-hoc run over LoCoMo turns).
 # A payload update counts as a write of its points: Edge never edits an indexed segment in
 # place, it moves the point (vectors and payload) to the unindexed appendable segment. The graph
@@ -241,7 +241,7 @@ class EdgeVectorStore:
                 op = qe.UpdateOperation.set_payload_by_filter(only, _encode(fields, bools))
                 shard.update(op)
                 self._pending += 1
-            self._last_write = time.monotonic()
+                self._last_write = time.monotonic()
 
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         """Delete points by id; unknown ids are ignored."""
