@@ -397,6 +397,11 @@ def load_locomo(path: Path = LOCOMO_PATH) -> list[Conversation]:
     return conversations
 
 
+def locomo_questions() -> list[str]:
+    """Every LoCoMo question of the dev split, in file order (latency benchmarks' queries)."""
+    return [q.question for conv in load_locomo() for q in conv.questions]
+
+
 def numbered_turns(count: int, start: int = 0) -> Iterator[tuple[int, Turn]]:
     """`count` LoCoMo turns, cycled, numbered from `start`: store-growing benchmarks write
     turn n as `f'{turn.text} #{n}'`, so every text is unique (writes are idempotent on text)."""

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from bench._common import (  # noqa: E402
     Service,
     iso,
-    load_locomo,
+    locomo_questions,
     numbered_turns,
     percentile,
     print_table,
@@ -100,7 +100,7 @@ def disk_mb(path: Path) -> float:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Grow the store step by step; the result so far is written after every step."""
-    questions = [q.question for conv in load_locomo() for q in conv.questions]
+    questions = locomo_questions()
     steps = plan(args.total, args.big, args.small, args.steps)
     result: dict[str, Any] = {
         'command': ' '.join(['python', 'bench/scale_bench.py', *sys.argv[1:]]),

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from bench._common import (  # noqa: E402
     Service,
     iso,
-    load_locomo,
+    locomo_questions,
     median,
     numbered_turns,
     percentile,
@@ -71,11 +71,6 @@ def corpus(count: int, start: int) -> list[dict[str, Any]]:
         }
         for n, turn in numbered_turns(count, start)
     ]
-
-
-def questions() -> list[str]:
-    """Every LoCoMo question of the dev split, in file order."""
-    return [q.question for conv in load_locomo() for q in conv.questions]
 
 
 def raw_embed_seconds(texts: list[str]) -> float:
@@ -129,7 +124,7 @@ def _search(query: str, graph: bool) -> dict[str, Any]:
 
 def run(sizes: list[int], n_queries: int, graph: bool) -> dict[str, Any]:
     """Grow one store through `sizes`, measuring ingest, search latency and RSS at each."""
-    all_questions = questions()
+    all_questions = locomo_questions()
     if n_queries * len(sizes) > len(all_questions):
         print(
             f'note: {n_queries}x{len(sizes)} queries > {len(all_questions)} questions; '

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench._common import (  # noqa: E402
-    load_locomo,
+    locomo_questions,
     numbered_turns,
     percentile,
     print_table,
@@ -57,7 +57,7 @@ def run(sizes: list[int], queries: int, graph: bool, embedder: str) -> dict[str,
     from recall.schemas import SearchRequest
     from runtime.bootstrap import build
 
-    questions = [q.question for conv in load_locomo() for q in conv.questions][:queries]
+    questions = locomo_questions()[:queries]
     data_dir = Path(tempfile.mkdtemp(prefix='mnemos-stage-'))
     settings = Settings(data_dir=data_dir, embedder=embedder, graph_enabled=graph)  # type: ignore[arg-type]
     services = build(settings, inline_jobs=True)
