@@ -301,7 +301,8 @@ class EdgeVectorStore:
             for shard in self._shards.values():
                 shard.optimize()
             self._pending = 0
-        log.info('indexed %d new vectors in %.1f s', pending, time.monotonic() - started)
+        # new points and points moved by payload updates (see OPTIMIZE_AFTER_POINTS)
+        log.info('indexed %d changed points in %.1f s', pending, time.monotonic() - started)
 
     def _optimize_when_idle(self) -> None:
         while not self._stop.wait(1.0):
