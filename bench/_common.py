@@ -7,6 +7,7 @@ connection, so every number includes the HTTP layer, auth and JSON.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import itertools
 import json
@@ -217,6 +218,46 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _CLK_TCK
 
 
+def descendants(pid: int) -> list[int]:
+    """Every live process started by `pid` or by one of them (the spaCy worker pool)."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        parent = todo.pop()
+        try:
+            tasks = list(Path(f'/proc/{parent}/task').iterdir())
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                children = [int(c) for c in (task / 'children').read_text().split()]
+            except (OSError, ValueError):
+                continue
+            found.extend(children)
+            todo.extend(children)
+    return found
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds of `pid` and its live descendants: a child's time reaches the parent's own
+    counters only once it is reaped, and extraction runs in worker processes that live on."""
+    total = cpu_seconds(pid)
+    for child in descendants(pid):
+        # OSError: it exited between the listing and the read
+        with contextlib.suppress(OSError):
+            total += cpu_seconds(child)
+    return total
+
+
+def children_rss_mb(pid: int) -> float:
+    """Resident memory of `pid`'s live descendants together, in MB."""
+    total = 0.0
+    for child in descendants(pid):
+        with contextlib.suppress(OSError, ValueError):
+            total += rss_mb(child)
+    return total
+
+
 def wait_idle(
     pid: int,
     *,
@@ -225,7 +266,8 @@ def wait_idle(
     threshold: float = 0.05,
     timeout: float = 900.0,
 ) -> float:
-    """Wait until `pid` has used < `threshold` of one core for `quiet` seconds in a row.
+    """Wait until `pid` and its worker processes together have used < `threshold` of one core
+    for `quiet` seconds in a row.
 
     Sleeps at least `min_wait` first (background work starts once writes pause). Gives up after
     `timeout`; returns the seconds waited.
@@ -233,10 +275,10 @@ def wait_idle(
     started = time.monotonic()
     time.sleep(min_wait)
     calm = 0.0
-    last = cpu_seconds(pid)
+    last = tree_cpu_seconds(pid)
     while calm < quiet and time.monotonic() - started < timeout:
         time.sleep(1.0)
-        now = cpu_seconds(pid)
+        now = tree_cpu_seconds(pid)
         calm = calm + 1.0 if now - last < threshold else 0.0
         last = now
     return time.monotonic() - started

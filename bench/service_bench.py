@@ -10,8 +10,9 @@ text is unique. The raw embedder (`make_embedder('minilm').inner.embed`, no cach
 same texts in the same batches in this process, so ingest is compared with the model's own speed
 on this machine in this run.
 
-After each growth the benchmark waits until the service is idle (>= 5 s, then until its CPU use
-stays under 5 % of a core for 5 s) so its background HNSW build has run, then sends `--queries`
+After each growth the benchmark waits until the service is idle (>= 5 s, then until its CPU use,
+its spaCy worker processes included, stays under 5 % of a core for 5 s) so graph extraction and
+the background HNSW build have run, then sends `--queries`
 LoCoMo questions to `POST /v1/memory_search` (hybrid, top_k 10, the one scope). Each size uses
 questions no earlier size asked, so the service's embedding cache never answers a query: latency
 includes the query embedding. Client latency is the HTTP round trip measured here.
@@ -34,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench._common import (  # noqa: E402
     Service,
+    children_rss_mb,
     iso,
     locomo_questions,
     median,
@@ -180,11 +182,14 @@ def run(sizes: list[int], n_queries: int, graph: bool) -> dict[str, Any]:
                 'stage_median_ms': stage_medians(receipts),
                 'rss_mb': round(rss_mb(service.pid), 1),
                 'rss_peak_mb': round(rss_mb(service.pid, 'VmHWM'), 1),
+                # the spaCy worker processes: their own RSS, not in rss_mb
+                'workers_rss_mb': round(children_rss_mb(service.pid), 1),
             }
             rows.append(row)
             print(
                 f'{size}: p50 {row["search_p50_ms"]} ms, p95 {row["search_p95_ms"]} ms, '
-                f'rss {row["rss_mb"]} MB (idle wait {waited:.0f} s)',
+                f'rss {row["rss_mb"]} MB + workers {row["workers_rss_mb"]} MB '
+                f'(idle wait {waited:.0f} s)',
                 flush=True,
             )
             previous = size
@@ -232,6 +237,7 @@ def restarted(service: Service, graph: bool, queries: list[str]) -> tuple[Servic
         'server_total_p50_ms': round(median([r['total'] for r in receipts]), 2),
         'stage_median_ms': stage_medians(receipts),
         'rss_mb': round(rss_mb(again.pid), 1),
+        'workers_rss_mb': round(children_rss_mb(again.pid), 1),
     }
 
 
