@@ -26,10 +26,18 @@ from core.errors import Forbidden, InvalidInput, KnowledgeStoreError, NotFound
 from core.scopes import ScopeId
 from recall.models import Chunk
 from recall.schemas import MemoryIn, SearchMode, SearchRequest, WriteStatus
-from recall.service import to_out
 from recall.tiers import Kind
 
 bp = Blueprint('memory', __name__, url_prefix='/v1')
+
+
+def _outs(chunks: list[Chunk]) -> list[dict[str, Any]]:
+    """JSON views of chunks with the entities each mentions (one graph read for all)."""
+    return [c.model_dump(mode='json') for c in services().recall.describe(chunks)]
+
+
+def _out(chunk: Chunk) -> dict[str, Any]:
+    return _outs([chunk])[0]
 
 
 def _memory(ident: str, *, write: bool = False) -> Chunk:
@@ -55,7 +63,7 @@ def create_memory() -> tuple[Response, int]:
     [result] = services().writer.remember([item])
     body: dict[str, Any] = result.model_dump(mode='json')
     if result.id is not None:
-        body['memory'] = to_out(services().recall.get(result.id)).model_dump(mode='json')
+        body['memory'] = _out(services().recall.get(result.id))
     return jsonify(body), 201 if result.status == WriteStatus.CREATED else 200
 
 
@@ -126,7 +134,7 @@ def _item_error(
 @bp.get('/memories/<ident>')
 def get_memory(ident: str) -> Response:
     """One memory by id."""
-    return jsonify(to_out(_memory(ident)).model_dump(mode='json'))
+    return jsonify(_out(_memory(ident)))
 
 
 @bp.delete('/memories/<ident>')
@@ -141,14 +149,14 @@ def delete_memory(ident: str) -> Response:
 def pin_memory(ident: str) -> Response:
     """Pin: the memory becomes Core and is never demoted."""
     _memory(ident, write=True)
-    return jsonify(to_out(services().writer.set_pinned(ident, True)).model_dump(mode='json'))
+    return jsonify(_out(services().writer.set_pinned(ident, True)))
 
 
 @bp.post('/memories/<ident>/unpin')
 def unpin_memory(ident: str) -> Response:
     """Unpin: the memory decays again from the working tier."""
     _memory(ident, write=True)
-    return jsonify(to_out(services().writer.set_pinned(ident, False)).model_dump(mode='json'))
+    return jsonify(_out(services().writer.set_pinned(ident, False)))
 
 
 class ListArgs(BaseModel):
@@ -188,7 +196,7 @@ def list_memories() -> Response:
         )
         observe_receipt(found.receipt)
         chunks = [recall.get(h.id) for h in found.hits]
-        return jsonify(items=[to_out(c).model_dump(mode='json') for c in chunks], next=None)
+        return jsonify(items=_outs(chunks), next=None)
     if args.offset is not None:
         try:
             uuid.UUID(args.offset)
@@ -200,7 +208,7 @@ def list_memories() -> Response:
         limit=args.limit,
         offset=args.offset,
     )
-    return jsonify(items=[to_out(c).model_dump(mode='json') for c in chunks], next=nxt)
+    return jsonify(items=_outs(chunks), next=nxt)
 
 
 @bp.post('/memory_search')

@@ -459,6 +459,13 @@ class KuzuGraphStore:
             out.setdefault(entity, []).append(chunk)
         return out
 
+    def source_entities(self, source_ids: Sequence[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for table in SOURCE_TABLES.values():
+            for entity, source in self._linked(table, list(dict.fromkeys(source_ids))):
+                out.setdefault(source, []).append(entity)
+        return {source: sorted(entities) for source, entities in out.items()}
+
     def forget_sources(self, source_ids: Sequence[str]) -> list[str]:
         if not source_ids:
             return []

@@ -243,6 +243,11 @@ class MirroredGraphStore:
                 found.append(source)
         return found
 
+    def source_entities(self, source_ids: Sequence[str]) -> dict[str, list[str]]:
+        with self._ready():
+            found = {s: sorted(self._sources.get(s, ())) for s in dict.fromkeys(source_ids)}
+        return {source: entities for source, entities in found.items() if entities}
+
     def forget_sources(self, source_ids: Sequence[str]) -> list[str]:
         named = dict.fromkeys(self._durable.forget_sources(source_ids))
         with self._ready():

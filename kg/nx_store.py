@@ -132,6 +132,15 @@ class NetworkxGraphStore:
             out = {i: sources[-per_entity:][::-1] for i, sources in out.items()}
         return {i: sources for i, sources in out.items() if sources}
 
+    def source_entities(self, source_ids: Sequence[str]) -> dict[str, list[str]]:
+        wanted = set(source_ids)
+        out: dict[str, list[str]] = {}
+        with self._lock:
+            for entity, by_source in self._mentions.items():
+                for source in wanted & by_source.keys():
+                    out.setdefault(source, []).append(entity)
+        return {source: sorted(entities) for source, entities in out.items()}
+
     def forget_sources(self, source_ids: Sequence[str]) -> list[str]:
         gone = set(source_ids)
         named: list[str] = []

@@ -69,6 +69,11 @@ class GraphStore(Protocol):
         per entity, the most recently linked ones (the recall channel's fan-out cap)."""
         ...
 
+    def source_entities(self, source_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Ids of the entities each chunk/episode mentions, sorted; sources that mention none
+        are left out."""
+        ...
+
     def forget_sources(self, source_ids: Sequence[str]) -> list[str]:
         """Drop the MENTIONS of deleted chunks/episodes (entities and facts stay); the ids of
         the entities they mentioned, so the caller can expire facts only they were a source of."""

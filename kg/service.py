@@ -174,6 +174,10 @@ class KnowledgeGraphService:
         best = heapq.nsmallest(limit, scores.items(), key=lambda kv: (-kv[1], kv[0]))
         return [ScoredPoint(id=cid, score=score) for cid, score in best]
 
+    def source_entities(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        """Ids of the entities each chunk/episode mentions; sources naming none left out."""
+        return self._store.source_entities(ids)
+
     def forget_chunks(self, ids: Sequence[str]) -> int:
         """Drop MENTIONS of deleted chunks, retract the facts only they said; count retracted."""
         with self._write_lock:

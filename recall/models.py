@@ -38,7 +38,6 @@ def memories_spec(dense_dim: int) -> CollectionSpec:
             'entity_key',
             'tags',
             'doc_path',
-            'entity_ids',
             'speaker',
             'prev_id',
         ),
@@ -95,7 +94,6 @@ class Chunk(BaseModel):
     superseded_by: str | None = None
     doc_path: str | None = None
     chunk_index: int | None = None
-    entity_ids: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
     # who said it ("Name:" prefix, metadata.speaker or the user) and the memory written just
     # before it in its scope: recall.read.context reads both

@@ -24,6 +24,13 @@ class GraphIndex(Protocol):
         """Chunks that mention entities within `hops` of those named in `query`, best first."""
         ...
 
+    def entities_of(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        """Chunk id -> ids of the entities it mentions; chunks that mention none left out.
+
+        The graph keeps these links (MENTIONS); the vector payload does not copy them, since
+        setting a payload field moves an indexed point out of its HNSW segment."""
+        ...
+
     def forget_chunks(self, ids: Sequence[str]) -> None:
         """Drop MENTIONS edges of deleted chunks and retract the current facts only they said."""
         ...

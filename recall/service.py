@@ -9,13 +9,14 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
 from core.auth import Principal
 from core.clock import Clock, to_epoch
-from core.errors import NotFound
+from core.errors import NotFound, StoreUnavailable
 from core.scopes import GLOBAL
 from recall.abstracts import abstract, overview
 from recall.decay import multiplier, relevance
@@ -98,9 +99,9 @@ class _Ranked(BaseModel):
     speakers: frozenset[str]
 
 
-def to_out(chunk: Chunk) -> ChunkOut:
-    """Client view of a stored chunk."""
-    return ChunkOut.model_validate(chunk.model_dump())
+def to_out(chunk: Chunk, entity_ids: Sequence[str] = ()) -> ChunkOut:
+    """Client view of a stored chunk, with the ids of the graph entities it mentions."""
+    return ChunkOut.model_validate({**chunk.model_dump(), 'entity_ids': list(entity_ids)})
 
 
 class RecallService:
@@ -143,6 +144,17 @@ class RecallService:
         if not found:
             raise NotFound('memory', ident)
         return Chunk.from_payload(found[0].payload)
+
+    def describe(self, chunks: Sequence[Chunk]) -> list[ChunkOut]:
+        """Client views of stored chunks, each with the entities the graph links it to (none
+        without a graph, or while the graph cannot answer: a memory stays readable)."""
+        mentioned: dict[str, list[str]] = {}
+        if self._graph is not None and chunks:
+            try:
+                mentioned = self._graph.entities_of([c.id for c in chunks])
+            except StoreUnavailable:
+                log.warning('graph unavailable: memories shown without their entities')
+        return [to_out(c, mentioned.get(c.id, ())) for c in chunks]
 
     def list_chunks(
         self,

@@ -25,6 +25,10 @@ class KnowledgeGraphIndex:
         """Chunks that mention entities within `hops` of those named in `query`, best first."""
         return self._kg.related_chunks(query, scopes, hops, limit)
 
+    def entities_of(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        """Chunk id -> ids of the entities it mentions; chunks that mention none left out."""
+        return self._kg.source_entities(ids)
+
     def forget_chunks(self, ids: Sequence[str]) -> None:
         """Drop MENTIONS edges of deleted chunks and retract the facts only they said."""
         self._kg.forget_chunks(ids)

@@ -216,6 +216,10 @@ class RecordingGraphIndex:
         ids = [cid for cid, ents in self.mentions.items() if wanted in ents]
         return [ScoredPoint(id=cid, score=1.0) for cid in ids[:limit]]
 
+    def entities_of(self, ids: Sequence[str]) -> dict[str, list[str]]:
+        """The recorded mentions of these chunks."""
+        return {i: self.mentions[i] for i in ids if self.mentions.get(i)}
+
     def forget_chunks(self, ids: Sequence[str]) -> None:
         """Drop the mentions of deleted chunks."""
         for ident in ids:

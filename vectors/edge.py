@@ -37,12 +37,13 @@ log = logging.getLogger(__name__)
 # top-50 search was faster too (1.7 vs 3.8 ms over 5 segments; ad-hoc run over LoCoMo turns).
 # A payload update counts as a write of its points: Edge never edits an indexed segment in
 # place, it moves the point (vectors and payload) to the unindexed appendable segment. The graph
-# job sets `entity_ids` on every chunk it reads, so without this count a 100k store went back
-# to exact search once extraction caught up (dense 2.3 -> 14.4 ms p50, in-process).
+# job used to set `entity_ids` on every chunk it read, and without this count a 100k store went
+# back to exact search once extraction caught up (dense 2.3 -> 14.4 ms p50, in-process); access
+# bookkeeping, pins and supersession still update payloads.
 OPTIMIZE_AFTER_POINTS = 10_000
 OPTIMIZE_IDLE_SECONDS = 3.0
-# Writes that never pause (a bulk load, or graph extraction behind it rewriting every chunk's
-# entity_ids) would otherwise grow the appendable segment without bound: exact search over all
+# Writes that never pause (a bulk load, or steady traffic with its access bookkeeping) would
+# otherwise grow the appendable segment without bound: exact search over all
 # of it, then one build of all of it (46 s with the GIL held at 100k points). Past this many
 # changes the build runs anyway: a freeze stays near 20 s (a 50k-point build) and exact search
 # covers at most ~50k points.

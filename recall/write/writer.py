@@ -467,10 +467,9 @@ class MemoryWriter:
             )
             for c in chunks
         ]
-        mentioned = self._graph.index_chunks(refs)
-        updates = {cid: {'entity_ids': ents} for cid, ents in mentioned.items() if ents}
-        if updates:
-            self._vectors.set_payload(MEMORIES, updates)
+        # the chunk -> entity links stay in the graph (GraphIndex.entities_of): copying them
+        # into the payload moved every indexed chunk out of its HNSW segment once more
+        self._graph.index_chunks(refs)
         return len(chunks)
 
     def _get(self, ident: str) -> Chunk:

@@ -190,6 +190,29 @@ def test_mentions_link_entities_to_chunks_and_episodes(store: GraphStore) -> Non
     assert store.get_entities([bob.id])  # entities stay
 
 
+def test_source_entities_answer_which_entities_each_source_mentions(store: GraphStore) -> None:
+    alice, bob, carol = ent('Alice'), ent('Bob'), ent('Carol')
+    store.upsert_entities([alice, bob, carol])
+    # more sources than Kuzu looks up one by one (its IN-list path), and a few (key lookups)
+    many = [f'c{n}' for n in range(40)]
+    store.add_mentions(
+        [Mention(entity_id=alice.id, source_id=c, scope=SCOPE, at=T0) for c in many]
+        + [Mention(entity_id=bob.id, source_id='c1', scope=SCOPE, at=T1)]
+        + [Mention(entity_id=carol.id, source_id='ep1', scope=SCOPE, kind='episode', at=T1)]
+    )
+    assert store.source_entities(['c1', 'c2', 'ep1', 'never-stored']) == {
+        'c1': sorted([alice.id, bob.id]),
+        'c2': [alice.id],
+        'ep1': [carol.id],
+    }
+    found = store.source_entities([*many, 'never-stored'])
+    assert set(found) == set(many) and found['c1'] == sorted([alice.id, bob.id])
+    assert store.source_entities([]) == {}
+    store.forget_sources(['c1'])
+    store.purge([], [carol.id])
+    assert store.source_entities(['c1', 'c2', 'ep1']) == {'c2': [alice.id]}
+
+
 def test_purge_erases_relations_and_entities_with_their_edges(store: GraphStore) -> None:
     alice, acme, globex = ent('Alice'), ent('Acme'), ent('Globex')
     store.upsert_entities([alice, acme, globex])

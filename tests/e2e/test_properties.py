@@ -43,7 +43,7 @@ TEXTS = [
 ]
 KINDS = ['fact', 'preference', 'note', 'entity']
 # export fields that name the store rather than the memory: ids derive from the scope
-PLACE_FIELDS = ('id', 'scope', 'prev_id', 'superseded_by', 'entity_ids')
+PLACE_FIELDS = ('id', 'scope', 'prev_id', 'superseded_by')
 TOUCHED = ('access_count', 'accessed_at', 'tier')
 
 
