@@ -45,6 +45,7 @@ from bench._common import (  # noqa: E402
     print_table,
     rss_mb,
     start_service,
+    tree_cpu_seconds,
     wait_idle,
     write_json,
 )
@@ -157,12 +158,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             for n in range(args.clients)
         ]
         cpu0, wall0 = cpu_seconds(service.pid), time.perf_counter()
+        tree0, own0 = tree_cpu_seconds(service.pid), time.process_time()
         for client in clients:
             client.start()
         for client in clients:
             client.join(timeout=args.seconds + 120)
         wall = time.perf_counter() - wall0
         cpu = cpu_seconds(service.pid) - cpu0
+        # the spaCy workers and these client threads share the same cores
+        workers = tree_cpu_seconds(service.pid) - tree0 - cpu
+        own = time.process_time() - own0
         rss_after = rss_mb(service.pid)
         for client in clients:
             if client.conn._conn is not None:
@@ -194,6 +199,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         'write': _summary(writes),
         'service_cpu_ms_per_request': round(cpu * 1000.0 / max(done, 1), 2),
         'service_cpu_share_of_2_cores': round(cpu / wall / 2, 2),
+        'workers_cpu_ms_per_request': round(workers * 1000.0 / max(done, 1), 2),
+        'client_cpu_ms_per_request': round(own * 1000.0 / max(done, 1), 2),
+        'machine_cpu_share_of_2_cores': round((cpu + workers + own) / wall / 2, 2),
         'search_stage_median_ms': {k: round(statistics.median(v), 2) for k, v in stages.items()},
         'rss_mb': {'before': round(rss_before, 1), 'after': round(rss_after, 1)},
     }
@@ -228,7 +236,10 @@ def main() -> None:
         f'{result["requests_per_s"]} requests/s over {result["seconds"]} s, '
         f'{result["clients"]} clients, {result["errors"]} errors; service CPU '
         f'{result["service_cpu_ms_per_request"]} ms per request '
-        f'({result["service_cpu_share_of_2_cores"]:.0%} of 2 cores); RSS {result["rss_mb"]}'
+        f'({result["service_cpu_share_of_2_cores"]:.0%} of 2 cores), spaCy workers '
+        f'{result["workers_cpu_ms_per_request"]} ms, clients {result["client_cpu_ms_per_request"]} '
+        f'ms (machine {result["machine_cpu_share_of_2_cores"]:.0%} of 2 cores); '
+        f'RSS {result["rss_mb"]}'
     )
     print('search stages (median wall ms in the service):', result['search_stage_median_ms'])
     print('written', write_json(args.out, result))

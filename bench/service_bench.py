@@ -182,13 +182,17 @@ def run(sizes: list[int], n_queries: int, graph: bool) -> dict[str, Any]:
                 'stage_median_ms': stage_medians(receipts),
                 'rss_mb': round(rss_mb(service.pid), 1),
                 'rss_peak_mb': round(rss_mb(service.pid, 'VmHWM'), 1),
+                # heap vs. mapped files (Edge segments: page cache the kernel can take back)
+                'rss_anon_mb': round(rss_mb(service.pid, 'RssAnon'), 1),
+                'rss_file_mb': round(rss_mb(service.pid, 'RssFile'), 1),
                 # the spaCy worker processes: their own RSS, not in rss_mb
                 'workers_rss_mb': round(children_rss_mb(service.pid), 1),
             }
             rows.append(row)
             print(
                 f'{size}: p50 {row["search_p50_ms"]} ms, p95 {row["search_p95_ms"]} ms, '
-                f'rss {row["rss_mb"]} MB + workers {row["workers_rss_mb"]} MB '
+                f'rss {row["rss_mb"]} MB (anon {row["rss_anon_mb"]}, files '
+                f'{row["rss_file_mb"]}) + workers {row["workers_rss_mb"]} MB '
                 f'(idle wait {waited:.0f} s)',
                 flush=True,
             )
@@ -201,7 +205,8 @@ def run(sizes: list[int], n_queries: int, graph: bool) -> dict[str, Any]:
         print(
             f'restart: healthy after {restart["healthy_s"]} s, first search '
             f'{restart["first_search_ms"]} ms, then p50 {restart["search_p50_ms"]} ms, '
-            f'rss {restart["rss_mb"]} MB',
+            f'rss {restart["rss_mb"]} MB (anon {restart["rss_anon_mb"]}, files '
+            f'{restart["rss_file_mb"]}) + workers {restart["workers_rss_mb"]} MB',
             flush=True,
         )
     finally:
@@ -237,6 +242,8 @@ def restarted(service: Service, graph: bool, queries: list[str]) -> tuple[Servic
         'server_total_p50_ms': round(median([r['total'] for r in receipts]), 2),
         'stage_median_ms': stage_medians(receipts),
         'rss_mb': round(rss_mb(again.pid), 1),
+        'rss_anon_mb': round(rss_mb(again.pid, 'RssAnon'), 1),
+        'rss_file_mb': round(rss_mb(again.pid, 'RssFile'), 1),
         'workers_rss_mb': round(children_rss_mb(again.pid), 1),
     }
 
