@@ -711,3 +711,42 @@ def test_edge_methods_after_close_raise_store_unavailable(tmp_path: Path) -> Non
     vs.close()
     with pytest.raises(StoreUnavailable):
         vs.count(C, ALL)
+
+
+def test_edge_reuses_a_built_filter_only_for_the_same_conditions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Built Edge filters are kept by content: equal conditions share one, and a filter that
+    differs anywhere (scope, excluded values, a bool against its string) is built anew."""
+    import vectors.edge as edge
+
+    monkeypatch.setattr(edge, 'FILTER_CACHE_SIZE', 4)
+    store = edge.EdgeVectorStore(tmp_path / 'vectors')
+    try:
+        store.ensure_collection(SPEC)
+        store.upsert(
+            C,
+            [
+                point(1, kind='fact', pinned=True),
+                point(2, kind='note', pinned=False),
+                point(3, scope='agent:b', kind='fact', pinned=True),
+            ],
+        )
+
+        def ids(flt: PointFilter) -> list[str]:
+            return sorted(p.id for p in store.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], flt, 10))
+
+        a = PointFilter(scopes=['agent:a'], none_of={'pinned': [True]})
+        assert ids(a) == [pid(2)]
+        assert ids(a.model_copy(deep=True)) == [pid(2)]
+        assert store._edge_filter(a) is store._edge_filter(a.model_copy(deep=True))
+        assert ids(PointFilter(scopes=['agent:b'], none_of={'pinned': [True]})) == []
+        assert ids(PointFilter(scopes=['agent:a'], none_of={'pinned': [False]})) == [pid(1)]
+        assert ids(PointFilter(scopes=['agent:a'], none_of={'kind': ['True']})) == [pid(1), pid(2)]
+        # past the bound the cache starts over, and answers stay right
+        for n in range(6):
+            assert ids(PointFilter(scopes=[f'agent:x{n}'])) == []
+        assert len(store._filters) <= 4
+        assert ids(a) == [pid(2)]
+    finally:
+        store.close()
