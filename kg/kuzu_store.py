@@ -461,8 +461,9 @@ class KuzuGraphStore:
 
     def source_entities(self, source_ids: Sequence[str]) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
+        wanted = list(dict.fromkeys(source_ids))
         for table in SOURCE_TABLES.values():
-            for entity, source in self._linked(table, list(dict.fromkeys(source_ids))):
+            for entity, source in self._linked(table, wanted):
                 out.setdefault(source, []).append(entity)
         return {source: sorted(entities) for source, entities in out.items()}
 

@@ -10,7 +10,7 @@ import pytest
 from consolidation import expiry, registry
 from consolidation.context import JobContext
 from core.clock import ManualClock
-from core.errors import NotFound, PayloadTooLarge
+from core.errors import NotFound, PayloadTooLarge, StoreUnavailable
 from core.jobs import JobName
 from core.roles import GraphRole
 from recall.models import MEMORIES
@@ -136,5 +136,28 @@ def test_recall_finds_a_written_memory_and_adds_the_graph_channel_on_the_owner()
         )
         assert found.hits and 'green tea' in found.hits[0].text
         assert 'graph' in found.receipt.channels
+    finally:
+        recall.close()
+
+
+def test_a_shown_memory_reads_its_entities_from_the_graph_and_stays_readable_without_it():
+    vectors, clock, graph = InMemoryVectorStore(), ManualClock(NOW), RecordingGraphIndex()
+    writer = _owner(vectors, clock, graph=graph)
+    recall = RecallService(vectors, HashEmbedder(), Bm25Encoder(), clock, writer, graph=graph)
+    try:
+        written = writer.remember(
+            [MemoryIn(scope=SCOPE, text='Gina plays chess'), MemoryIn(scope=SCOPE, text='ok')]
+        )
+        graph.mentions.pop(written[1].id or '')  # a chunk that names nobody
+        chunks = [recall.get(r.id or '') for r in written]
+        shown = recall.describe(chunks)
+        assert [c.entity_ids for c in shown] == [['entity:gina'], []]
+
+        def unavailable(ids: Any) -> dict[str, list[str]]:
+            raise StoreUnavailable('the graph mirror could not be filled')
+
+        graph.entities_of = unavailable  # type: ignore[method-assign]
+        assert [c.entity_ids for c in recall.describe(chunks)] == [[], []]
+        assert [c.text for c in recall.describe(chunks)] == ['Gina plays chess', 'ok']
     finally:
         recall.close()
