@@ -75,6 +75,25 @@ def corpus(count: int, start: int) -> list[dict[str, Any]]:
     ]
 
 
+def memory(pid: int) -> dict[str, float]:
+    """The service's RSS, split into heap and mapped files (Edge segments: page cache the
+    kernel can take back), and its spaCy worker processes' RSS, which rss_mb does not count."""
+    return {
+        'rss_mb': round(rss_mb(pid), 1),
+        'rss_anon_mb': round(rss_mb(pid, 'RssAnon'), 1),
+        'rss_file_mb': round(rss_mb(pid, 'RssFile'), 1),
+        'workers_rss_mb': round(children_rss_mb(pid), 1),
+    }
+
+
+def memory_text(row: dict[str, Any]) -> str:
+    """One line of `memory` figures for the progress log."""
+    return (
+        f'rss {row["rss_mb"]} MB (anon {row["rss_anon_mb"]}, files {row["rss_file_mb"]}) '
+        f'+ workers {row["workers_rss_mb"]} MB'
+    )
+
+
 def raw_embed_seconds(texts: list[str]) -> float:
     """Seconds the bare MiniLM embedder (no cache, no HTTP) takes over `texts` in batches."""
     from vectors.embedders import make_embedder
@@ -180,20 +199,13 @@ def run(sizes: list[int], n_queries: int, graph: bool) -> dict[str, Any]:
                 'server_total_p50_ms': round(median([r['total'] for r in receipts]), 2),
                 'server_total_p95_ms': round(percentile([r['total'] for r in receipts], 95), 2),
                 'stage_median_ms': stage_medians(receipts),
-                'rss_mb': round(rss_mb(service.pid), 1),
                 'rss_peak_mb': round(rss_mb(service.pid, 'VmHWM'), 1),
-                # heap vs. mapped files (Edge segments: page cache the kernel can take back)
-                'rss_anon_mb': round(rss_mb(service.pid, 'RssAnon'), 1),
-                'rss_file_mb': round(rss_mb(service.pid, 'RssFile'), 1),
-                # the spaCy worker processes: their own RSS, not in rss_mb
-                'workers_rss_mb': round(children_rss_mb(service.pid), 1),
+                **memory(service.pid),
             }
             rows.append(row)
             print(
                 f'{size}: p50 {row["search_p50_ms"]} ms, p95 {row["search_p95_ms"]} ms, '
-                f'rss {row["rss_mb"]} MB (anon {row["rss_anon_mb"]}, files '
-                f'{row["rss_file_mb"]}) + workers {row["workers_rss_mb"]} MB '
-                f'(idle wait {waited:.0f} s)',
+                f'{memory_text(row)} (idle wait {waited:.0f} s)',
                 flush=True,
             )
             previous = size
@@ -205,8 +217,7 @@ def run(sizes: list[int], n_queries: int, graph: bool) -> dict[str, Any]:
         print(
             f'restart: healthy after {restart["healthy_s"]} s, first search '
             f'{restart["first_search_ms"]} ms, then p50 {restart["search_p50_ms"]} ms, '
-            f'rss {restart["rss_mb"]} MB (anon {restart["rss_anon_mb"]}, files '
-            f'{restart["rss_file_mb"]}) + workers {restart["workers_rss_mb"]} MB',
+            f'{memory_text(restart)}',
             flush=True,
         )
     finally:
@@ -241,10 +252,7 @@ def restarted(service: Service, graph: bool, queries: list[str]) -> tuple[Servic
         'search_p95_ms': round(percentile(client, 95), 2),
         'server_total_p50_ms': round(median([r['total'] for r in receipts]), 2),
         'stage_median_ms': stage_medians(receipts),
-        'rss_mb': round(rss_mb(again.pid), 1),
-        'rss_anon_mb': round(rss_mb(again.pid, 'RssAnon'), 1),
-        'rss_file_mb': round(rss_mb(again.pid, 'RssFile'), 1),
-        'workers_rss_mb': round(children_rss_mb(again.pid), 1),
+        **memory(again.pid),
     }
 
 
