@@ -157,6 +157,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             )
             for n in range(args.clients)
         ]
+        # on stderr, so a profiler can be attached to the service for the load phase only
+        print(f'load phase: {args.clients} clients, pid {service.pid}', file=sys.stderr, flush=True)
         cpu0, wall0 = cpu_seconds(service.pid), time.perf_counter()
         tree0, own0 = tree_cpu_seconds(service.pid), time.process_time()
         for client in clients:

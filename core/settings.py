@@ -53,6 +53,18 @@ class Settings(BaseModel):
         description='embedded: largest indexed segment in KB of vectors (~2 KB per MiniLM chunk, '
         'so ~20k chunks); an index build rebuilds at most this much, so ingest stays linear',
     )
+    vector_payload_cache: int = Field(
+        default=20_000,
+        ge=0,
+        description='embedded: decoded payloads of recently read memories kept in RAM (~3 KB '
+        'each): a search then reads only ids and scores from the engine; 0 turns it off',
+    )
+    vector_search_threads: int = Field(
+        default=1,
+        ge=0,
+        description='embedded: threads one vector search may use; 1 (default) searches in the '
+        "request's own thread, which serves concurrent requests best; 0: one per core",
+    )
     vector_quantization: Literal['none', 'int8'] = Field(
         default='none',
         description="'int8': scalar-quantised copy of the dense vectors searched first (4x "

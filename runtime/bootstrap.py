@@ -86,6 +86,8 @@ def build_vector_store(settings: Settings) -> VectorStore:
             vector_storage=settings.vector_storage,
             quantization=settings.vector_quantization,
             max_segment_kb=settings.vector_segment_kb,
+            payload_cache=settings.vector_payload_cache,
+            search_threads=settings.vector_search_threads or os.cpu_count() or 1,
         )
     from qdrant_client import QdrantClient
 

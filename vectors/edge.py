@@ -5,14 +5,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import qdrant_edge as qe
 
 from core.errors import StoreUnavailable
-from vectors.filtering import facet_key
+from vectors.filtering import facet_key, matches
 from vectors.models import (
     Channel,
     CollectionSpec,
@@ -55,15 +56,110 @@ OPTIMIZE_MAX_PENDING = 50_000
 # move: the time went to waiting for the GIL elsewhere. Edge only reads a filter, so threads
 # can share one. The bound keeps filters with time ranges from piling up.
 FILTER_CACHE_SIZE = 1024
+# Reading a point's payload out of Edge costs ~10 us of GIL-held time per point whatever the
+# number of fields asked for (qdrant-edge-py 0.9: 80 payloads ~1 ms, a payload-less top-50
+# query ~0.4 ms), and a search reads ~100 (two channels, the neighbouring turns): about a third
+# of a search's GIL-held time. Queries therefore ask Edge for ids and scores only and take the
+# payloads of recently read points from a bounded LRU of decoded payloads (setting
+# KG_VECTOR_PAYLOAD_CACHE, ~3 KB each). It stays exact because every write goes through this
+# adapter and one process owns the folder: a write evicts its ids once Edge has it.
+PAYLOAD_CACHE_SIZE = 20_000
+# A read takes about a millisecond; writes evict a few thousand ids a second at most (access
+# bookkeeping under load), so this many remembered evictions cover any read in flight.
+EVICTIONS_REMEMBERED = 8192
 
 # Thread safety (measured on qdrant-edge-py 0.9.0): `query` releases the GIL while it searches (a
 # spinning Python thread kept ~80 % of its speed during 20k-point exact searches), so searches
-# from Flask threads overlap inside the engine; concurrent readers and writers neither crash nor
+# from Flask threads overlap inside the engine; turning its payloads into Python objects does not
+# (see PAYLOAD_CACHE_SIZE); concurrent readers and writers neither crash nor
 # lose points. Reads therefore take no lock. Writes take `_write` so our multi-call steps (open +
 # index creation, per-id payload merges, close) stay atomic whether or not a call releases the
 # GIL. `optimize()` holds the GIL for its whole run (the spinning thread got < 0.1 % of its speed
 # during a 10 s build of 30k points), so it and `flush()` freeze every Python thread of the
 # process while they run.
+
+
+class _PayloadCache:
+    """Decoded payloads of recently read points, least recently used out first.
+
+    A reader notes `generation` before it reads Edge; a writer evicts its ids once Edge has
+    applied its change, and each eviction is remembered with its generation. What a reader read
+    is kept only for ids not evicted since it looked, so whichever comes last, a payload older
+    than Edge's never stays in the cache.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
+        # the generation of each id's latest eviction, for the last EVICTIONS_REMEMBERED ids
+        self._evicted: OrderedDict[tuple[str, str], int] = OrderedDict()
+        self._forgotten = 0  # evictions up to this generation may no longer be in _evicted
+        self._lock = threading.Lock()
+        self.generation = 0
+
+    def get(self, collection: str, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        found: dict[str, dict[str, Any]] = {}
+        if not self._size:
+            return found
+        items = self._items
+        with self._lock:
+            for ident in ids:
+                key = (collection, ident)
+                payload = items.get(key)
+                if payload is not None:
+                    items.move_to_end(key)
+                    found[ident] = payload
+        return found
+
+    def put(self, collection: str, payloads: Mapping[str, dict[str, Any]], since: int) -> None:
+        """Keep payloads read after generation `since` was noted, except evicted ones."""
+        if not self._size or not payloads:
+            return
+        items, evicted = self._items, self._evicted
+        with self._lock:
+            if since < self._forgotten:
+                return
+            for ident, payload in payloads.items():
+                key = (collection, ident)
+                if evicted.get(key, -1) > since:
+                    continue  # written while it was read: what was read may predate the write
+                items[key] = payload
+                items.move_to_end(key)
+            while len(items) > self._size:
+                items.popitem(last=False)
+
+    def changed(self, collection: str, ids: Iterable[str], since: int) -> set[str] | None:
+        """Ids written after generation `since` was noted; None: possibly any of them."""
+        if since == self.generation:
+            return set()
+        with self._lock:
+            if since < self._forgotten:
+                return None
+            evicted = self._evicted
+            return {i for i in ids if evicted.get((collection, i), -1) > since}
+
+    def evict(self, collection: str, ids: Iterable[str]) -> None:
+        with self._lock:
+            self.generation += 1
+            generation, items, evicted = self.generation, self._items, self._evicted
+            for ident in ids:
+                key = (collection, ident)
+                items.pop(key, None)
+                evicted[key] = generation
+                evicted.move_to_end(key)
+            while len(evicted) > EVICTIONS_REMEMBERED:
+                _, gone = evicted.popitem(last=False)
+                self._forgotten = max(self._forgotten, gone)
+
+    def clear(self) -> None:
+        with self._lock:
+            self.generation += 1
+            self._forgotten = self.generation
+            self._items.clear()
+            self._evicted.clear()
+
+    def __len__(self) -> int:
+        return len(self._items)
 
 
 class EdgeVectorStore:
@@ -77,15 +173,21 @@ class EdgeVectorStore:
         vector_storage: str = 'ram',
         quantization: str = 'none',
         max_segment_kb: int | None = None,
+        payload_cache: int = PAYLOAD_CACHE_SIZE,
+        search_threads: int | None = 1,
     ) -> None:
         """`vector_storage='mmap'` keeps dense vectors on disk (paged in when read);
         `quantization='int8'` searches a scalar-quantised copy and rescores with the originals;
-        `max_segment_kb` bounds an indexed segment (None: Edge's default, one growing segment).
+        `max_segment_kb` bounds an indexed segment (None: Edge's default, one growing segment);
+        `payload_cache` decoded payloads are kept (0: none, see PAYLOAD_CACHE_SIZE);
+        `search_threads` bounds Edge's search pool (None: Edge's default, one per core).
         """
         self._root = root
         self._max_segment_kb = max_segment_kb
         self._vector_storage = vector_storage
         self._quantization = quantization
+        self._search_threads = search_threads
+        self._payloads = _PayloadCache(payload_cache)
         self._shards: dict[str, Any] = {}
         self._bools: dict[str, frozenset[str]] = {}
         # built Edge filters by content: see FILTER_CACHE_SIZE
@@ -156,6 +258,10 @@ class EdgeVectorStore:
                 max_segment_size=self._max_segment_kb,
                 default_segment_number=4 if self._max_segment_kb else None,
             ),
+            # Edge's pool would search on other threads while the caller waits holding the GIL:
+            # one thread searches in the caller, with less CPU and handing-off per query
+            # (bench/README.md, load runs)
+            max_search_threads=self._search_threads,
         )
         try:
             if (path / 'edge_config.json').exists():
@@ -193,6 +299,7 @@ class EdgeVectorStore:
         ]
         with self._write:
             self._shard(collection).update(qe.UpdateOperation.upsert_points(edge_points))
+            self._payloads.evict(collection, canonical_ids([p.id for p in points]))
             self._pending += len(edge_points)
             self._last_write = time.monotonic()
 
@@ -218,32 +325,47 @@ class EdgeVectorStore:
             limit=limit,
             query=qe.Query.Nearest(query_vector, using=channel),
             filter=self._edge_filter(flt),
-            with_payload=True,
+            with_payload=False,  # from the cache, or read by id: see PAYLOAD_CACHE_SIZE
         )
-        bools = self._bools.get(collection, frozenset())
+        since = self._payloads.generation
+        scored = [(str(p.id), float(p.score)) for p in shard.query(request)]
+        ids = [i for i, _ in scored]
+        payloads = self._payloads_of(collection, ids)
+        # a point written between the search and the payload read may have left the filter:
+        # those (all, if the cache cannot tell) are checked again
+        changed = self._payloads.changed(collection, ids, since)
         # model_construct: the engine's ids, scores and JSON payloads are already valid, and
         # validating ~150 payload dicts per search cost ~2 ms (bench/stage_bench.py profile)
         return [
-            ScoredPoint.model_construct(
-                id=str(p.id), score=float(p.score), payload=_decode(p.payload, bools)
-            )
-            for p in shard.query(request)
+            ScoredPoint.model_construct(id=i, score=score, payload=payloads[i])
+            for i, score in scored
+            if i in payloads
+            and (changed is not None and i not in changed or matches(payloads[i], flt))
         ]
+
+    def _payloads_of(self, collection: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Decoded payloads of these canonical ids (deleted ones left out), each a fresh top-level
+        dict: cached ones, then the rest in one read by id."""
+        found = self._payloads.get(collection, ids)
+        missing = [i for i in ids if i not in found]
+        if missing:
+            since = self._payloads.generation
+            bools = self._bools.get(collection, frozenset())
+            records = self._shard(collection).retrieve(missing, True, False)
+            read = {str(r.id): _decode(r.payload, bools) for r in records}
+            self._payloads.put(collection, read, since)
+            found.update(read)
+        # callers may change a payload's top-level fields; the cached one must not change
+        return {i: dict(p) for i, p in found.items()}
 
     def retrieve(self, collection: str, ids: Sequence[str]) -> list[StoredPoint]:
         """Points by id in the order asked; missing (or non-UUID) ids left out."""
-        shard = self._shard(collection)
+        self._shard(collection)  # an unopened collection raises, cached or not
         wanted = canonical_ids(ids)
         if not wanted:
             return []
-        bools = self._bools.get(collection, frozenset())
-        records = shard.retrieve(wanted, True, False)
-        by_id = {str(r.id): r.payload for r in records}
-        return [
-            StoredPoint.model_construct(id=i, payload=_decode(by_id[i], bools))
-            for i in wanted
-            if i in by_id
-        ]
+        by_id = self._payloads_of(collection, wanted)
+        return [StoredPoint.model_construct(id=i, payload=by_id[i]) for i in wanted if i in by_id]
 
     def set_payload(self, collection: str, updates: Mapping[str, Mapping[str, Any]]) -> None:
         """Merge top-level fields into payloads; ids that do not exist are ignored."""
@@ -259,6 +381,7 @@ class EdgeVectorStore:
                 only = qe.Filter(must=[qe.HasIdCondition(set(canonical))])
                 op = qe.UpdateOperation.set_payload_by_filter(only, _encode(fields, bools))
                 shard.update(op)
+                self._payloads.evict(collection, canonical)
                 self._pending += 1
                 self._last_write = time.monotonic()
 
@@ -268,6 +391,7 @@ class EdgeVectorStore:
         if wanted:
             with self._write:
                 self._shard(collection).update(qe.UpdateOperation.delete_points(wanted))
+                self._payloads.evict(collection, wanted)
 
     def scroll(
         self, collection: str, flt: PointFilter, limit: int, offset: str | None = None
@@ -340,6 +464,7 @@ class EdgeVectorStore:
             self._optimizer.join(timeout=5)
         with self._write:
             shards, self._shards = self._shards, {}
+            self._payloads.clear()
             for shard in shards.values():
                 try:
                     shard.flush()

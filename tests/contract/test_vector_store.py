@@ -750,3 +750,96 @@ def test_edge_reuses_a_built_filter_only_for_the_same_conditions(
         assert ids(a) == [pid(2)]
     finally:
         store.close()
+
+
+def test_edge_payload_cache_follows_every_write(tmp_path: Path) -> None:
+    """Payloads read once are served from the cache; a payload merge, a replacing upsert and a
+    delete are each seen by the next query and read by id, and the cache keeps its bound."""
+    from vectors.edge import EdgeVectorStore
+
+    store = EdgeVectorStore(tmp_path / 'vectors', payload_cache=3)
+    try:
+        store.ensure_collection(SPEC)
+        store.upsert(C, [point(n, kind='fact', pinned=False) for n in range(1, 6)])
+        v = [1.0, 0.0, 0.0, 0.0]
+
+        def kinds() -> dict[str, Any]:
+            return {p.id: p.payload['kind'] for p in store.query(C, 'dense', v, ALL, 10)}
+
+        assert kinds() == {pid(n): 'fact' for n in range(1, 6)}
+        assert len(store._payloads) == 3  # bounded: the last three read
+        store.set_payload(C, {pid(1): {'kind': 'note'}, pid(5): {'pinned': True}})
+        assert kinds()[pid(1)] == 'note'
+        assert store.retrieve(C, [pid(5)])[0].payload['pinned'] is True
+        store.upsert(C, [point(2, kind='event')])
+        assert kinds()[pid(2)] == 'event'
+        assert store.retrieve(C, [pid(2)])[0].payload['kind'] == 'event'
+        store.delete(C, [pid(3)])
+        assert pid(3) not in kinds()
+        assert store.retrieve(C, [pid(3)]) == []
+        # a caller changing what it got does not change what the next caller gets
+        store.retrieve(C, [pid(4)])[0].payload['kind'] = 'changed by a caller'
+        assert store.retrieve(C, [pid(4)])[0].payload['kind'] == 'fact'
+        assert kinds()[pid(4)] == 'fact'
+    finally:
+        store.close()
+
+
+def test_edge_payload_read_racing_a_write_never_answers_or_caches_the_older_state(
+    tmp_path: Path,
+) -> None:
+    """A write landing between a query's search and its payload read: the point it moved out
+    of the filter is dropped. A write landing during the payload read: what was read is not
+    kept, so later reads see the write."""
+    from vectors.edge import EdgeVectorStore
+
+    store = EdgeVectorStore(tmp_path / 'vectors')
+    try:
+        store.ensure_collection(SPEC)
+        store.upsert(C, [point(n, kind='fact') for n in (1, 2, 3, 4)])
+        store.upsert(C, [point(n, scope='agent:c', kind='fact') for n in (5, 6)])
+        shard = store._shard(C)
+        v = [1.0, 0.0, 0.0, 0.0]
+        raced: list[str] = []
+
+        class Racing:
+            """The shard, with a write landing right after one call (the order a concurrent
+            writer can produce)."""
+
+            def __init__(self, after: str, updates: dict[str, dict[str, Any]]) -> None:
+                self._after, self._updates = after, updates
+
+            def __getattr__(self, name: str) -> Any:
+                call = getattr(shard, name)
+                if name != self._after:
+                    return call
+
+                def racing(*args: Any) -> Any:
+                    out = call(*args)
+                    store._shards[C] = shard  # the write, and what follows, use the real shard
+                    store.set_payload(C, self._updates)
+                    raced.append(name)
+                    return out
+
+                return racing
+
+        store._shards[C] = Racing('query', {pid(1): {'scope': 'agent:b'}})
+        hits = store.query(C, 'dense', v, scoped('agent:a'), 10)
+        assert raced == ['query']
+        assert sorted(h.id for h in hits) == [pid(2), pid(3), pid(4)]
+
+        # agent:c was never read, so its payloads come from the engine
+        store._shards[C] = Racing('retrieve', {pid(5): {'kind': 'note'}})
+        store.retrieve(C, [pid(5), pid(6)])  # reads the payloads from before the write
+        assert raced == ['query', 'retrieve']
+        assert store.retrieve(C, [pid(5)])[0].payload['kind'] == 'note'
+        assert {h.id: h.payload['kind'] for h in store.query(C, 'dense', v, ALL, 10)} == {
+            pid(1): 'fact',
+            pid(2): 'fact',
+            pid(3): 'fact',
+            pid(4): 'fact',
+            pid(5): 'note',
+            pid(6): 'fact',
+        }
+    finally:
+        store.close()
