@@ -34,47 +34,65 @@ def rrf(
     weights: Mapping[str, float] | None = None,
 ) -> list[Fused]:
     """Weighted reciprocal rank fusion: sum over channels of w / (k + rank); ties by id."""
-    fused: dict[str, Fused] = {}
+    scores: dict[str, float] = {}
+    ranks: dict[str, dict[str, int]] = {}
+    raws: dict[str, dict[str, float]] = {}
     for channel, ranked in lists.items():
         weight = 1.0 if weights is None else weights.get(channel, 1.0)
         if weight <= 0:
             continue
         for rank, (ident, raw) in enumerate(ranked, start=1):
-            item = fused.get(ident)
-            if item is None:
-                item = fused[ident] = Fused(id=ident, score=0.0)
-            if channel in item.ranks:  # a channel listing an id twice counts its best rank only
+            seen = ranks.get(ident)
+            if seen is None:
+                seen = ranks[ident] = {}
+                scores[ident] = 0.0
+                raws[ident] = {}
+            elif channel in seen:  # a channel listing an id twice counts its best rank only
                 continue
-            item.score += weight / (k + rank)
-            item.ranks[channel] = rank
-            item.channel_scores[channel] = raw
-    return sorted(fused.values(), key=lambda f: (-f.score, f.id))
+            scores[ident] += weight / (k + rank)
+            seen[channel] = rank
+            raws[ident][channel] = raw
+    return _sorted(scores, ranks, raws)
+
+
+def _sorted(
+    scores: dict[str, float], ranks: dict[str, dict[str, int]], raws: dict[str, dict[str, float]]
+) -> list[Fused]:
+    # model_construct: ~100 candidates per search, every field built here and valid
+    return [
+        Fused.model_construct(id=i, score=scores[i], ranks=ranks[i], channel_scores=raws[i])
+        for i in sorted(scores, key=lambda i: (-scores[i], i))
+    ]
 
 
 def weighted_merge(
     lists: Mapping[str, RankedList], *, weights: Mapping[str, float] | None = None
 ) -> list[Fused]:
     """Score-weighted merge: min-max normalise each channel's raw scores, then weighted sum."""
-    fused: dict[str, Fused] = {}
+    scores: dict[str, float] = {}
+    ranks: dict[str, dict[str, int]] = {}
+    raws: dict[str, dict[str, float]] = {}
     for channel, ranked in lists.items():
         weight = 1.0 if weights is None else weights.get(channel, 1.0)
         if weight <= 0 or not ranked:
             continue
-        scores = [s for _, s in ranked]
-        low, high = min(scores), max(scores)
+        values = [s for _, s in ranked]
+        low, high = min(values), max(values)
         span = high - low
         for rank, (ident, raw) in enumerate(ranked, start=1):
-            item = fused.get(ident)
-            if item is None:
-                item = fused[ident] = Fused(id=ident, score=0.0)
-            if channel in item.ranks:
+            seen = ranks.get(ident)
+            if seen is None:
+                seen = ranks[ident] = {}
+                scores[ident] = 0.0
+                raws[ident] = {}
+            elif channel in seen:
                 continue
             # a channel with one hit (or all equal scores) gives full credit to what it found
             norm = (raw - low) / span if span > 0 else 1.0
-            item.score += weight * norm
-            item.ranks[channel] = rank
-            item.channel_scores[channel] = raw
-    return sorted(fused.values(), key=lambda f: (-f.score, f.id))
+            scores[ident] += weight * norm
+            seen[channel] = rank
+            raws[ident][channel] = raw
+    return _sorted(scores, ranks, raws)
 
 
 class FusionConfig(BaseModel):
