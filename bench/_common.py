@@ -160,7 +160,10 @@ def mnemos_command() -> str:
 def start_service(
     *, graph: bool = True, startup_timeout: float = 180.0, env: dict[str, str] | None = None
 ) -> Service:
-    """Start `mnemos serve` on a free port with a fresh data dir and token; wait for /healthz."""
+    """Start `mnemos serve` on a free port with a fresh data dir and token; wait for /healthz.
+
+    `BENCH_SERVE_ARGS` in the environment adds `serve` options (e.g. `--threads 16`).
+    """
     work_dir = Path(tempfile.mkdtemp(prefix='mnemos-bench-'))
     token = secrets.token_hex(16)  # 32 characters
     port = free_port()
@@ -170,9 +173,10 @@ def start_service(
         child_env['KG_GRAPH_ENABLED'] = 'false'
     child_env.update(env or {})
     log_path = work_dir / 'service.log'
+    extra = os.environ.get('BENCH_SERVE_ARGS', '').split()
     with log_path.open('wb') as log:
         process = subprocess.Popen(
-            [mnemos_command(), 'serve', '--port', str(port)],
+            [mnemos_command(), 'serve', '--port', str(port), *extra],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=child_env,
