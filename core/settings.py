@@ -56,7 +56,7 @@ class Settings(BaseModel):
     vector_payload_cache: int = Field(
         default=20_000,
         ge=0,
-        description='embedded: decoded payloads of recently read memories kept in RAM (~3 KB '
+        description='embedded: decoded payloads of recently read memories kept in RAM (~2.5 KB '
         'each): a search then reads only ids and scores from the engine; 0 turns it off',
     )
     vector_search_threads: int = Field(
