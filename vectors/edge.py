@@ -259,9 +259,9 @@ class EdgeVectorStore:
                 max_segment_size=self._max_segment_kb,
                 default_segment_number=4 if self._max_segment_kb else None,
             ),
-            # Edge's pool would search on other threads while the caller waits holding the GIL:
-            # one thread searches in the caller, with less CPU and handing-off per query
-            # (bench/README.md, load runs)
+            # Edge's pool searches on other threads while the caller waits: searching in the
+            # caller's thread spent less CPU per query (1.76 vs 2.47 ms for two top-50 queries
+            # with payloads at 3k points) and served more requests/s (bench/README.md, load)
             max_search_threads=self._search_threads,
         )
         try:
@@ -299,8 +299,10 @@ class EdgeVectorStore:
             for p in points
         ]
         with self._write:
-            self._shard(collection).update(qe.UpdateOperation.upsert_points(edge_points))
-            self._payloads.evict(collection, canonical_ids([p.id for p in points]))
+            try:
+                self._shard(collection).update(qe.UpdateOperation.upsert_points(edge_points))
+            finally:  # also when Edge fails part-way: what it did apply must not read stale
+                self._payloads.evict(collection, canonical_ids([p.id for p in points]))
             self._pending += len(edge_points)
             self._last_write = time.monotonic()
 
@@ -354,7 +356,7 @@ class EdgeVectorStore:
             bools = self._bools.get(collection, frozenset())
             records = self._shard(collection).retrieve(missing, True, False)
             # Edge builds every key string anew: interned, cached payloads share them
-            # (4.2 -> 2.9 KB per cached payload, tracemalloc over LoCoMo turns)
+            # (4.2 -> 2.4 KB per cached payload, tracemalloc over LoCoMo turns)
             read = {
                 str(r.id): _decode({_intern(k): v for k, v in (r.payload or {}).items()}, bools)
                 for r in records
@@ -386,8 +388,10 @@ class EdgeVectorStore:
                 # (set_payload by id raises 'No point with id')
                 only = qe.Filter(must=[qe.HasIdCondition(set(canonical))])
                 op = qe.UpdateOperation.set_payload_by_filter(only, _encode(fields, bools))
-                shard.update(op)
-                self._payloads.evict(collection, canonical)
+                try:
+                    shard.update(op)
+                finally:
+                    self._payloads.evict(collection, canonical)
                 self._pending += 1
                 self._last_write = time.monotonic()
 
@@ -396,8 +400,10 @@ class EdgeVectorStore:
         wanted: list[Any] = canonical_ids(ids)
         if wanted:
             with self._write:
-                self._shard(collection).update(qe.UpdateOperation.delete_points(wanted))
-                self._payloads.evict(collection, wanted)
+                try:
+                    self._shard(collection).update(qe.UpdateOperation.delete_points(wanted))
+                finally:
+                    self._payloads.evict(collection, wanted)
 
     def scroll(
         self, collection: str, flt: PointFilter, limit: int, offset: str | None = None

@@ -843,3 +843,40 @@ def test_edge_payload_read_racing_a_write_never_answers_or_caches_the_older_stat
         }
     finally:
         store.close()
+
+
+def test_edge_write_that_fails_after_applying_still_leaves_no_stale_payload(
+    tmp_path: Path,
+) -> None:
+    """An engine call can raise after it applied the change (a WAL or flush error): the cached
+    payloads of its ids are dropped all the same, so a later read shows what Edge holds."""
+    from vectors.edge import EdgeVectorStore
+
+    store = EdgeVectorStore(tmp_path / 'vectors')
+    try:
+        store.ensure_collection(SPEC)
+        store.upsert(C, [point(1, kind='fact'), point(2, kind='fact')])
+        assert store.retrieve(C, [pid(1), pid(2)])  # both cached now
+        shard = store._shard(C)
+
+        class FailsAfterApplying:
+            def __getattr__(self, name: str) -> Any:
+                return getattr(shard, name)
+
+            def update(self, op: Any) -> None:
+                shard.update(op)
+                raise RuntimeError('flush failed')
+
+        store._shards[C] = FailsAfterApplying()
+        with pytest.raises(RuntimeError):
+            store.set_payload(C, {pid(1): {'kind': 'note'}})
+        with pytest.raises(RuntimeError):
+            store.delete(C, [pid(2)])
+        with pytest.raises(RuntimeError):
+            store.upsert(C, [point(3, kind='event')])
+        store._shards[C] = shard
+        assert store.retrieve(C, [pid(1)])[0].payload['kind'] == 'note'
+        assert store.retrieve(C, [pid(2)]) == []
+        assert store.retrieve(C, [pid(3)])[0].payload['kind'] == 'event'
+    finally:
+        store.close()
