@@ -880,3 +880,50 @@ def test_edge_write_that_fails_after_applying_still_leaves_no_stale_payload(
         assert store.retrieve(C, [pid(3)])[0].payload['kind'] == 'event'
     finally:
         store.close()
+
+
+def test_edge_loads_its_shards_again_after_an_index_build_while_reads_go_on(
+    tmp_path: Path,
+) -> None:
+    """After an index build the shards are closed and loaded again (so the new segments are
+    mapped from their files, not kept in the heap); readers running meanwhile wait for the swap
+    and never see a closed or missing collection."""
+    from vectors.edge import EdgeVectorStore
+
+    store = EdgeVectorStore(tmp_path / 'vectors', auto_optimize=False)
+    try:
+        store.ensure_collection(SPEC)
+        store.upsert(C, [point(n, dense=[1.0, n / 300, 0.0, 0.0]) for n in range(1, 301)])
+        before = store._shards[C]
+        stop = threading.Event()
+        errors: list[BaseException] = []
+        reads = [0]
+
+        def read() -> None:
+            while not stop.is_set():
+                try:
+                    assert store.count(C, ALL) == 300
+                    assert len(store.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], ALL, 5)) == 5
+                    assert store.retrieve(C, [pid(7)])[0].id == pid(7)
+                    assert len(store.scroll(C, ALL, 10)[0]) == 10
+                    reads[0] += 1
+                except BaseException as exc:  # collected, asserted below
+                    errors.append(exc)
+                    return
+
+        readers = [threading.Thread(target=read) for _ in range(4)]
+        for t in readers:
+            t.start()
+        store.optimize()
+        after = store._shards[C]
+        store.optimize()  # nothing pending: nothing to load again
+        stop.set()
+        for t in readers:
+            t.join(10)
+        assert errors == []
+        assert reads[0] > 0
+        assert after is not before
+        assert store._shards[C] is after
+        assert store.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], ALL, 1)[0].id == pid(1)
+    finally:
+        store.close()

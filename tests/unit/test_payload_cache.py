@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-import vectors.edge as edge
+import vectors.edge_reads as edge
 
 
 def test_a_read_keeps_only_payloads_not_written_since_it_began() -> None:
-    cache = edge._PayloadCache(10)
+    cache = edge.PayloadCache(10)
     since = cache.generation
     cache.evict('m', ['a'])  # written while the read was under way
     cache.put('m', {'a': {'v': 'old'}, 'b': {'v': 1}}, since)
@@ -24,7 +24,7 @@ def test_when_evictions_are_forgotten_a_read_keeps_nothing_and_anything_may_have
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(edge, 'EVICTIONS_REMEMBERED', 2)
-    cache = edge._PayloadCache(10)
+    cache = edge.PayloadCache(10)
     since = cache.generation
     cache.evict('m', ['x', 'y', 'z'])  # more ids than remembered
     cache.put('m', {'a': {'v': 1}}, since)
@@ -39,11 +39,11 @@ def test_when_evictions_are_forgotten_a_read_keeps_nothing_and_anything_may_have
 
 
 def test_the_least_recently_read_goes_first_and_size_zero_keeps_nothing() -> None:
-    cache = edge._PayloadCache(2)
+    cache = edge.PayloadCache(2)
     cache.put('m', {'a': {}, 'b': {}}, 0)
     cache.get('m', ['a'])  # a is now the most recent
     cache.put('m', {'c': {}}, 0)
     assert set(cache.get('m', ['a', 'b', 'c'])) == {'a', 'c'}
-    off = edge._PayloadCache(0)
+    off = edge.PayloadCache(0)
     off.put('m', {'a': {}}, 0)
     assert off.get('m', ['a']) == {} and len(off) == 0
