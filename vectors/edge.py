@@ -70,7 +70,8 @@ PAYLOAD_CACHE_SIZE = 20_000
 # spinning Python thread kept ~80 % of its speed during 20k-point exact searches), so searches
 # from Flask threads overlap inside the engine; turning its payloads into Python objects does not
 # (see PAYLOAD_CACHE_SIZE); concurrent readers and writers neither crash nor
-# lose points. Reads therefore take no lock. Writes take `_write` so our multi-call steps (open +
+# lose points. Reads therefore exclude only the shard swap after an index build (a shared gate,
+# `_reopen_shards`), not each other or writes. Writes take `_write` so our multi-call steps (open +
 # index creation, per-id payload merges, close) stay atomic whether or not a call releases the
 # GIL. `optimize()` holds the GIL for its whole run (the spinning thread got < 0.1 % of its speed
 # during a 10 s build of 30k points), so it and `flush()` freeze every Python thread of the
