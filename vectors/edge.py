@@ -65,6 +65,9 @@ FILTER_CACHE_SIZE = 1024
 # KG_VECTOR_PAYLOAD_CACHE, ~2.5 KB each). It stays exact because every write goes through this
 # adapter and one process owns the folder: a write evicts its ids once Edge has it.
 PAYLOAD_CACHE_SIZE = 20_000
+# set_payload writes points with equal fields in one engine call of at most this many ids (a
+# call of ~500 scattered ids cost more per point than calls of 10-50)
+SET_PAYLOAD_GROUP = 50
 
 # Thread safety (measured on qdrant-edge-py 0.9.0): `query` releases the GIL while it searches (a
 # spinning Python thread kept ~80 % of its speed during 20k-point exact searches), so searches
@@ -305,19 +308,16 @@ class EdgeVectorStore:
         bools = self._bools.get(collection, frozenset())
         with self._write:
             shard = self._shard(collection)
-            for ident, fields in updates.items():
-                canonical = canonical_ids([ident])
-                if not fields or not canonical:
-                    continue
+            for ids, fields in _same_fields(updates):
                 # by filter, so a point deleted meanwhile is a no-op instead of an error
                 # (set_payload by id raises 'No point with id')
-                only = qe.Filter(must=[qe.HasIdCondition(set(canonical))])
+                only = qe.Filter(must=[qe.HasIdCondition(set(ids))])
                 op = qe.UpdateOperation.set_payload_by_filter(only, _encode(fields, bools))
                 try:
                     shard.update(op)
                 finally:
-                    self._payloads.evict(collection, canonical)
-                self._pending += 1
+                    self._payloads.evict(collection, ids)
+                self._pending += len(ids)
                 self._last_write = time.monotonic()
 
     def delete(self, collection: str, ids: Sequence[str]) -> None:
@@ -439,6 +439,31 @@ class EdgeVectorStore:
 
 
 # ---- translation helpers (module level: no per-call closures) -----------------------------
+
+
+def _same_fields(
+    updates: Mapping[str, Mapping[str, Any]],
+) -> list[tuple[list[str], Mapping[str, Any]]]:
+    """Updates grouped by equal fields (canonical ids; empty updates dropped), at most
+    SET_PAYLOAD_GROUP ids a group. Access bookkeeping writes many points with equal fields, and
+    one engine call for a group is cheaper per point (at 100k, 1,000 neighbouring points: 0.12
+    ms a point one call each, 0.09 in calls of 10, 0.02 of 50)."""
+    groups: dict[Any, tuple[list[str], Mapping[str, Any]]] = {}
+    for ident, fields in updates.items():
+        canonical = canonical_ids([ident])
+        if not fields or not canonical:
+            continue
+        try:
+            # the type too: 1, 1.0 and True are equal keys but not equal payloads
+            key: Any = frozenset((k, type(v), v) for k, v in fields.items())
+        except TypeError:  # a list or dict value: its own group
+            key = ('id', canonical[0])
+        groups.setdefault(key, ([], fields))[0].append(canonical[0])
+    return [
+        (ids[start : start + SET_PAYLOAD_GROUP], fields)
+        for ids, fields in groups.values()
+        for start in range(0, len(ids), SET_PAYLOAD_GROUP)
+    ]
 
 
 def _encode(payload: Mapping[str, Any], bools: frozenset[str]) -> dict[str, Any]:

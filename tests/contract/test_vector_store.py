@@ -354,6 +354,33 @@ def test_set_payload_merges_fields_and_leaves_vectors_alone(store: VectorStore) 
     assert store.count(C, scoped('agent:a', any_of={'pinned': [True]})) == 1
 
 
+def test_set_payload_writes_each_point_its_own_fields_when_many_share_them(
+    store: VectorStore,
+) -> None:
+    # access bookkeeping: many points with equal fields (the Edge adapter writes them as one
+    # group), some with fields that are equal only as Python values (1 == 1.0 == True)
+    store.upsert(C, [point(n, access_count=0) for n in range(1, 8)])
+    store.set_payload(
+        C,
+        {
+            **{pid(n): {'access_count': 1, 'tier': 'working'} for n in (1, 2, 3)},
+            pid(4): {'access_count': 2, 'tier': 'working'},
+            pid(5): {'access_count': 1, 'tier': 'core'},
+            pid(6): {'access_count': 1.0, 'tier': 'working'},
+            pid(7): {'access_count': True, 'tier': 'working'},
+            'not-a-uuid': {'access_count': 1, 'tier': 'working'},
+        },
+    )
+    got = {p.id: p.payload for p in store.retrieve(C, [pid(n) for n in range(1, 8)])}
+    for n in (1, 2, 3):
+        assert (got[pid(n)]['access_count'], got[pid(n)]['tier']) == (1, 'working')
+    assert (got[pid(4)]['access_count'], got[pid(4)]['tier']) == (2, 'working')
+    assert (got[pid(5)]['access_count'], got[pid(5)]['tier']) == (1, 'core')
+    assert type(got[pid(6)]['access_count']) is float
+    assert got[pid(7)]['access_count'] is True
+    assert store.count(C, scoped('agent:a', any_of={'tier': ['working']})) == 6
+
+
 def test_delete_removes_points_and_ignores_unknown_ids(store: VectorStore) -> None:
     store.upsert(C, [point(1, sparse={3: 1.0}), point(2, sparse={3: 1.0}), point(3)])
     store.delete(C, [pid(1), pid(42), 'not-a-uuid'])
