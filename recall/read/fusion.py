@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -15,13 +16,16 @@ from pydantic import BaseModel, Field
 RRF_K = 60
 
 
-class Fused(BaseModel):
+# a slotted dataclass, not a model: ~150 are built per search from values that are valid
+# already, and even model_construct cost ~0.6 ms of a 100k-chunk search (py-spy)
+@dataclass(frozen=True, slots=True)
+class Fused:
     """One fused candidate: its fused score and its 1-based rank in each channel that found it."""
 
     id: str
     score: float
-    ranks: dict[str, int] = Field(default_factory=dict)
-    channel_scores: dict[str, float] = Field(default_factory=dict)
+    ranks: dict[str, int] = field(default_factory=dict)
+    channel_scores: dict[str, float] = field(default_factory=dict)
 
 
 RankedList = Sequence[tuple[str, float]]
@@ -58,9 +62,8 @@ def rrf(
 def _sorted(
     scores: dict[str, float], ranks: dict[str, dict[str, int]], raws: dict[str, dict[str, float]]
 ) -> list[Fused]:
-    # model_construct: ~100 candidates per search, every field built here and valid
     return [
-        Fused.model_construct(id=i, score=scores[i], ranks=ranks[i], channel_scores=raws[i])
+        Fused(id=i, score=scores[i], ranks=ranks[i], channel_scores=raws[i])
         for i in sorted(scores, key=lambda i: (-scores[i], i))
     ]
 
