@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import logging
 import os
@@ -63,9 +62,6 @@ def serve(args: argparse.Namespace) -> int:
     limit_malloc_arenas()
     start_trimming()
     app = create_app(settings)
-    # what start-up built (modules, models, stores) lives as long as the process: out of the
-    # cyclic GC's generations, a full collection no longer walks it (bench/README.md, GC pauses)
-    gc.freeze()
     mode = 'embedded' if settings.embedded else 'server'
     print(f'mnemos: {mode} mode, data dir {settings.data_dir.resolve()}', flush=True)
     if token_path is not None:
