@@ -81,6 +81,12 @@ class Settings(BaseModel):
         ),
     )
     embed_batch_size: int = Field(default=64, ge=1, le=1024)
+    embed_threads: int = Field(
+        default=0,
+        ge=0,
+        le=64,
+        description='threads one model run may use; 0: the model default (MiniLM: up to 4)',
+    )
     embed_cache_size: int = Field(default=50_000, ge=0)
     embed_max_chars: int = Field(default=2_000, ge=64, description='head+tail clamp before embed')
     query_batch_ms: float = Field(

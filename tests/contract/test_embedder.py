@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -218,3 +219,22 @@ def test_a_service_on_e5_keeps_chinese_memories_apart_and_finds_them(
             assert hits[0]['text'] == want, (question, [h['text'] for h in hits])
     finally:
         app.extensions['mnemos'].close()
+
+
+@pytest.mark.parametrize('threads', [0, 1, 3])
+def test_the_threads_setting_bounds_one_minilm_run_and_leaves_its_vectors_alone(
+    threads: int,
+) -> None:
+    import os
+
+    from core.settings import Settings
+    from vectors.embedders import make_embedder
+
+    assert Settings(embed_threads=threads).embed_threads == threads
+    embedder: Any = make_embedder('minilm', threads=threads)
+    session = embedder.inner._session
+    expected = threads or min(4, os.cpu_count() or 1)
+    assert session.get_session_options().intra_op_num_threads == expected
+    one: Any = make_embedder('minilm', threads=1)
+    text = 'Caroline went to the LGBTQ support group yesterday'
+    assert embedder.embed_query(text) == pytest.approx(one.embed_query(text), abs=1e-5)
