@@ -384,7 +384,7 @@ def test_the_mirrors_mention_links_leave_the_cyclic_gc_once_collected(
     tmp_path: Path, reopen: bool
 ) -> None:
     # a full collection walks every tracked object: at 100k chunks the mirror's ~300k links
-    # (NamedTuples and sets, which the GC never untracks) made each one take ~90 ms
+    # (NamedTuples and sets, which the GC never untracks) were most of what it walked
     import gc
 
     store = make_store('mirror', tmp_path)
