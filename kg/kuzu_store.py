@@ -19,6 +19,7 @@ import kuzu
 import pyarrow as pa
 
 from core.errors import StoreUnavailable
+from core.locks import ReadWriteLock
 from kg.kuzu_rows import (
     ENTITY_COLS,
     REL_COLS,
@@ -73,45 +74,6 @@ _VALID_AT = (
 _SMALL = 24
 
 
-class _ReadWriteLock:
-    """Many readers or one writer; a waiting writer holds back new readers."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._readers = 0
-        self._writer = False
-        self._waiting = 0
-
-    @contextmanager
-    def read(self) -> Iterator[None]:
-        with self._cond:
-            while self._writer or self._waiting:
-                self._cond.wait()
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
-                if not self._readers:
-                    self._cond.notify_all()
-
-    @contextmanager
-    def write(self) -> Iterator[None]:
-        with self._cond:
-            self._waiting += 1
-            while self._writer or self._readers:
-                self._cond.wait()
-            self._waiting -= 1
-            self._writer = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._writer = False
-                self._cond.notify_all()
-
-
 class KuzuGraphStore:
     """GraphStore on one Kuzu database folder; one connection per thread, one writer at a time."""
 
@@ -126,7 +88,7 @@ class KuzuGraphStore:
         self._local = threading.local()
         # Kuzu allows one write transaction at a time, and a COPY's checkpoint times out while
         # another thread's read transaction is open: writers therefore exclude readers
-        self._rw = _ReadWriteLock()
+        self._rw = ReadWriteLock()
         self._closed = False
         with self._writing():
             for ddl in _SCHEMA:

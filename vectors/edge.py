@@ -13,7 +13,8 @@ from typing import Any
 import qdrant_edge as qe
 
 from core.errors import StoreUnavailable
-from vectors.edge_reads import PayloadCache, ReadGate
+from core.locks import ReadWriteLock
+from vectors.edge_reads import PayloadCache
 from vectors.filtering import facet_key, matches
 from vectors.models import (
     Channel,
@@ -73,7 +74,7 @@ SET_PAYLOAD_GROUP = 50
 # spinning Python thread kept ~80 % of its speed during 20k-point exact searches), so searches
 # from Flask threads overlap inside the engine; turning its payloads into Python objects does not
 # (see PAYLOAD_CACHE_SIZE); concurrent readers and writers neither crash nor
-# lose points. Reads therefore exclude only the shard swap after an index build (a shared gate,
+# lose points. Reads therefore exclude only the shard swap after an index build (`_reads`,
 # `_reopen_shards`), not each other or writes. Writes take `_write` so our multi-call steps (open +
 # index creation, per-id payload merges, close) stay atomic whether or not a call releases the
 # GIL. `optimize()` holds the GIL for its whole run (the spinning thread got < 0.1 % of its speed
@@ -110,7 +111,7 @@ class EdgeVectorStore:
         self._quantization = quantization
         self._search_threads = search_threads
         self._payloads = PayloadCache(payload_cache)
-        self._reads = ReadGate()
+        self._reads = ReadWriteLock()
         self._reopen = reopen_after_optimize
         self._specs: dict[str, CollectionSpec] = {}
         self._shards: dict[str, Any] = {}
@@ -256,7 +257,7 @@ class EdgeVectorStore:
             with_payload=False,  # from the cache, or read by id: see PAYLOAD_CACHE_SIZE
         )
         since = self._payloads.generation
-        with self._reads.reading():
+        with self._reads.read():
             found = self._shard(collection).query(request)
         scored = [(str(p.id), float(p.score)) for p in found]
         ids = [i for i, _ in scored]
@@ -281,7 +282,7 @@ class EdgeVectorStore:
         if missing:
             since = self._payloads.generation
             bools = self._bools.get(collection, frozenset())
-            with self._reads.reading():
+            with self._reads.read():
                 records = self._shard(collection).retrieve(missing, True, False)
             # Edge builds every key string anew: interned, cached payloads share them
             # (4.2 -> 2.4 KB per cached payload, tracemalloc over LoCoMo turns)
@@ -344,7 +345,7 @@ class EdgeVectorStore:
             with_payload=True,
             with_vector=False,
         )
-        with self._reads.reading():
+        with self._reads.read():
             records, nxt = self._shard(collection).scroll(request)
         bools = self._bools.get(collection, frozenset())
         points = [
@@ -359,7 +360,7 @@ class EdgeVectorStore:
         if _matches_nothing(flt):
             return 0
         request = qe.CountRequest(exact=True, filter=self._edge_filter(flt))
-        with self._reads.reading():
+        with self._reads.read():
             return int(self._shard(collection).count(request))
 
     def facet(
@@ -372,7 +373,7 @@ class EdgeVectorStore:
         bools = self._bools.get(collection, frozenset())
         request = qe.FacetRequest(key=key, limit=limit, exact=True, filter=self._edge_filter(flt))
         as_bool = key in bools
-        with self._reads.reading():
+        with self._reads.read():
             hits = self._shard(collection).facet(request).hits
         return {facet_key(bool(h.value) if as_bool else h.value): h.count for h in hits}
 
@@ -402,7 +403,7 @@ class EdgeVectorStore:
         the build went from 429 MB heap + 397 MB mapped to 241 + 312 MB (ad-hoc script,
         bench/README.md), for 0.9 s more of the pause the build already is.
         """
-        with self._reads.swapping():
+        with self._reads.write():
             for name, shard in list(self._shards.items()):
                 try:
                     shard.flush()

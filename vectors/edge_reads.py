@@ -1,54 +1,16 @@
 """What lets the Qdrant Edge adapter read without asking the engine each time: a cache of
-decoded payloads that writes keep exact, and a gate that lets the shards be swapped with no
-reader inside (vectors/edge.py says why each exists)."""
+decoded payloads that writes keep exact (vectors/edge.py says why it exists)."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 # A read takes about a millisecond; writes evict a few thousand ids a second at most (access
 # bookkeeping under load), so this many remembered evictions cover any read in flight.
 EVICTIONS_REMEMBERED = 8192
-
-
-class ReadGate:
-    """Many readers at once, or one shard swap with no reader inside (see `optimize`)."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._readers = 0
-        self._swapping = False
-
-    @contextmanager
-    def reading(self) -> Iterator[None]:
-        with self._cond:
-            while self._swapping:
-                self._cond.wait()
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
-                if not self._readers:
-                    self._cond.notify_all()
-
-    @contextmanager
-    def swapping(self) -> Iterator[None]:
-        with self._cond:
-            self._swapping = True
-            while self._readers:
-                self._cond.wait()
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._swapping = False
-                self._cond.notify_all()
 
 
 class PayloadCache:
