@@ -32,6 +32,7 @@ class PayloadCache:
         self.generation = 0
 
     def get(self, collection: str, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """The cached payloads of these ids (shared dicts: callers copy before changing one)."""
         found: dict[str, dict[str, Any]] = {}
         if not self._size:
             return found
@@ -73,6 +74,7 @@ class PayloadCache:
             return {i for i in ids if evicted.get((collection, i), -1) > since}
 
     def evict(self, collection: str, ids: Iterable[str]) -> None:
+        """Drop these ids and remember that they changed now (a new generation)."""
         with self._lock:
             self.generation += 1
             generation, items, evicted = self.generation, self._items, self._evicted
@@ -86,6 +88,7 @@ class PayloadCache:
                 self._forgotten = max(self._forgotten, gone)
 
     def clear(self) -> None:
+        """Drop everything; reads in flight then re-check every id they read."""
         with self._lock:
             self.generation += 1
             self._forgotten = self.generation

@@ -38,40 +38,35 @@ def rrf(
     weights: Mapping[str, float] | None = None,
 ) -> list[Fused]:
     """Weighted reciprocal rank fusion: sum over channels of w / (k + rank); ties by id."""
-    scores: dict[str, float] = {}
-    ranks: dict[str, dict[str, int]] = {}
-    raws: dict[str, dict[str, float]] = {}
-    for channel, ranked in lists.items():
-        weight = 1.0 if weights is None else weights.get(channel, 1.0)
-        if weight <= 0:
-            continue
-        for rank, (ident, raw) in enumerate(ranked, start=1):
-            seen = ranks.get(ident)
-            if seen is None:
-                seen = ranks[ident] = {}
-                scores[ident] = 0.0
-                raws[ident] = {}
-            elif channel in seen:  # a channel listing an id twice counts its best rank only
-                continue
-            scores[ident] += weight / (k + rank)
-            seen[channel] = rank
-            raws[ident][channel] = raw
-    return _sorted(scores, ranks, raws)
 
+    def credits(ranked: RankedList, weight: float) -> list[float]:
+        return [weight / (k + rank) for rank in range(1, len(ranked) + 1)]
 
-def _sorted(
-    scores: dict[str, float], ranks: dict[str, dict[str, int]], raws: dict[str, dict[str, float]]
-) -> list[Fused]:
-    return [
-        Fused(id=i, score=scores[i], ranks=ranks[i], channel_scores=raws[i])
-        for i in sorted(scores, key=lambda i: (-scores[i], i))
-    ]
+    return _combine(lists, weights, credits)
 
 
 def weighted_merge(
     lists: Mapping[str, RankedList], *, weights: Mapping[str, float] | None = None
 ) -> list[Fused]:
     """Score-weighted merge: min-max normalise each channel's raw scores, then weighted sum."""
+
+    def credits(ranked: RankedList, weight: float) -> list[float]:
+        values = [s for _, s in ranked]
+        low, high = min(values), max(values)
+        span = high - low
+        # a channel with one hit (or all equal scores) gives full credit to what it found
+        return [weight * ((raw - low) / span if span > 0 else 1.0) for raw in values]
+
+    return _combine(lists, weights, credits)
+
+
+def _combine(
+    lists: Mapping[str, RankedList],
+    weights: Mapping[str, float] | None,
+    credits: Callable[[RankedList, float], list[float]],
+) -> list[Fused]:
+    """Sum each id's weighted credit over the channels, best first, ties by id; a channel
+    listing an id twice counts its best rank only."""
     scores: dict[str, float] = {}
     ranks: dict[str, dict[str, int]] = {}
     raws: dict[str, dict[str, float]] = {}
@@ -79,10 +74,9 @@ def weighted_merge(
         weight = 1.0 if weights is None else weights.get(channel, 1.0)
         if weight <= 0 or not ranked:
             continue
-        values = [s for _, s in ranked]
-        low, high = min(values), max(values)
-        span = high - low
-        for rank, (ident, raw) in enumerate(ranked, start=1):
+        for rank, ((ident, raw), credit) in enumerate(
+            zip(ranked, credits(ranked, weight), strict=True), start=1
+        ):
             seen = ranks.get(ident)
             if seen is None:
                 seen = ranks[ident] = {}
@@ -90,12 +84,13 @@ def weighted_merge(
                 raws[ident] = {}
             elif channel in seen:
                 continue
-            # a channel with one hit (or all equal scores) gives full credit to what it found
-            norm = (raw - low) / span if span > 0 else 1.0
-            scores[ident] += weight * norm
+            scores[ident] += credit
             seen[channel] = rank
             raws[ident][channel] = raw
-    return _sorted(scores, ranks, raws)
+    return [
+        Fused(id=i, score=scores[i], ranks=ranks[i], channel_scores=raws[i])
+        for i in sorted(scores, key=lambda i: (-scores[i], i))
+    ]
 
 
 class FusionConfig(BaseModel):
