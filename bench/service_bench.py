@@ -143,8 +143,11 @@ def _search(query: str, graph: bool) -> dict[str, Any]:
     return body
 
 
-def run(sizes: list[int], n_queries: int, graph: bool) -> dict[str, Any]:
-    """Grow one store through `sizes`, measuring ingest, search latency and RSS at each."""
+def run(
+    sizes: list[int], n_queries: int, graph: bool, keep_data: Path | None = None
+) -> dict[str, Any]:
+    """Grow one store through `sizes`, measuring ingest, search latency and RSS at each;
+    with `keep_data`, the data dir ends up there instead of being deleted."""
     all_questions = locomo_questions()
     if n_queries * len(sizes) > len(all_questions):
         print(
@@ -222,6 +225,10 @@ def run(sizes: list[int], n_queries: int, graph: bool) -> dict[str, Any]:
         )
     finally:
         service.stop()
+        if keep_data is not None and (first_dir / 'data').is_dir():
+            shutil.rmtree(keep_data, ignore_errors=True)
+            shutil.move(first_dir / 'data', keep_data)
+            print(f'kept the data dir in {keep_data}', flush=True)
         shutil.rmtree(first_dir, ignore_errors=True)
     return {
         'graph': graph,
@@ -355,6 +362,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument('--queries', type=int, default=200, help='queries per size')
     parser.add_argument(
+        '--keep-data',
+        type=Path,
+        default=None,
+        metavar='DIR',
+        help='move the grown data dir to DIR at the end (replacing DIR) instead of deleting it, '
+        'to measure restarts of other code versions on the same store',
+    )
+    parser.add_argument(
         '--graph',
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -368,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.queries <= 0:
         parser.error('--queries must be positive')
     started = time.perf_counter()
-    result = run(sizes, args.queries, args.graph)
+    result = run(sizes, args.queries, args.graph, args.keep_data)
     checks = report(result)
     result['checks'] = [
         {'target': c[0], 'bound': c[1], 'measured': c[2], 'pass': bool(c[3])} for c in checks
