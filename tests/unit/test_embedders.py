@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -182,6 +183,52 @@ def test_an_unknown_embedder_name_lists_the_known_ones() -> None:
     from vectors.embedders import make_embedder
 
     with pytest.raises(ValueError, match="unknown embedder 'nope'.*minilm.*multilingual-e5"):
+        make_embedder('nope')
+
+
+def _counting_loads(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every model `load_model` builds from now on, in order."""
+    from vectors import embedders
+
+    built: list[Any] = []
+    real = embedders.load_model
+
+    def counting(name: str, **options: Any) -> Any:
+        model = real(name, **options)
+        built.append(model)
+        return model
+
+    monkeypatch.setattr(embedders, 'load_model', counting)
+    return built
+
+
+def test_make_embedder_takes_the_preloaded_model_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vectors.embedders import make_embedder, preload_model
+
+    built = _counting_loads(monkeypatch)
+    preload_model('hash', batch_size=7)
+    preload_model('hash', batch_size=7)  # already loading: not a second model
+    first: Any = make_embedder('hash', batch_size=7)
+    assert built == [first.inner]  # the preload's model, not a new one
+    second: Any = make_embedder('hash', batch_size=7)
+    assert len(built) == 2 and second.inner is built[1]  # a preload is taken once
+
+
+def test_a_preload_with_other_arguments_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vectors.embedders import make_embedder, preload_model
+
+    built = _counting_loads(monkeypatch)
+    preload_model('hash', batch_size=5)
+    other: Any = make_embedder('hash', batch_size=6)  # loads its own
+    taken: Any = make_embedder('hash', batch_size=5)  # takes the preload: no third load
+    assert len(built) == 2 and other.inner is not taken.inner
+
+
+def test_a_failed_preload_raises_where_the_embedder_is_made() -> None:
+    from vectors.embedders import make_embedder, preload_model
+
+    preload_model('nope')
+    with pytest.raises(ValueError, match="unknown embedder 'nope'"):
         make_embedder('nope')
 
 
