@@ -394,6 +394,8 @@ def load_model(name: str, *, batch_size: int = 64, threads: int = 0) -> Embedder
 
 
 class _Preload(threading.Thread):
+    """Loads one model; `model` stays None if loading failed."""
+
     def __init__(self, name: str, batch_size: int, threads: int) -> None:
         super().__init__(name='mnemos-model-preload', daemon=True)
         self._args = (name, batch_size, threads)
@@ -453,10 +455,11 @@ def make_embedder(
     With `data_dir`, the model is checked against (or recorded in) the data dir first. With
     `query_batch_ms` > 0, concurrent queries of a symmetric model share model runs
     (QueryBatcher). `threads` bounds the threads one model run uses (0: the model's default).
+    A model `preload_model` started with the same arguments is taken instead of a new one.
     """
-    inner = _take_preloaded((name, batch_size, threads)) or load_model(
-        name, batch_size=batch_size, threads=threads
-    )
+    inner = _take_preloaded((name, batch_size, threads))
+    if inner is None:
+        inner = load_model(name, batch_size=batch_size, threads=threads)
     if data_dir is not None:
         check_data_dir(data_dir, name, inner)
     batcher = None
