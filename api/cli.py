@@ -44,7 +44,7 @@ def ensure_token(settings: Settings) -> tuple[Settings, Path | None]:
 def serve(args: argparse.Namespace) -> int:
     """Run the API with waitress on the embedded default (or the configured servers)."""
     from runtime.malloc_arenas import limit_malloc_arenas, start_trimming
-    from vectors.embedders import preload_model
+    from runtime.preload import preload_embedder
 
     overrides: dict[str, Any] = {}
     if args.host:
@@ -61,9 +61,7 @@ def serve(args: argparse.Namespace) -> int:
     # (see runtime/malloc_arenas.py)
     limit_malloc_arenas()
     # the model loads while the API's modules import (half a second): see preload_model
-    preload_model(
-        settings.embedder, batch_size=settings.embed_batch_size, threads=settings.embed_threads
-    )
+    preload_embedder(settings)
     start_trimming()
     from api import create_app
     from api.serving import serve as waitress_serve
