@@ -32,6 +32,7 @@ from recall.documents.markdown import chunk_texts
 from recall.service import RecallService
 from recall.write.writer import MemoryWriter
 from runtime.graph_index import KnowledgeGraphIndex
+from runtime.preload import model_choice
 from vectors.bm25 import Bm25Encoder
 from vectors.embedders import make_embedder
 from vectors.ports import Embedder, VectorStore
@@ -159,9 +160,7 @@ def build(
     closers.append(vectors.close)
     try:
         embedder = make_embedder(
-            settings.embedder,
-            batch_size=settings.embed_batch_size,
-            threads=settings.embed_threads,
+            **model_choice(settings),
             cache_size=settings.embed_cache_size,
             max_chars=settings.embed_max_chars,
             data_dir=settings.data_dir,

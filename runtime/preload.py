@@ -6,13 +6,31 @@ service first, which is the work the preload is meant to run beside.
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from core.settings import Settings
 from vectors.embedders import preload_model
+
+
+class ModelChoice(TypedDict):
+    """The `make_embedder` arguments that pick the model, and so the preload's key."""
+
+    name: str
+    batch_size: int
+    threads: int
+
+
+def model_choice(settings: Settings) -> ModelChoice:
+    """The model `settings` pick. `build` and the preload both read it here: a preload made
+    with other arguments than `build` uses would load the model twice."""
+    return ModelChoice(
+        name=settings.embedder,
+        batch_size=settings.embed_batch_size,
+        threads=settings.embed_threads,
+    )
 
 
 def preload_embedder(settings: Settings) -> None:
     """Load the configured model on a thread; `build(settings)` then takes it (see
     `vectors.embedders.preload_model`)."""
-    preload_model(
-        settings.embedder, batch_size=settings.embed_batch_size, threads=settings.embed_threads
-    )
+    preload_model(**model_choice(settings))

@@ -224,6 +224,18 @@ def test_a_preload_with_other_arguments_is_left_alone(monkeypatch: pytest.Monkey
     assert len(built) == 2 and other.inner is not taken.inner
 
 
+def test_the_serve_preload_is_the_model_build_asks_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    from core.settings import Settings
+    from runtime.preload import model_choice, preload_embedder
+    from vectors.embedders import make_embedder
+
+    built = _counting_loads(monkeypatch)
+    settings = Settings(embedder='hash', embed_batch_size=9, embed_threads=3)
+    preload_embedder(settings)
+    embedder: Any = make_embedder(**model_choice(settings), cache_size=10)  # as build() does
+    assert built == [embedder.inner]
+
+
 def test_a_failed_preload_raises_where_the_embedder_is_made() -> None:
     from vectors.embedders import make_embedder, preload_model
 
