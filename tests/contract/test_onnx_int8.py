@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -137,3 +138,12 @@ def test_minilm_and_minilm_fp32_share_a_data_dir(tmp_path: Path, cache_dir: Path
 
     check_data_dir(tmp_path, 'minilm', load_model('minilm', cache_dir=cache_dir))
     check_data_dir(tmp_path, 'minilm-fp32', load_model('minilm-fp32'))  # no StoreUnavailable
+
+
+def test_query_batching_wraps_only_a_model_that_shares_runs(cache_dir: Path) -> None:
+    from vectors.embedders import make_embedder
+
+    int8: Any = make_embedder('minilm', query_batch_ms=2, cache_dir=cache_dir)
+    fp32: Any = make_embedder('minilm-fp32', query_batch_ms=2)
+    # the int8 copy runs one text per run: a batcher would only add its waiting
+    assert int8._batcher is None and fp32._batcher is not None
