@@ -543,12 +543,16 @@ def _index_schemas(spec: CollectionSpec) -> list[tuple[str, Any]]:
     schemas: list[tuple[str, Any]] = []
     for name in spec.keyword_fields:
         # scope is the tenant key: Edge co-locates each scope's points on disk
-        schemas.append((name, qe.KeywordIndexParams(is_tenant=name == 'scope')))
+        schemas.append(
+            (name, qe.KeywordIndexParams(is_tenant=name == 'scope', on_disk=spec.on_disk(name)))
+        )
     for name in spec.bool_fields:
         # stored as 0/1 (see _encode); lookup only, no range index needed
-        schemas.append((name, qe.IntegerIndexParams(lookup=True, range=False)))
+        params = qe.IntegerIndexParams(lookup=True, range=False, on_disk=spec.on_disk(name))
+        schemas.append((name, params))
     for name in spec.float_fields:
-        schemas.append((name, qe.FloatIndexParams()))
+        schemas.append((name, qe.FloatIndexParams(on_disk=spec.on_disk(name))))
     for name in spec.integer_fields:
-        schemas.append((name, qe.IntegerIndexParams(lookup=True, range=True)))
+        params = qe.IntegerIndexParams(lookup=True, range=True, on_disk=spec.on_disk(name))
+        schemas.append((name, params))
     return schemas

@@ -70,6 +70,13 @@ class CollectionSpec(BaseModel):
     bool_fields: tuple[str, ...] = ()
     float_fields: tuple[str, ...] = ()
     integer_fields: tuple[str, ...] = ()
+    # fields every search filters on: their indexes stay in RAM, the others are kept on disk
+    # (mapped, paged in when read), which loads faster and holds less memory; None: all in RAM
+    ram_fields: tuple[str, ...] | None = None
+
+    def on_disk(self, field: str) -> bool:
+        """Whether `field`'s payload index lives on disk (for segments indexed from now on)."""
+        return self.ram_fields is not None and field not in self.ram_fields
 
 
 def canonical_ids(ids: Sequence[str]) -> list[str]:

@@ -278,16 +278,35 @@ def _index_schemas(spec: CollectionSpec) -> list[tuple[str, models.PayloadSchema
     for name in spec.keyword_fields:
         # scope is the tenant key: the server co-locates each scope's points
         params = models.KeywordIndexParams(
-            type=models.KeywordIndexType.KEYWORD, is_tenant=name == 'scope' or None
+            type=models.KeywordIndexType.KEYWORD,
+            is_tenant=name == 'scope' or None,
+            on_disk=spec.on_disk(name) or None,
         )
         schemas.append((name, params))
     for name in spec.bool_fields:
-        schemas.append((name, models.BoolIndexParams(type=models.BoolIndexType.BOOL)))
+        schemas.append(
+            (
+                name,
+                models.BoolIndexParams(
+                    type=models.BoolIndexType.BOOL, on_disk=spec.on_disk(name) or None
+                ),
+            )
+        )
     for name in spec.float_fields:
-        schemas.append((name, models.FloatIndexParams(type=models.FloatIndexType.FLOAT)))
+        schemas.append(
+            (
+                name,
+                models.FloatIndexParams(
+                    type=models.FloatIndexType.FLOAT, on_disk=spec.on_disk(name) or None
+                ),
+            )
+        )
     for name in spec.integer_fields:
         params_int = models.IntegerIndexParams(
-            type=models.IntegerIndexType.INTEGER, lookup=True, range=True
+            type=models.IntegerIndexType.INTEGER,
+            lookup=True,
+            range=True,
+            on_disk=spec.on_disk(name) or None,
         )
         schemas.append((name, params_int))
     return schemas

@@ -31,6 +31,9 @@ SPEC = CollectionSpec(
     bool_fields=('pinned',),
     float_fields=('created_at',),
     integer_fields=('access_count',),
+    # as memories_spec: the filter fields of every search in RAM, the rest on disk, so the whole
+    # suite filters on both kinds of index
+    ram_fields=('scope', 'pinned'),
 )
 ALL = PointFilter(scopes=None)
 REPO = Path(__file__).resolve().parents[2]
@@ -728,6 +731,48 @@ def test_edge_optimize_keeps_every_point_queryable(tmp_path: Path) -> None:
         vs.optimize()
         assert vs.count(C, scoped('agent:a', any_of={'kind': ['fact']})) == 200
         assert vs.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], scoped('agent:a'), 1)[0].id == pid(1)
+    finally:
+        vs.close()
+
+
+def test_edge_keeps_only_the_ram_fields_indexes_in_memory_and_filters_on_both(
+    tmp_path: Path,
+) -> None:
+    def build() -> Any:
+        vs = make_edge(tmp_path / 'vectors')
+        vs.ensure_collection(SPEC)
+        return vs
+
+    vs = build()
+    try:
+        vs.upsert(
+            C,
+            [
+                point(
+                    n,
+                    dense=[1.0, n / 300, 0.0, 0.0],
+                    kind='fact' if n % 3 else 'event',
+                    pinned=n % 2 == 0,
+                    created_at=float(n),
+                    access_count=n % 5,
+                )
+                for n in range(1, 301)
+            ],
+        )
+        vs.optimize()
+    finally:
+        vs.close()
+    vs = build()  # indexes as a restart loads them
+    try:
+        schema = vs._shard(C).info().payload_schema  # type: ignore[attr-defined]
+        assert {f for f in schema if schema[f].params.on_disk} == set(schema) - {'scope', 'pinned'}
+        events = PointFilter(scopes=['agent:a'], any_of={'kind': ['event'], 'pinned': [True]})
+        assert vs.count(C, events) == 50  # multiples of 6 up to 300
+        old = PointFilter(scopes=['agent:a'], ranges={'created_at': Range(lte=30.0)})
+        assert vs.count(C, old) == 30
+        assert vs.count(C, PointFilter(scopes=None, any_of={'access_count': [0]})) == 60
+        best = vs.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], events, 1)
+        assert best[0].id == pid(6)
     finally:
         vs.close()
 
