@@ -27,7 +27,7 @@ LAYERS = {
 }
 # third-party library -> the production files allowed to import it (runtime/ may import any)
 ADAPTER_LIBRARIES: dict[str, frozenset[str]] = {
-    'qdrant_edge': frozenset({'vectors/edge.py'}),
+    'qdrant_edge': frozenset({'vectors/edge.py', 'vectors/edge_translate.py'}),
     'qdrant_client': frozenset({'vectors/qdrant.py'}),
     'kuzu': frozenset({'kg/kuzu_store.py'}),
     'pyarrow': frozenset({'kg/kuzu_store.py', 'kg/kuzu_rows.py'}),
@@ -46,6 +46,7 @@ ADAPTER_LIBRARIES: dict[str, frozenset[str]] = {
 # our adapter modules: built by runtime/bootstrap.py only (tests and benchmarks aside)
 ADAPTER_MODULES: dict[str, frozenset[str]] = {
     'vectors.edge': frozenset(),
+    'vectors.edge_translate': frozenset({'vectors.edge'}),
     'vectors.qdrant': frozenset(),
     'vectors.embedders': frozenset(),
     'vectors.onnx_int8': frozenset({'vectors.embedders'}),

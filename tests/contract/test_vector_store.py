@@ -777,6 +777,84 @@ def test_edge_keeps_only_the_ram_fields_indexes_in_memory_and_filters_on_both(
         vs.close()
 
 
+SEARCHED = PointFilter(scopes=['agent:a'], none_of={'trust': ['quarantined'], 'superseded': [True]})
+
+
+def _edge_with(tmp_path: Path, n: int) -> Any:
+    vs = make_edge(tmp_path / 'vectors')
+    with_trust = SPEC.model_copy(update={'keyword_fields': (*SPEC.keyword_fields, 'trust')})
+    vs.ensure_collection(with_trust)
+    vs.upsert(
+        C,
+        [point(i, dense=[1.0, i / 100, 0.0, 0.0], trust='trusted', superseded=False)
+         for i in range(1, n + 1)],
+    )  # fmt: skip
+    return vs
+
+
+def test_edge_leaves_out_exclusions_no_point_meets_and_keeps_the_others(tmp_path: Path) -> None:
+    vs = _edge_with(tmp_path, 20)
+    try:
+        shard = vs._shard(C)
+        # nothing quarantined or superseded: both exclusions are vacuous, the search is lighter
+        assert vs._without_vacuous_exclusions(shard, SEARCHED).none_of == {}
+        assert ids_of(vs.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], SEARCHED, 3)) == [
+            pid(1), pid(2), pid(3)
+        ]  # fmt: skip
+        vs.set_payload(C, {pid(1): {'trust': 'quarantined'}})
+        assert vs._without_vacuous_exclusions(shard, SEARCHED).none_of == {'trust': ['quarantined']}
+        assert ids_of(vs.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], SEARCHED, 3)) == [
+            pid(2), pid(3), pid(4)
+        ]  # fmt: skip
+    finally:
+        vs.close()
+
+
+def test_edge_a_write_crossing_a_left_out_exclusion_cannot_leak_its_point(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vs = _edge_with(tmp_path, 20)
+    real = vs._without_vacuous_exclusions
+    stale_cache: list[bool] = []
+
+    def count_then_quarantine(shard: Any, flt: PointFilter) -> PointFilter:
+        lighter = real(shard, flt)  # counted: nothing quarantined
+        if stale_cache:
+            # the worst case: Edge has applied the write, the cache has not heard of it yet
+            monkeypatch.setattr(vs._payloads, 'evict', lambda *_: None)
+        vs.set_payload(C, {pid(1): {'trust': 'quarantined'}})  # lands before the search runs
+        monkeypatch.undo()
+        monkeypatch.setattr(vs, '_without_vacuous_exclusions', count_then_quarantine)
+        return lighter
+
+    try:
+        for stale in (False, True):
+            vs.set_payload(C, {pid(1): {'trust': 'trusted'}})
+            vs.retrieve(C, [pid(1)])  # cached as trusted
+            stale_cache[:] = [True] if stale else []
+            monkeypatch.setattr(vs, '_without_vacuous_exclusions', count_then_quarantine)
+            found = ids_of(vs.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], SEARCHED, 3))
+            monkeypatch.undo()
+            assert pid(1) not in found and found == [pid(2), pid(3), pid(4)], stale
+    finally:
+        vs.close()
+
+
+def test_edge_a_quiet_search_reads_no_payload_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vs = _edge_with(tmp_path, 20)
+    try:
+
+        def no_fresh_read(*_: Any) -> Any:
+            raise AssertionError('re-read payloads though no write crossed the search')
+
+        monkeypatch.setattr(vs, '_fresh_payloads', no_fresh_read)
+        assert len(vs.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], SEARCHED, 5)) == 5
+    finally:
+        vs.close()
+
+
 def test_edge_methods_after_close_raise_store_unavailable(tmp_path: Path) -> None:
     vs = make_edge(tmp_path / 'vectors')
     vs.ensure_collection(SPEC)
