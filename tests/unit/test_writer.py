@@ -161,3 +161,42 @@ def test_a_shown_memory_reads_its_entities_from_the_graph_and_stays_readable_wit
         assert [c.text for c in recall.describe(chunks)] == ['Gina plays chess', 'ok']
     finally:
         recall.close()
+
+
+@pytest.mark.parametrize('leader', [False, True])
+def test_a_weak_search_reads_a_fallback_scope_only_when_it_holds_memories(leader: bool) -> None:
+    from core.auth import Principal
+    from core.scopes import GLOBAL
+
+    vectors, clock = InMemoryVectorStore(), ManualClock(NOW)
+    writer = _owner(vectors, clock)
+    recall = RecallService(vectors, HashEmbedder(), Bm25Encoder(), clock, writer)
+    queried: list[list[str] | None] = []
+    real = vectors.query
+
+    def counted(collection: str, channel: Any, vector: Any, flt: Any, limit: int) -> Any:
+        queried.append(flt.scopes)
+        return real(collection, channel, vector, flt, limit)
+
+    vectors.query = counted  # type: ignore[method-assign]
+    other = 'agent:leader' if leader else GLOBAL
+    who = (
+        Principal(name='member', agent_id='member', leader_scopes=('agent:leader',))
+        if leader
+        else Principal(name='admin', admin=True)
+    )
+    try:
+        writer.remember([MemoryIn(scope=SCOPE if not leader else 'agent:member', text='ok')])
+        mine = SCOPE if not leader else 'agent:member'
+        weak = SearchRequest(query='quantum chromodynamics lecture notes', scope=mine)
+        first = recall.search(weak, who)
+        # nothing convincing, but the fallback scope is empty: no second pass over the channels
+        assert first.receipt.fallback is None and all(other not in (s or []) for s in queried)
+        writer.remember([MemoryIn(scope=other, text='quantum chromodynamics lecture notes')])
+        queried.clear()
+        second = recall.search(weak, who)
+        assert any(other in (s or []) for s in queried)
+        assert second.receipt.fallback == ('team_leader' if leader else 'global')
+        assert second.hits[0].scope == other
+    finally:
+        recall.close()
