@@ -8,7 +8,7 @@ runs with its integer dot-product instructions: about half the time per query an
 the reference machine, at a cosine of >= 0.99 to the float32 outputs (bench/README.md).
 
 The copy is derived from the packaged file (nothing is downloaded) and kept in a cache
-directory under a name that changes with the source file and the tool versions, so a start
+directory under a name that changes with the source file and the onnxruntime version, so a start
 after the first reads it instead of converting again.
 """
 
