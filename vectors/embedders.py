@@ -88,12 +88,16 @@ class OnnxMiniLMEmbedder:
         # text's vector would depend on its batch-mates and their padding (cosine ~0.99): each
         # text runs alone, which is still ~1.6x float32's batched speed (bench/README.md)
         self._batch_size = 1 if self.int8 else batch_size
-        self.shares_runs = not self.int8  # QueryBatcher has nothing to share otherwise
         # a document batch grows onnxruntime's memory arena by ~300 MB that it never gives
         # back (bench/memory_bench.py); shrinking it after large runs returns that memory,
         # while single queries keep the arena's fast allocations
         self._shrink = ort.RunOptions()
         self._shrink.add_run_config_entry('memory.enable_memory_arena_shrinkage', 'cpu:0')
+
+    @property
+    def shares_runs(self) -> bool:
+        """Whether several texts share one model run (QueryBatcher has nothing to share else)."""
+        return not self.int8
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Embeddings in input order; batches are length-sorted to cut padding."""
@@ -524,14 +528,10 @@ def make_embedder(
     if data_dir is not None:
         check_data_dir(data_dir, name, inner)
     batcher = None
-    if query_batch_ms > 0 and getattr(inner, 'symmetric', True) and inner_shares_runs(inner):
+    shares_runs = getattr(inner, 'shares_runs', True)  # False for MiniLM's int8 copy
+    if query_batch_ms > 0 and getattr(inner, 'symmetric', True) and shares_runs:
         batcher = QueryBatcher(inner, query_batch_ms / 1000.0, query_batch_max)
     return CachedEmbedder(inner, max_entries=cache_size, max_chars=max_chars, batcher=batcher)
-
-
-def inner_shares_runs(model: Embedder) -> bool:
-    """Whether several texts can share one model run (False for MiniLM's int8 copy)."""
-    return bool(getattr(model, 'shares_runs', True))
 
 
 def check_data_dir(data_dir: Path, setting: str, embedder: Embedder) -> None:

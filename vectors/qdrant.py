@@ -284,23 +284,14 @@ def _index_schemas(spec: CollectionSpec) -> list[tuple[str, models.PayloadSchema
         )
         schemas.append((name, params))
     for name in spec.bool_fields:
+        on_disk = spec.on_disk(name) or None
         schemas.append(
-            (
-                name,
-                models.BoolIndexParams(
-                    type=models.BoolIndexType.BOOL, on_disk=spec.on_disk(name) or None
-                ),
-            )
+            (name, models.BoolIndexParams(type=models.BoolIndexType.BOOL, on_disk=on_disk))
         )
     for name in spec.float_fields:
-        schemas.append(
-            (
-                name,
-                models.FloatIndexParams(
-                    type=models.FloatIndexType.FLOAT, on_disk=spec.on_disk(name) or None
-                ),
-            )
-        )
+        on_disk = spec.on_disk(name) or None
+        params_float = models.FloatIndexParams(type=models.FloatIndexType.FLOAT, on_disk=on_disk)
+        schemas.append((name, params_float))
     for name in spec.integer_fields:
         params_int = models.IntegerIndexParams(
             type=models.IntegerIndexType.INTEGER,
