@@ -65,6 +65,13 @@ class Settings(BaseModel):
         description='embedded: threads one vector search may use; 1 (default) searches in the '
         "request's own thread, which serves concurrent requests best; 0: one per core",
     )
+    search_overlap_threads: int = Field(
+        default=2,
+        ge=0,
+        le=64,
+        description="spare threads that run a search's dense side (query embedding and dense "
+        'query) beside its BM25 query, used only while one is idle; 0: one after the other',
+    )
     vector_quantization: Literal['none', 'int8'] = Field(
         default='none',
         description="'int8': scalar-quantised copy of the dense vectors searched first (4x "

@@ -9,11 +9,13 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from core.auth import Principal
 from core.clock import Clock, to_epoch
 from core.errors import NotFound, StoreUnavailable
+from core.overlap import Deferred, Overlap
 from core.scopes import GLOBAL
 from recall.abstracts import abstract, overview
 from recall.decay import multiplier, relevance
@@ -120,9 +122,12 @@ class RecallService:
         *,
         graph: GraphIndex | None = None,
         fusion: FusionConfig = DEFAULT_FUSION,
+        overlap_threads: int = 0,
     ) -> None:
         """`graph` is given in the process that owns the graph: it adds the graph channel.
-        Every change to `memories` (access bookkeeping included) goes through `writer`."""
+        Every change to `memories` (access bookkeeping included) goes through `writer`.
+        `overlap_threads` spare threads run a search's dense side (query embedding, then the
+        dense query) beside its lexical side while one is idle; 0 runs them one after the other."""
         self._vectors = vectors
         self._embedder = embedder
         self._sparse = sparse
@@ -131,6 +136,7 @@ class RecallService:
         self._graph = graph
         self._touches = AccessRecorder(writer.touch)
         self._fusion = fusion
+        self._overlap = Overlap(overlap_threads, 'recall-overlap')
 
     @property
     def embedder_name(self) -> str:
@@ -282,19 +288,46 @@ class RecallService:
         points, _ = self._vectors.scroll(MEMORIES, self._filter(req, scopes), 1)
         return bool(points)
 
-    def _encode_query(self, req: SearchRequest, latency: dict[str, float]) -> dict[Channel, Any]:
-        out: dict[Channel, Any] = {}
+    def _encode_query(
+        self, req: SearchRequest, latency: dict[str, float]
+    ) -> dict[Channel, Deferred[Any]]:
+        """The query's vector per channel. The dense one is embedded when first asked for, by
+        the dense channel's step (on a spare thread when one is idle), so the embedding overlaps
+        the BM25 query instead of preceding it."""
+        out: dict[Channel, Deferred[Any]] = {}
         if req.mode in (SearchMode.HYBRID, SearchMode.DENSE):
-            t = time.perf_counter()
-            out['dense'] = self._embedder.embed_query(req.query)
-            latency['embed'] = _ms(t)
+
+            def embed() -> list[float]:
+                t = time.perf_counter()
+                vector = self._embedder.embed_query(req.query)
+                latency['embed'] = _ms(t)
+                return vector
+
+            out['dense'] = Deferred(embed)
         if req.mode in (SearchMode.HYBRID, SearchMode.BM25):
             t = time.perf_counter()
             sparse = self._sparse.encode_query(req.query)
             latency['encode_bm25'] = _ms(t)
             if sparse.indices:
-                out['bm25'] = sparse
+                out['bm25'] = Deferred(lambda: sparse)
         return out
+
+    def _query(
+        self,
+        collection: str,
+        name: Channel,
+        vector: Deferred[Any],
+        flt: PointFilter,
+        depth: int,
+        latency: dict[str, float],
+        label: str,
+    ) -> list[ScoredPoint]:
+        value = vector.get()
+        t = time.perf_counter()
+        points = self._vectors.query(collection, name, value, flt, depth)
+        # each label is written by one thread only: the threads of a search never share a key
+        latency[label] = latency.get(label, 0.0) + _ms(t)
+        return points
 
     def _filter(self, req: SearchRequest, scopes: list[str]) -> PointFilter:
         flt = PointFilter(scopes=scopes, none_of={'trust': [Trust.QUARANTINED.value]})
@@ -311,26 +344,36 @@ class RecallService:
         req: SearchRequest,
         recipe: FusionConfig,
         scopes: list[str],
-        vectors: dict[Channel, Any],
+        vectors: dict[Channel, Deferred[Any]],
         latency: dict[str, float],
     ) -> _Found:
         flt = self._filter(req, scopes)
         depth = min(MAX_CANDIDATES, max(MIN_CANDIDATES, req.top_k * CANDIDATE_FACTOR))
         hybrid = req.mode == SearchMode.HYBRID
-        channels: dict[str, list[ScoredPoint]] = {}
-        for name, vector in vectors.items():
-            t = time.perf_counter()
-            channels[name] = self._vectors.query(MEMORIES, name, vector, flt, depth)
-            latency[name] = latency.get(name, 0.0) + _ms(t)
+        names = list(vectors)
+        # the dense side (embedding + query) goes to a spare thread if one is idle, while this
+        # thread queries BM25; both engines release the GIL, so the two overlap on two cores
+        pending = {
+            name: self._overlap.start(
+                partial(self._query, MEMORIES, name, vectors[name], flt, depth, latency, name)
+            )
+            for name in names[:-1]
+        }
+        here = {
+            name: self._query(MEMORIES, name, vectors[name], flt, depth, latency, name)
+            for name in names[-1:]
+        }
+        channels: dict[str, list[ScoredPoint]] = {
+            name: pending[name].get() if name in pending else here[name] for name in names
+        }
         # ---- episodes (L1, issue 4): the `episodic` kind also reads the `episodes` collection,
         # whose payloads carry the chunk fields this filter and `_rank` use; fused as channels
         if req.filters.kinds and Kind.EPISODIC in req.filters.kinds:
-            for name, vector in vectors.items():
-                t = time.perf_counter()
-                channels[f'episodes_{name}'] = self._vectors.query(
-                    EPISODES, name, vector, flt, depth
+            for name in names:
+                label = f'episodes_{name}'
+                channels[label] = self._query(
+                    EPISODES, name, vectors[name], flt, depth, latency, label
                 )
-                latency[f'episodes_{name}'] = latency.get(f'episodes_{name}', 0.0) + _ms(t)
         payloads = {p.id: p.payload for points in channels.values() for p in points}
         lent_by: dict[str, list[str]] = {}
         if hybrid and recipe.weight('context') > 0:
@@ -580,8 +623,9 @@ class RecallService:
         )
 
     def close(self) -> None:
-        """Stop the access-bookkeeping thread after it drains."""
+        """Stop the access-bookkeeping thread after it drains, and the spare search threads."""
         self._touches.close()
+        self._overlap.close()
 
 
 def _ms(since: float) -> float:

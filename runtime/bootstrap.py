@@ -194,7 +194,15 @@ def build(
             jobs=jobs,
             max_text_bytes=settings.max_text_bytes,
         )
-        recall = RecallService(vectors, embedder, sparse, clock, writer, graph=graph)
+        recall = RecallService(
+            vectors,
+            embedder,
+            sparse,
+            clock,
+            writer,
+            graph=graph,
+            overlap_threads=settings.search_overlap_threads,
+        )
         closers.append(recall.close)
         agents = Registry(settings.data_dir / AGENTS_FILE, clock)
         closers.append(agents.close)

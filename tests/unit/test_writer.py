@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -200,3 +201,40 @@ def test_a_weak_search_reads_a_fallback_scope_only_when_it_holds_memories(leader
         assert second.hits[0].scope == other
     finally:
         recall.close()
+
+
+def test_a_search_with_spare_threads_answers_as_one_run_serially() -> None:
+    from core.auth import Principal
+
+    vectors, clock = InMemoryVectorStore(), ManualClock(NOW)
+    writer = _owner(vectors, clock)
+    serial = RecallService(vectors, HashEmbedder(), Bm25Encoder(), clock, writer)
+    spare = RecallService(vectors, HashEmbedder(), Bm25Encoder(), clock, writer, overlap_threads=2)
+    threads: list[str] = []
+    real = vectors.query
+
+    def watched(collection: str, channel: Any, vector: Any, flt: Any, limit: int) -> Any:
+        threads.append(f'{channel}:{threading.current_thread().name}')
+        return real(collection, channel, vector, flt, limit)
+
+    vectors.query = watched  # type: ignore[method-assign]
+    admin = Principal(name='admin', admin=True)
+    try:
+        writer.remember(
+            [
+                MemoryIn(scope=SCOPE, text=f'Hana: I planted {plant} in the garden today')
+                for plant in ('tomatoes', 'basil', 'roses', 'mint', 'sunflowers')
+            ]
+        )
+        for query in ('what did Hana plant?', 'roses garden', 'zzz'):
+            req = SearchRequest(query=query, scope=SCOPE, top_k=3, touch=False)
+            one, two = serial.search(req, admin), spare.search(req, admin)
+            assert [(h.id, h.score) for h in one.hits] == [(h.id, h.score) for h in two.hits]
+            assert one.receipt.channels == two.receipt.channels
+            assert 'embed' in two.receipt.latency_ms
+        # the spare service ran its dense queries off the request's thread
+        assert any(t.startswith('dense:recall-overlap') for t in threads)
+        assert all(not t.startswith('bm25:recall-overlap') for t in threads)
+    finally:
+        serial.close()
+        spare.close()
