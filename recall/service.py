@@ -9,36 +9,27 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
-from typing import Any
 
 from core.auth import Principal
 from core.clock import Clock, to_epoch
 from core.errors import NotFound, StoreUnavailable
-from core.overlap import Deferred, Overlap
 from core.scopes import GLOBAL
 from recall.abstracts import abstract, overview
 from recall.decay import multiplier, relevance
-from recall.models import ANY_USER, EPISODES, MEMORIES, Chunk
+from recall.models import MEMORIES, Chunk
 from recall.ports import GraphIndex
+from recall.read.channels import ChannelReader, Found, search_filter
 from recall.read.context import (
-    CONTEXT_DEPTH,
     confidence,
-    context_list,
-    neighbours_of,
     query_names,
     query_period,
     query_terms,
 )
-from recall.read.filters import apply_search_filters
 from recall.read.fusion import (
     DEFAULT_FUSION,
     LEARNED_CHANNELS,
-    Fused,
     FusionConfig,
     feature_matrix,
-    fuse,
-    graph_weight,
     learned_head,
     learned_scores,
     shipped_model,
@@ -56,18 +47,12 @@ from recall.schemas import (
 )
 from recall.tiers import Kind, Trust
 from recall.write.writer import MemoryWriter
-from vectors.filtering import matches
-from vectors.models import Channel, PointFilter, ScoredPoint, StoredPoint
+from vectors.models import PointFilter
 from vectors.ports import Embedder, SparseEncoder, VectorStore
 
 log = logging.getLogger(__name__)
 
 USER_BOOST = 1.2
-# Channels return this many candidates per requested hit (at least MIN_CANDIDATES): RRF needs
-# depth to reward ids that both channels find but neither ranks first.
-CANDIDATE_FACTOR = 4
-MIN_CANDIDATES = 50
-MAX_CANDIDATES = 200
 # `graph: true` on a recipe that leaves the graph out: a quarter of BM25's say
 GRAPH_OPT_IN_WEIGHT = 0.25
 # a team member (or a scope reading global) whose best hit is below this confidence also reads
@@ -82,20 +67,9 @@ RANK_WINDOW_FACTOR = 3
 MIN_RANK_WINDOW = 30
 
 
-# _Found and _Ranked are dataclasses, not models: they hold models and payloads that are valid
+# _Ranked is a dataclass, not a model: it holds models and payloads that are valid
 # already, and validating them again (each payload dict copied) took ~7 % of the GIL-held time
 # of a search under load (py-spy, bench/load_bench.py)
-@dataclass(frozen=True, slots=True)
-class _Found:
-    """What the channels found in a set of scopes: lists, the fused order, every payload."""
-
-    channels: dict[str, list[ScoredPoint]]
-    fused: list[Fused]
-    payloads: dict[str, dict[str, Any]]
-    # a context-channel candidate -> the hits it neighbours (it shares their confidence)
-    lent_by: dict[str, list[str]]
-
-
 @dataclass(frozen=True, slots=True)
 class _Ranked:
     hits: list[Hit]
@@ -136,7 +110,9 @@ class RecallService:
         self._graph = graph
         self._touches = AccessRecorder(writer.touch)
         self._fusion = fusion
-        self._overlap = Overlap(overlap_threads, 'recall-overlap')
+        self._reader = ChannelReader(
+            vectors, embedder, sparse, graph=graph, overlap_threads=overlap_threads
+        )
 
     @property
     def embedder_name(self) -> str:
@@ -201,10 +177,10 @@ class RecallService:
         latency: dict[str, float] = {}
         principal.require_read(req.scope)
         recipe = self._recipe(req)
-        query_vectors = self._encode_query(req, latency)
+        query_vectors = self._reader.encode(req, latency)
         terms = query_terms(req.query)
         scopes = [req.scope]
-        found = self._channels(req, recipe, scopes, query_vectors, latency)
+        found = self._reader.read(req, recipe, scopes, query_vectors, latency)
         fallback: str | None = None
         if (
             req.scope != GLOBAL
@@ -213,7 +189,7 @@ class RecallService:
             and self._holds_any(req, [GLOBAL])
         ):
             # global is merged with the caller's own hits, which still compete
-            wider = self._channels(req, recipe, [req.scope, GLOBAL], query_vectors, latency)
+            wider = self._reader.read(req, recipe, [req.scope, GLOBAL], query_vectors, latency)
             if any(p.get('scope') == GLOBAL for p in wider.payloads.values()):
                 found, scopes, fallback = wider, [req.scope, GLOBAL], 'global'
         if (
@@ -224,7 +200,7 @@ class RecallService:
             # a member with nothing (or nothing convincing) reads its leaders' memory, merged
             # with what it has, so its own hits still compete
             scopes = [*scopes, *principal.leader_scopes]
-            found = self._channels(req, recipe, scopes, query_vectors, latency)
+            found = self._reader.read(req, recipe, scopes, query_vectors, latency)
             fallback = 'team_leader'
 
         t = time.perf_counter()
@@ -269,7 +245,7 @@ class RecallService:
         weights.update({str(k): v for k, v in (req.weights or {}).items()})
         return self._fusion.model_copy(update={'weights': weights})
 
-    def _weak(self, found: _Found, terms: list[str]) -> bool:
+    def _weak(self, found: Found, terms: list[str]) -> bool:
         """Nothing, or nothing convincing: the best few candidates all have low confidence."""
         dense = {p.id: p.score for p in found.channels.get('dense', [])}
         for item in found.fused[:WEAK_CHECK_DEPTH]:
@@ -285,197 +261,14 @@ class RecallService:
         """Whether these scopes hold a memory this search could find: a fallback to scopes
         that hold none would run every channel again for nothing (one search in ten on LoCoMo
         questions over a 100k store with an empty `global`: a second pass of ~15 ms)."""
-        points, _ = self._vectors.scroll(MEMORIES, self._filter(req, scopes), 1)
+        points, _ = self._vectors.scroll(MEMORIES, search_filter(req, scopes), 1)
         return bool(points)
-
-    def _encode_query(
-        self, req: SearchRequest, latency: dict[str, float]
-    ) -> dict[Channel, Deferred[Any]]:
-        """The query's vector per channel. The dense one is embedded when first asked for, by
-        the dense channel's step (on a spare thread when one is idle), so the embedding overlaps
-        the BM25 query instead of preceding it."""
-        out: dict[Channel, Deferred[Any]] = {}
-        if req.mode in (SearchMode.HYBRID, SearchMode.DENSE):
-
-            def embed() -> list[float]:
-                t = time.perf_counter()
-                vector = self._embedder.embed_query(req.query)
-                latency['embed'] = _ms(t)
-                return vector
-
-            out['dense'] = Deferred(embed)
-        if req.mode in (SearchMode.HYBRID, SearchMode.BM25):
-            t = time.perf_counter()
-            sparse = self._sparse.encode_query(req.query)
-            latency['encode_bm25'] = _ms(t)
-            if sparse.indices:
-                out['bm25'] = Deferred(lambda: sparse)
-        return out
-
-    def _query(
-        self,
-        collection: str,
-        name: Channel,
-        vector: Deferred[Any],
-        flt: PointFilter,
-        depth: int,
-        latency: dict[str, float],
-        label: str,
-    ) -> list[ScoredPoint]:
-        value = vector.get()
-        t = time.perf_counter()
-        points = self._vectors.query(collection, name, value, flt, depth)
-        # each label is written by one thread only: the threads of a search never share a key
-        latency[label] = latency.get(label, 0.0) + _ms(t)
-        return points
-
-    def _filter(self, req: SearchRequest, scopes: list[str]) -> PointFilter:
-        flt = PointFilter(scopes=scopes, none_of={'trust': [Trust.QUARANTINED.value]})
-        if not req.include_superseded:
-            flt.none_of['superseded'] = [True]
-        if req.user_id is not None:
-            # the caller's own memories and user-less ones; other users' stay private
-            flt.any_of['owner'] = [req.user_id, ANY_USER]
-        apply_search_filters(flt, req.filters)
-        return flt
-
-    def _channels(
-        self,
-        req: SearchRequest,
-        recipe: FusionConfig,
-        scopes: list[str],
-        vectors: dict[Channel, Deferred[Any]],
-        latency: dict[str, float],
-    ) -> _Found:
-        flt = self._filter(req, scopes)
-        depth = min(MAX_CANDIDATES, max(MIN_CANDIDATES, req.top_k * CANDIDATE_FACTOR))
-        hybrid = req.mode == SearchMode.HYBRID
-        names = list(vectors)
-        # the dense side (embedding + query) goes to a spare thread if one is idle, while this
-        # thread queries BM25; both engines release the GIL, so the two overlap on two cores
-        pending = {
-            name: self._overlap.start(
-                partial(self._query, MEMORIES, name, vectors[name], flt, depth, latency, name)
-            )
-            for name in names[:-1]
-        }
-        here = {
-            name: self._query(MEMORIES, name, vectors[name], flt, depth, latency, name)
-            for name in names[-1:]
-        }
-        channels: dict[str, list[ScoredPoint]] = {
-            name: pending[name].get() if name in pending else here[name] for name in names
-        }
-        # ---- episodes (L1, issue 4): the `episodic` kind also reads the `episodes` collection,
-        # whose payloads carry the chunk fields this filter and `_rank` use; fused as channels
-        if req.filters.kinds and Kind.EPISODIC in req.filters.kinds:
-            for name in names:
-                label = f'episodes_{name}'
-                channels[label] = self._query(
-                    EPISODES, name, vectors[name], flt, depth, latency, label
-                )
-        payloads = {p.id: p.payload for points in channels.values() for p in points}
-        lent_by: dict[str, list[str]] = {}
-        if hybrid and recipe.weight('context') > 0:
-            t = time.perf_counter()
-            neighbours = self._neighbours(channels, flt, payloads)
-            sources: dict[str, list[tuple[str, float]]] = {
-                n: [(p.id, p.score) for p in channels[n]]
-                for n in ('bm25', 'dense')
-                if n in channels
-            }
-            channels['context'] = [
-                ScoredPoint.model_construct(id=ident, score=score, payload=payloads[ident])
-                for ident, score in context_list(sources, neighbours)[:depth]
-            ]
-            for source, others in neighbours.items():
-                for other in others:
-                    lent_by.setdefault(other, []).append(source)
-            latency['context'] = latency.get('context', 0.0) + _ms(t)
-        if self._graph is not None and hybrid and recipe.weight('graph') > 0:
-            t = time.perf_counter()
-            channels['graph'] = self._graph_channel(
-                req.query, scopes, flt, req.hops, depth, payloads
-            )
-            payloads.update({p.id: p.payload for p in channels['graph']})
-            latency['graph'] = latency.get('graph', 0.0) + _ms(t)
-        t = time.perf_counter()
-        lists = {name: [(p.id, p.score) for p in points] for name, points in channels.items()}
-        weights = {name: recipe.weight(name) if hybrid else 1.0 for name in lists}
-        if 'graph' in lists:
-            weights['graph'] = graph_weight(weights['graph'], lists['graph'])
-        method = req.fusion.value if req.fusion is not None else recipe.method
-        # the learned model ranks later (_rank); RRF gives the preliminary order and receipt
-        fused = fuse(lists, 'rrf' if method == 'learned' else method, weights)
-        latency['fuse'] = latency.get('fuse', 0.0) + _ms(t)
-        return _Found(channels=channels, fused=fused, payloads=payloads, lent_by=lent_by)
-
-    def _neighbours(
-        self,
-        channels: dict[str, list[ScoredPoint]],
-        flt: PointFilter,
-        payloads: dict[str, dict[str, Any]],
-    ) -> dict[str, list[str]]:
-        """The memories written just before and after the strongest candidates, same session.
-
-        Both come by id in one retrieve (`prev_id`, `next_id`); only payloads written before
-        `next_id` existed (no such key) are looked up by their successors' `prev_id`.
-        """
-        ids = list(
-            dict.fromkeys(
-                p.id for name in ('bm25', 'dense') for p in channels.get(name, [])[:CONTEXT_DEPTH]
-            )
-        )
-        if not ids:
-            return {}
-        legacy = [i for i in ids if 'next_id' not in payloads[i]]
-        after: list[StoredPoint] = []
-        if legacy:
-            following = flt.model_copy(deep=True)
-            following.any_of['prev_id'] = list[str | bool | int](legacy)
-            after, _ = self._vectors.scroll(MEMORIES, following, 2 * len(legacy))
-        links = [payloads[i].get(key) for i in ids for key in ('prev_id', 'next_id')]
-        wanted = list(dict.fromkeys(str(n) for n in links if n and n not in payloads))
-        fetched = self._vectors.retrieve(MEMORIES, wanted) if wanted else []
-        for point in [*after, *fetched]:
-            if matches(point.payload, flt):
-                payloads.setdefault(point.id, point.payload)
-        legacy_next = {p.id: str(p.payload.get('prev_id')) for p in after}
-        return neighbours_of(ids, payloads, legacy_next)
-
-    def _graph_channel(
-        self,
-        query: str,
-        scopes: list[str],
-        flt: PointFilter,
-        hops: int,
-        depth: int,
-        known: dict[str, dict[str, Any]],
-    ) -> list[ScoredPoint]:
-        assert self._graph is not None
-        try:
-            related = self._graph.related_chunks(query, scopes, hops, depth)
-        except Exception:  # the graph is an extra channel: recall must not fail with it
-            log.exception('graph channel failed; answering without it')
-            return []
-        if not related:
-            return []
-        # the other channels' candidates already carry their payloads (and passed `flt`)
-        missing = [r.id for r in related if r.id not in known]
-        found = self._vectors.retrieve(MEMORIES, missing) if missing else []
-        payloads = {p.id: p.payload for p in found if matches(p.payload, flt)}
-        payloads.update({r.id: known[r.id] for r in related if r.id in known})
-        return [
-            ScoredPoint.model_construct(id=r.id, score=r.score, payload=payloads[r.id])
-            for r in related
-            if r.id in payloads
-        ]
 
     def _rank(
         self,
         req: SearchRequest,
         recipe: FusionConfig,
-        found: _Found,
+        found: Found,
         terms: list[str],
         floor: float,
     ) -> _Ranked:
@@ -613,7 +406,7 @@ class RecallService:
         return _Ranked(hits=ranked, below_floor=below, factors=factors, speakers=named)
 
     @staticmethod
-    def _learned(req: SearchRequest, recipe: FusionConfig, found: _Found) -> bool:
+    def _learned(req: SearchRequest, recipe: FusionConfig, found: Found) -> bool:
         """The learned model ranks hybrid searches over the channels it was fitted on."""
         method = req.fusion.value if req.fusion is not None else recipe.method
         return (
@@ -625,7 +418,7 @@ class RecallService:
     def close(self) -> None:
         """Stop the access-bookkeeping thread after it drains, and the spare search threads."""
         self._touches.close()
-        self._overlap.close()
+        self._reader.close()
 
 
 def _ms(since: float) -> float:

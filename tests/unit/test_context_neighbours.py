@@ -8,9 +8,9 @@ from typing import Any
 
 from core.clock import ManualClock
 from recall.models import MEMORIES
+from recall.read.channels import ChannelReader
 from recall.read.context import same_session
 from recall.schemas import MemoryIn
-from recall.service import RecallService
 from recall.write.writer import MemoryWriter
 from tests.fakes import InMemoryVectorStore
 from vectors.bm25 import Bm25Encoder
@@ -76,18 +76,18 @@ def _reference(ids: list[str], every: dict[str, dict[str, Any]]) -> dict[str, se
 
 
 def _neighbours(
-    recall: RecallService, every: dict[str, dict[str, Any]], ids: list[str], scope: str
+    reader: ChannelReader, every: dict[str, dict[str, Any]], ids: list[str], scope: str
 ) -> dict[str, set[str]]:
     channels = {'bm25': [ScoredPoint(id=i, score=1.0, payload=every[i]) for i in ids]}
     payloads = {i: every[i] for i in ids}
-    found = recall._neighbours(channels, PointFilter(scopes=[scope]), payloads)
+    found = reader.neighbours(channels, PointFilter(scopes=[scope]), payloads)
     return {k: set(v) for k, v in found.items()}
 
 
 def test_context_neighbours_come_by_id_and_match_the_prev_id_definition():
     store, clock = _CountingStore(), ManualClock(NOW)
     writer = MemoryWriter(store, HashEmbedder(), Bm25Encoder(), clock)
-    recall = RecallService(store, HashEmbedder(), Bm25Encoder(), clock, writer)
+    recall = ChannelReader(store, HashEmbedder(), Bm25Encoder())
     _conversation(writer)
     every = _all_payloads(store)
     assert all('next_id' in p for p in every.values())
@@ -103,7 +103,7 @@ def test_context_neighbours_come_by_id_and_match_the_prev_id_definition():
 def test_payloads_written_before_next_id_still_find_their_successors():
     store, clock = _CountingStore(), ManualClock(NOW)
     writer = MemoryWriter(store, HashEmbedder(), Bm25Encoder(), clock)
-    recall = RecallService(store, HashEmbedder(), Bm25Encoder(), clock, writer)
+    recall = ChannelReader(store, HashEmbedder(), Bm25Encoder())
     _conversation(writer)
     for point in store._points(MEMORIES).values():
         point.payload.pop('next_id')

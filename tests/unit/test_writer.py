@@ -232,6 +232,9 @@ def test_a_search_with_spare_threads_answers_as_one_run_serially() -> None:
             assert [(h.id, h.score) for h in one.hits] == [(h.id, h.score) for h in two.hits]
             assert one.receipt.channels == two.receipt.channels
             assert 'embed' in two.receipt.latency_ms
+            if query != 'zzz':
+                # the context channel's neighbours were read while the dense side ran
+                assert two.receipt.channels.get('context')
         # the spare service ran its dense queries off the request's thread
         assert any(t.startswith('dense:recall-overlap') for t in threads)
         assert all(not t.startswith('bm25:recall-overlap') for t in threads)

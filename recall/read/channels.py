@@ -1,0 +1,291 @@
+"""The channels of one search: candidate lists per channel, the conversation context and the
+graph channel, fused into a preliminary order.
+
+A hybrid search runs two engines that release the GIL: the dense side (query embedding in
+onnxruntime, then a Qdrant query) goes to a spare thread when one is idle (`core.overlap`) while
+the request's thread runs the BM25 query and reads its candidates' neighbouring turns; without an
+idle spare thread the steps run one after the other, as they always did. `RecallService` ranks
+what this module finds.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from core.overlap import Deferred, Overlap
+from recall.models import ANY_USER, EPISODES, MEMORIES
+from recall.ports import GraphIndex
+from recall.read.context import CONTEXT_DEPTH, context_list, neighbours_of
+from recall.read.filters import apply_search_filters
+from recall.read.fusion import Fused, FusionConfig, fuse, graph_weight
+from recall.schemas import SearchMode, SearchRequest
+from recall.tiers import Kind, Trust
+from vectors.filtering import matches
+from vectors.models import Channel, PointFilter, ScoredPoint, StoredPoint
+from vectors.ports import Embedder, SparseEncoder, VectorStore
+
+log = logging.getLogger(__name__)
+
+# Channels return this many candidates per requested hit (at least MIN_CANDIDATES): RRF needs
+# depth to reward ids that both channels find but neither ranks first.
+CANDIDATE_FACTOR = 4
+MIN_CANDIDATES = 50
+MAX_CANDIDATES = 200
+
+
+# Found is a dataclass, not a model: it holds models and payloads that are valid already, and
+# validating them again (each payload dict copied) took ~7 % of the GIL-held time of a search
+# under load (py-spy, bench/load_bench.py)
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What the channels found in a set of scopes: lists, the fused order, every payload."""
+
+    channels: dict[str, list[ScoredPoint]]
+    fused: list[Fused]
+    payloads: dict[str, dict[str, Any]]
+    # a context-channel candidate -> the hits it neighbours (it shares their confidence)
+    lent_by: dict[str, list[str]]
+
+
+def search_filter(req: SearchRequest, scopes: list[str]) -> PointFilter:
+    """The store filter every channel of a search shares: its scopes, no quarantined (nor,
+    unless asked, superseded) memories, the caller's own and user-less ones, and the request's
+    filters."""
+    flt = PointFilter(scopes=scopes, none_of={'trust': [Trust.QUARANTINED.value]})
+    if not req.include_superseded:
+        flt.none_of['superseded'] = [True]
+    if req.user_id is not None:
+        # the caller's own memories and user-less ones; other users' stay private
+        flt.any_of['owner'] = [req.user_id, ANY_USER]
+    apply_search_filters(flt, req.filters)
+    return flt
+
+
+class ChannelReader:
+    """Reads a search's channels over the VectorStore port (and the graph, on its owner)."""
+
+    def __init__(
+        self,
+        vectors: VectorStore,
+        embedder: Embedder,
+        sparse: SparseEncoder,
+        *,
+        graph: GraphIndex | None = None,
+        overlap_threads: int = 0,
+    ) -> None:
+        """`overlap_threads` spare threads run a search's dense side beside its lexical side
+        while one is idle; 0 runs them one after the other."""
+        self._vectors = vectors
+        self._embedder = embedder
+        self._sparse = sparse
+        self._graph = graph
+        self._overlap = Overlap(overlap_threads, 'recall-overlap')
+
+    def encode(self, req: SearchRequest, latency: dict[str, float]) -> dict[Channel, Deferred[Any]]:
+        """The query's vector per channel. The dense one is embedded when first asked for, by
+        the dense channel's step (on a spare thread when one is idle), so the embedding overlaps
+        the BM25 query instead of preceding it."""
+        out: dict[Channel, Deferred[Any]] = {}
+        if req.mode in (SearchMode.HYBRID, SearchMode.DENSE):
+
+            def embed() -> list[float]:
+                t = time.perf_counter()
+                vector = self._embedder.embed_query(req.query)
+                latency['embed'] = _ms(t)
+                return vector
+
+            out['dense'] = Deferred(embed)
+        if req.mode in (SearchMode.HYBRID, SearchMode.BM25):
+            t = time.perf_counter()
+            sparse = self._sparse.encode_query(req.query)
+            latency['encode_bm25'] = _ms(t)
+            if sparse.indices:
+                out['bm25'] = Deferred(lambda: sparse)
+        return out
+
+    def _query(
+        self,
+        collection: str,
+        name: Channel,
+        vector: Deferred[Any],
+        flt: PointFilter,
+        depth: int,
+        latency: dict[str, float],
+        label: str,
+    ) -> list[ScoredPoint]:
+        value = vector.get()
+        t = time.perf_counter()
+        points = self._vectors.query(collection, name, value, flt, depth)
+        # each label is written by one thread only: the threads of a search never share a key
+        latency[label] = latency.get(label, 0.0) + _ms(t)
+        return points
+
+    def read(
+        self,
+        req: SearchRequest,
+        recipe: FusionConfig,
+        scopes: list[str],
+        vectors: dict[Channel, Deferred[Any]],
+        latency: dict[str, float],
+    ) -> Found:
+        flt = search_filter(req, scopes)
+        depth = min(MAX_CANDIDATES, max(MIN_CANDIDATES, req.top_k * CANDIDATE_FACTOR))
+        hybrid = req.mode == SearchMode.HYBRID
+        names = list(vectors)
+        # the dense side (embedding + query) goes to a spare thread if one is idle, while this
+        # thread queries BM25; both engines release the GIL, so the two overlap on two cores
+        pending = {
+            name: self._overlap.start(
+                partial(self._query, MEMORIES, name, vectors[name], flt, depth, latency, name)
+            )
+            for name in names[:-1]
+        }
+        here = {
+            name: self._query(MEMORIES, name, vectors[name], flt, depth, latency, name)
+            for name in names[-1:]
+        }
+        context = hybrid and recipe.weight('context') > 0
+        early: dict[str, dict[str, Any]] = {}
+        if context and any(p.on_spare_thread for p in pending.values()):
+            # while the dense side still runs, read the neighbours of this thread's candidates
+            t = time.perf_counter()
+            early = self._neighbour_payloads(
+                [p for points in here.values() for p in points[:CONTEXT_DEPTH]],
+                {p.id for points in here.values() for p in points},
+                flt,
+            )
+            latency['context'] = latency.get('context', 0.0) + _ms(t)
+        channels: dict[str, list[ScoredPoint]] = {
+            name: pending[name].get() if name in pending else here[name] for name in names
+        }
+        # ---- episodes (L1, issue 4): the `episodic` kind also reads the `episodes` collection,
+        # whose payloads carry the chunk fields this filter and `_rank` use; fused as channels
+        if req.filters.kinds and Kind.EPISODIC in req.filters.kinds:
+            for name in names:
+                label = f'episodes_{name}'
+                channels[label] = self._query(
+                    EPISODES, name, vectors[name], flt, depth, latency, label
+                )
+        payloads = {p.id: p.payload for points in channels.values() for p in points}
+        lent_by: dict[str, list[str]] = {}
+        if context:
+            t = time.perf_counter()
+            neighbours = self.neighbours(channels, flt, payloads, early)
+            sources: dict[str, list[tuple[str, float]]] = {
+                n: [(p.id, p.score) for p in channels[n]]
+                for n in ('bm25', 'dense')
+                if n in channels
+            }
+            channels['context'] = [
+                ScoredPoint.model_construct(id=ident, score=score, payload=payloads[ident])
+                for ident, score in context_list(sources, neighbours)[:depth]
+            ]
+            for source, others in neighbours.items():
+                for other in others:
+                    lent_by.setdefault(other, []).append(source)
+            latency['context'] = latency.get('context', 0.0) + _ms(t)
+        if self._graph is not None and hybrid and recipe.weight('graph') > 0:
+            t = time.perf_counter()
+            channels['graph'] = self._graph_channel(
+                req.query, scopes, flt, req.hops, depth, payloads
+            )
+            payloads.update({p.id: p.payload for p in channels['graph']})
+            latency['graph'] = latency.get('graph', 0.0) + _ms(t)
+        t = time.perf_counter()
+        lists = {name: [(p.id, p.score) for p in points] for name, points in channels.items()}
+        weights = {name: recipe.weight(name) if hybrid else 1.0 for name in lists}
+        if 'graph' in lists:
+            weights['graph'] = graph_weight(weights['graph'], lists['graph'])
+        method = req.fusion.value if req.fusion is not None else recipe.method
+        # the learned model ranks later (_rank); RRF gives the preliminary order and receipt
+        fused = fuse(lists, 'rrf' if method == 'learned' else method, weights)
+        latency['fuse'] = latency.get('fuse', 0.0) + _ms(t)
+        return Found(channels=channels, fused=fused, payloads=payloads, lent_by=lent_by)
+
+    def neighbours(
+        self,
+        channels: dict[str, list[ScoredPoint]],
+        flt: PointFilter,
+        payloads: dict[str, dict[str, Any]],
+        early: dict[str, dict[str, Any]] | None = None,
+    ) -> dict[str, list[str]]:
+        """The memories written just before and after the strongest candidates, same session.
+
+        Both come by id in one retrieve (`prev_id`, `next_id`), less those `early` holds
+        already (read while the dense side ran); only payloads written before `next_id` existed
+        (no such key) are looked up by their successors' `prev_id`.
+        """
+        ids = list(
+            dict.fromkeys(
+                p.id for name in ('bm25', 'dense') for p in channels.get(name, [])[:CONTEXT_DEPTH]
+            )
+        )
+        if not ids:
+            return {}
+        legacy = [i for i in ids if 'next_id' not in payloads[i]]
+        after: list[StoredPoint] = []
+        if legacy:
+            following = flt.model_copy(deep=True)
+            following.any_of['prev_id'] = list[str | bool | int](legacy)
+            after, _ = self._vectors.scroll(MEMORIES, following, 2 * len(legacy))
+        for point in after:
+            if matches(point.payload, flt):
+                payloads.setdefault(point.id, point.payload)
+        for ident, payload in (early or {}).items():
+            payloads.setdefault(ident, payload)
+        later = [p for name in ('bm25', 'dense') for p in channels.get(name, [])[:CONTEXT_DEPTH]]
+        for ident, payload in self._neighbour_payloads(later, set(payloads), flt).items():
+            payloads.setdefault(ident, payload)
+        legacy_next = {p.id: str(p.payload.get('prev_id')) for p in after}
+        return neighbours_of(ids, payloads, legacy_next)
+
+    def _neighbour_payloads(
+        self, points: Sequence[ScoredPoint], known: set[str], flt: PointFilter
+    ) -> dict[str, dict[str, Any]]:
+        """The payloads, by id, of these candidates' linked neighbours (`prev_id`, `next_id`)
+        that `known` lacks and that pass `flt`: one retrieve."""
+        links = [p.payload.get(key) for p in points for key in ('prev_id', 'next_id')]
+        wanted = list(dict.fromkeys(str(n) for n in links if n and n not in known))
+        fetched = self._vectors.retrieve(MEMORIES, wanted) if wanted else []
+        return {p.id: p.payload for p in fetched if matches(p.payload, flt)}
+
+    def _graph_channel(
+        self,
+        query: str,
+        scopes: list[str],
+        flt: PointFilter,
+        hops: int,
+        depth: int,
+        known: dict[str, dict[str, Any]],
+    ) -> list[ScoredPoint]:
+        assert self._graph is not None
+        try:
+            related = self._graph.related_chunks(query, scopes, hops, depth)
+        except Exception:  # the graph is an extra channel: recall must not fail with it
+            log.exception('graph channel failed; answering without it')
+            return []
+        if not related:
+            return []
+        # the other channels' candidates already carry their payloads (and passed `flt`)
+        missing = [r.id for r in related if r.id not in known]
+        found = self._vectors.retrieve(MEMORIES, missing) if missing else []
+        payloads = {p.id: p.payload for p in found if matches(p.payload, flt)}
+        payloads.update({r.id: known[r.id] for r in related if r.id in known})
+        return [
+            ScoredPoint.model_construct(id=r.id, score=r.score, payload=payloads[r.id])
+            for r in related
+            if r.id in payloads
+        ]
+
+    def close(self) -> None:
+        """Let the spare threads finish what they run."""
+        self._overlap.close()
+
+
+def _ms(since: float) -> float:
+    return (time.perf_counter() - since) * 1000.0
