@@ -12,7 +12,9 @@ records the HTTP round trip and the receipt's stages. Arms alternate within each
 machine getting faster or slower shifts both. Reported per arm: p50/p95 over all rounds, the
 server's own total, and stage medians. Output: bench/results/served_ab.json.
 
-A kept store must have been made by this code's schema (service_bench --keep-data).
+A kept store must have been made by this code's schema (service_bench --keep-data). To compare
+code versions, give an arm `PYTHONPATH=<another checkout>`: its modules shadow this checkout's
+(the venv installs the project in editable mode, found after PYTHONPATH).
 """
 
 from __future__ import annotations
@@ -45,8 +47,8 @@ def _arm(spec: list[str]) -> tuple[str, dict[str, str]]:
     env: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition('=')
-        if not sep or not key.startswith('KG_'):
-            raise SystemExit(f'--arm {name}: {pair!r} is not KG_NAME=value')
+        if not sep or not (key.startswith('KG_') or key == 'PYTHONPATH'):
+            raise SystemExit(f'--arm {name}: {pair!r} is not KG_NAME=value or PYTHONPATH=dir')
         env[key] = value
     return name, env
 
@@ -109,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         action='append',
         required=True,
         metavar='NAME [KG_X=v ...]',
-        help='an arm: its name, then the KG_* settings it serves with (repeat for each arm)',
+        help='an arm: its name, then the KG_* settings (or PYTHONPATH) it serves with; repeat',
     )
     parser.add_argument('--rounds', type=int, default=3)
     parser.add_argument('--queries', type=int, default=150, help='questions per arm and round')

@@ -209,7 +209,7 @@ class RecallService:
         hits, policy_tier = apply_policy(ranked.hits, found.payloads, req.top_k)
         latency['rank'] = _ms(t)
         if hits and req.touch:
-            self._touches.add([h.id for h in hits])
+            self._touches.add([h.id for h in hits], [h.scope for h in hits])
         latency['total'] = _ms(started)
         receipt = Receipt(
             channels={name: [p.id for p in points[:10]] for name, points in found.channels.items()},

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import zlib
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from datetime import datetime
@@ -525,22 +526,31 @@ class MemoryWriter:
             )
         return chunk.model_copy(update={'pinned': pinned, 'tier': tier})
 
-    def touch(self, ids: Sequence[str]) -> None:
-        """Record a recall of these chunks: access count and time."""
-        found = self._vectors.retrieve(MEMORIES, ids)
-        if not found:
+    def touch(self, ids: Sequence[str], scopes: Iterable[str] | None = None) -> None:
+        """Record a recall of these chunks: access count and time. An id given n times (the
+        hits of several searches recorded together) counts n recalls. `scopes`, the chunks'
+        scopes when the caller knows them (a search's hits do), saves reading them first."""
+        if scopes is None:
+            found = self._vectors.retrieve(MEMORIES, list(dict.fromkeys(ids)))
+            scopes = {str(p.payload.get('scope', '')) for p in found}
+        wanted = set(scopes)
+        if not wanted:
             return
         # access_count is read then written: under the scopes' write locks, read again
-        with _held(self._stripes_of(str(p.payload.get('scope', '')) for p in found)):
+        with _held(self._stripes_of(wanted)):
             self._touch(ids)
 
     def _touch(self, ids: Sequence[str]) -> None:
         moment = self._clock.now()
+        counts = Counter(ids)
         updates: dict[str, dict[str, Any]] = {}
-        for point in self._vectors.retrieve(MEMORIES, ids):
+        for point in self._vectors.retrieve(MEMORIES, list(counts)):
             chunk = Chunk.from_payload(point.payload)
             touched = chunk.model_copy(
-                update={'access_count': chunk.access_count + 1, 'accessed_at': moment}
+                update={
+                    'access_count': chunk.access_count + counts[point.id],
+                    'accessed_at': moment,
+                }
             )
             # seed 000: tier transitions are evaluated on every search-hit touch
             updates[point.id] = {
