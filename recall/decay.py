@@ -100,8 +100,8 @@ def frequency(access_count: int) -> float:
     return 1.0 - math.exp(-max(access_count, 0) / FREQUENCY_SCALE)
 
 
-def components(chunk: Chunk, now: datetime) -> DecayComponents:
-    """Every part of the decay composite of `chunk` at `now`."""
+def _parts(chunk: Chunk, now: datetime) -> tuple[float, float, float, float]:
+    """Age in days, recency, frequency and the unclamped composite of `chunk` at `now`."""
     # recency runs from the last recall: a memory that keeps being used stays fresh
     last = chunk.accessed_at or chunk.created_at
     age = _days(now, max(last, chunk.created_at, key=to_epoch))
@@ -109,6 +109,12 @@ def components(chunk: Chunk, now: datetime) -> DecayComponents:
     rec = 1.0 if chunk.pinned else recency(age, chunk.importance, chunk.tier)
     freq = frequency(chunk.access_count)
     composite = W_RECENCY * rec + W_FREQUENCY * freq + W_IMPORTANCE * chunk.importance
+    return age, rec, freq, composite
+
+
+def components(chunk: Chunk, now: datetime) -> DecayComponents:
+    """Every part of the decay composite of `chunk` at `now`."""
+    age, rec, freq, composite = _parts(chunk, now)
     floor = FLOOR[chunk.tier]
     return DecayComponents(
         age_days=age,
@@ -125,7 +131,8 @@ def components(chunk: Chunk, now: datetime) -> DecayComponents:
 
 def relevance(chunk: Chunk, now: datetime) -> float:
     """The decay composite of `chunk` at `now`, clamped to its tier's [floor, 1]."""
-    return components(chunk, now).relevance
+    # without the DecayComponents model: a search asks this of every hit it ranks
+    return min(1.0, max(FLOOR[chunk.tier], _parts(chunk, now)[3]))
 
 
 def _promotes_to_core(chunk: Chunk, t: TierThresholds) -> str | None:
@@ -198,9 +205,16 @@ class Reranked(BaseModel):
     components: dict[str, float]
 
 
-def multiplier(chunk: Chunk, now: datetime, weights: RerankWeights = DEFAULT_RERANK) -> float:
-    """1 + w_r (relevance - 0.5) + w_i (importance - 0.5) + w_p [pinned]; in [0.935, 1.1]."""
-    rel = relevance(chunk, now)
+def multiplier(
+    chunk: Chunk,
+    now: datetime,
+    weights: RerankWeights = DEFAULT_RERANK,
+    *,
+    rel: float | None = None,
+) -> float:
+    """1 + w_r (relevance - 0.5) + w_i (importance - 0.5) + w_p [pinned]; in [0.935, 1.1].
+    `rel`: the chunk's `relevance` at `now`, when the caller has it already."""
+    rel = relevance(chunk, now) if rel is None else rel
     pin = weights.pinned if chunk.pinned else 0.0
     lift = weights.relevance * (rel - 0.5) + weights.importance * (chunk.importance - 0.5)
     return 1.0 + lift + pin

@@ -71,8 +71,34 @@ MIN_RANK_WINDOW = 30
 # already, and validating them again (each payload dict copied) took ~7 % of the GIL-held time
 # of a search under load (py-spy, bench/load_bench.py)
 @dataclass(frozen=True, slots=True)
+class _Scored:
+    # a ranked candidate; only those the policy keeps become Hit models (validated once each)
+    id: str
+    score: float
+    chunk: Chunk
+    components: dict[str, float]
+
+    def hit(self) -> Hit:
+        c = self.chunk
+        return Hit(
+            id=c.id,
+            text=c.text,
+            score=self.score,
+            components=self.components,
+            kind=c.kind,
+            tier=c.tier,
+            scope=c.scope,
+            user_id=c.user_id,
+            importance=c.importance,
+            pinned=c.pinned,
+            created_at=c.created_at,
+            metadata=c.metadata,
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class _Ranked:
-    hits: list[Hit]
+    hits: list[_Scored]
     below_floor: int
     factors: dict[str, dict[str, float]]
     speakers: frozenset[str]
@@ -206,7 +232,8 @@ class RecallService:
         t = time.perf_counter()
         floor = req.min_score if req.min_score is not None else recipe.min_score
         ranked = self._rank(req, recipe, found, terms, floor)
-        hits, policy_tier = apply_policy(ranked.hits, found.payloads, req.top_k)
+        chosen, policy_tier = apply_policy(ranked.hits, found.payloads, req.top_k)
+        hits = [c.hit() for c in chosen]
         latency['rank'] = _ms(t)
         if hits and req.touch:
             self._touches.add([h.id for h in hits], [h.scope for h in hits])
@@ -331,7 +358,7 @@ class RecallService:
         in_window = set(window)
         fused_by_id = {f.id: f for f in found.fused}
         factors: dict[str, dict[str, float]] = {}
-        best_by_text: dict[str, Hit] = {}
+        best_by_text: dict[str, _Scored] = {}
         below = 0
         less_trusted: set[str] = set()
         for ident in order if req.explain else window:
@@ -346,7 +373,8 @@ class RecallService:
             chunk = Chunk.from_payload(payload)
             # the fused rank stays dominant: decay, importance and pinning move a hit by at
             # most ~10%, enough to reorder near-ties (recall.decay.multiplier)
-            lift = multiplier(chunk, moment)
+            rel = relevance(chunk, moment)
+            lift = multiplier(chunk, moment, rel=rel)
             # the learned model has already weighed speaker and date
             spoke = 1.0 + recipe.speaker_boost * signal['speaker_named'] if model is None else 1.0
             when = 1.0 + recipe.date_boost * signal['date_match'] if model is None else 1.0
@@ -368,7 +396,7 @@ class RecallService:
             components = {f'{k}_rank': float(v) for k, v in item.ranks.items()}
             components.update({k: round(v, 6) for k, v in item.channel_scores.items()})
             components['fused'] = base[ident]
-            components['relevance'] = round(relevance(chunk, moment), 6)
+            components['relevance'] = round(rel, 6)
             components['decay_multiplier'] = round(lift, 6)
             components['confidence'] = round(signal['confidence'], 4)
             if model is not None:
@@ -381,19 +409,11 @@ class RecallService:
             ):
                 if value != 1.0:
                     components[name] = value
-            hit = Hit(
+            hit = _Scored(
                 id=chunk.id,
-                text=chunk.text,
                 score=base[ident] * lift * spoke * when * user * trusted,
+                chunk=chunk,
                 components=components,
-                kind=chunk.kind,
-                tier=chunk.tier,
-                scope=chunk.scope,
-                user_id=chunk.user_id,
-                importance=chunk.importance,
-                pinned=chunk.pinned,
-                created_at=chunk.created_at,
-                metadata=chunk.metadata,
             )
             # the user's own copy of a text wins over a shared twin of it
             if trusted != 1.0:

@@ -8,11 +8,10 @@ untrusted; quarantined memories are never recalled unless a caller asks for them
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from recall.schemas import Hit
 from recall.tiers import ImportanceLabel, Trust
 
 MUST, NICE = ImportanceLabel.MUST_REMEMBER, ImportanceLabel.NICE_TO_HAVE
@@ -75,12 +74,25 @@ def select_policy_tier(labels: Iterable[ImportanceLabel | str], wanted: int = 1)
     return _ORDER[-1]
 
 
+class Ranked(Protocol):
+    """What the policy reads of a ranked hit."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def score(self) -> float: ...
+
+
+R = TypeVar('R', bound=Ranked)
+
+
 def apply_policy(
-    ranked: list[Hit], payloads: dict[str, dict[str, Any]], top_k: int
-) -> tuple[list[Hit], str]:
+    ranked: list[R], payloads: dict[str, dict[str, Any]], top_k: int
+) -> tuple[list[R], str]:
     """Widen the admitted labels tier by tier (fail-open) until top_k hits
     are found; one store query serves all tiers."""
-    chosen: list[Hit] = []
+    chosen: list[R] = []
     for tier in policy_tier_order():
         chosen = [
             h

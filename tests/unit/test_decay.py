@@ -14,6 +14,7 @@ from recall.decay import (
     components,
     frequency,
     half_life_days,
+    multiplier,
     next_tier,
     recency,
     relevance,
@@ -190,3 +191,15 @@ def test_rerank_keeps_ids_without_a_chunk_at_their_fused_score():
 def test_rerank_breaks_ties_by_id():
     same = {i: chunk(i) for i in ('y', 'x')}
     assert [r.id for r in rerank([('y', 0.1), ('x', 0.1)], same, NOW)] == ['x', 'y']
+
+
+@pytest.mark.parametrize('tier', list(Tier))
+@pytest.mark.parametrize('pinned', [False, True])
+def test_relevance_and_the_multiplier_agree_with_the_full_components(tier: Tier, pinned: bool):
+    for age, importance, access in ((0, 0.0, 0), (10, 0.5, 3), (400, 0.9, 40), (3000, 0.1, 1)):
+        c = chunk(
+            tier=tier, pinned=pinned, age_days=age, importance=importance, access_count=access
+        )
+        rel = components(c, NOW).relevance
+        assert relevance(c, NOW) == rel
+        assert multiplier(c, NOW, rel=rel) == multiplier(c, NOW)
