@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from core.clock import ManualClock
 from recall.models import MEMORIES
-from recall.read.touches import MAX_COALESCED, MAX_DELAY_S, QUIET_S, AccessRecorder
+from recall.read.touches import MAX_COALESCED, AccessRecorder
 from recall.schemas import MemoryIn
 from recall.write.writer import MemoryWriter
 from tests.fakes import InMemoryVectorStore
@@ -42,26 +41,6 @@ def test_searches_queued_behind_a_write_are_recorded_in_one_call() -> None:
     queued = [i for ids, _ in calls[1:] for i in ids]
     assert queued == [x for n in range(MAX_COALESCED + 2) for x in ('b', f'c{n}')]
     assert all(scopes == {'s2'} for _, scopes in calls[1:])
-
-
-def test_searches_back_to_back_are_recorded_together_after_they_pause() -> None:
-    calls: list[list[str]] = []
-    recorded = threading.Event()
-
-    def record(ids: Sequence[str], scopes: Iterable[str]) -> None:
-        calls.append(list(ids))
-        recorded.set()
-
-    recorder = AccessRecorder(record)
-    started = time.monotonic()
-    for n in range(5):
-        recorder.add([f'h{n}'], ['s'])
-        time.sleep(QUIET_S / 5)  # closer together than the pause the recorder waits for
-    assert recorded.wait(5)
-    waited = time.monotonic() - started
-    recorder.close()
-    assert calls == [['h0', 'h1', 'h2', 'h3', 'h4']]
-    assert waited < MAX_DELAY_S + 1.0
 
 
 def test_a_failed_record_does_not_stop_the_recorder() -> None:
