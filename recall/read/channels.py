@@ -133,6 +133,9 @@ class ChannelReader:
         vectors: dict[Channel, Deferred[Any]],
         latency: dict[str, float],
     ) -> Found:
+        """Every channel the request and recipe ask for over `scopes`, the context channel's
+        neighbouring turns, the graph channel on the graph's owner, and their preliminary fused
+        order; each stage's wall time is added to `latency`."""
         flt = search_filter(req, scopes)
         depth = min(MAX_CANDIDATES, max(MIN_CANDIDATES, req.top_k * CANDIDATE_FACTOR))
         hybrid = req.mode == SearchMode.HYBRID
