@@ -54,7 +54,6 @@ class Overlap:
 
     def __init__(self, threads: int, name: str = 'overlap') -> None:
         """`threads` 0 runs every step in its caller's thread, when its result is asked for."""
-        self._threads = threads
         self._idle = threading.BoundedSemaphore(threads) if threads else None
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix=name) if threads else None
 

@@ -130,7 +130,6 @@ class RecallService:
         dense query) beside its lexical side while one is idle; 0 runs them one after the other."""
         self._vectors = vectors
         self._embedder = embedder
-        self._sparse = sparse
         self._clock = clock
         self._writer = writer
         self._graph = graph

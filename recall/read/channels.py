@@ -223,11 +223,10 @@ class ChannelReader:
         already (read while the dense side ran); only payloads written before `next_id` existed
         (no such key) are looked up by their successors' `prev_id`.
         """
-        ids = list(
-            dict.fromkeys(
-                p.id for name in ('bm25', 'dense') for p in channels.get(name, [])[:CONTEXT_DEPTH]
-            )
-        )
+        strongest = [
+            p for name in ('bm25', 'dense') for p in channels.get(name, [])[:CONTEXT_DEPTH]
+        ]
+        ids = list(dict.fromkeys(p.id for p in strongest))
         if not ids:
             return {}
         legacy = [i for i in ids if 'next_id' not in payloads[i]]
@@ -241,8 +240,7 @@ class ChannelReader:
                 payloads.setdefault(point.id, point.payload)
         for ident, payload in (early or {}).items():
             payloads.setdefault(ident, payload)
-        later = [p for name in ('bm25', 'dense') for p in channels.get(name, [])[:CONTEXT_DEPTH]]
-        for ident, payload in self._neighbour_payloads(later, set(payloads), flt).items():
+        for ident, payload in self._neighbour_payloads(strongest, set(payloads), flt).items():
             payloads.setdefault(ident, payload)
         legacy_next = {p.id: str(p.payload.get('prev_id')) for p in after}
         return neighbours_of(ids, payloads, legacy_next)
