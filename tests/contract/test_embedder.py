@@ -233,8 +233,12 @@ def test_the_threads_setting_bounds_one_minilm_run_and_leaves_its_vectors_alone(
     assert Settings(embed_threads=threads).embed_threads == threads
     embedder: Any = make_embedder('minilm', threads=threads)
     session = embedder.inner._session
-    expected = threads or min(4, os.cpu_count() or 1)
+    # the int8 copy runs one text per run: one thread unless told otherwise
+    expected = threads or (1 if embedder.inner.int8 else min(4, os.cpu_count() or 1))
     assert session.get_session_options().intra_op_num_threads == expected
+    fp32: Any = make_embedder('minilm-fp32', threads=threads)
+    batched = threads or min(4, os.cpu_count() or 1)
+    assert fp32.inner._session.get_session_options().intra_op_num_threads == batched
     one: Any = make_embedder('minilm', threads=1)
     text = 'Caroline went to the LGBTQ support group yesterday'
     assert embedder.embed_query(text) == pytest.approx(one.embed_query(text), abs=1e-5)
