@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 from vectors.models import (
@@ -33,4 +33,20 @@ class GraphIndex(Protocol):
 
     def forget_chunks(self, ids: Sequence[str]) -> None:
         """Drop MENTIONS edges of deleted chunks and retract the current facts only they said."""
+        ...
+
+
+class AccessLog(Protocol):
+    """Recalls counted beside the vector store (`recall.access_log` implements it)."""
+
+    def add(self, hits: Mapping[str, tuple[int, float]]) -> None:
+        """Count `n` more recalls of each id, the latest at epoch `at`: {id: (n, at)}."""
+        ...
+
+    def get(self, ids: Iterable[str]) -> dict[str, tuple[int, float]]:
+        """{id: (recalls, latest epoch)} of these ids that have any."""
+        ...
+
+    def absorb(self, ids: Iterable[str]) -> None:
+        """Forget these ids: their payloads now hold every recall (or they are gone)."""
         ...

@@ -26,9 +26,12 @@ from core.errors import StoreUnavailable
 from core.roles import GraphRole
 from core.settings import Settings
 from kg.service import KnowledgeGraphService
+from recall.access_log import FILENAME as ACCESS_FILE
+from recall.access_log import SqliteAccessLog
 from recall.admin.service import MemoryAdmin
 from recall.documents.index import DocumentIndex
 from recall.documents.markdown import chunk_texts
+from recall.read.access import AccessOverlay
 from recall.service import RecallService
 from recall.write.writer import MemoryWriter
 from runtime.graph_index import KnowledgeGraphIndex
@@ -105,6 +108,7 @@ def build_vector_store(settings: Settings) -> VectorStore:
 # admin token and the embedder marker
 DATA_DIR_ENTRIES = (
     'vectors',
+    'access.sqlite3',
     'registry.sqlite3',
     'jobs.sqlite3',
     'graph.kuzu',
@@ -158,6 +162,16 @@ def build(
     closers: list[Any] = []
     vectors = build_vector_store(settings)
     closers.append(vectors.close)
+    access: SqliteAccessLog | None = None
+    if settings.embedded:
+        # recalls counted beside the payloads (recall/read/access.py says why; embedded only)
+        try:
+            access = SqliteAccessLog(settings.data_dir / ACCESS_FILE)
+        except BaseException:
+            vectors.close()
+            raise
+        closers.append(access.close)
+        vectors = AccessOverlay(vectors, access)
     try:
         embedder = make_embedder(
             **model_choice(settings),
@@ -193,6 +207,7 @@ def build(
             graph_role=role,
             jobs=jobs,
             max_text_bytes=settings.max_text_bytes,
+            access=access,
         )
         recall = RecallService(
             vectors,

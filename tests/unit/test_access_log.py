@@ -1,0 +1,105 @@
+"""Recalls counted beside the payloads: the SQLite access log and the overlay that reads it back."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from core.clock import ManualClock, to_epoch
+from recall.access_log import SqliteAccessLog
+from recall.models import MEMORIES
+from recall.read.access import AccessOverlay
+from recall.schemas import MemoryIn
+from recall.write.writer import MemoryWriter
+from tests.fakes import InMemoryVectorStore
+from vectors.bm25 import Bm25Encoder
+from vectors.embedders import HashEmbedder
+from vectors.models import PointFilter
+
+NOW = datetime(2026, 3, 1, tzinfo=UTC)
+SCOPE = 'agent:unit'
+
+
+def _writer(tmp_path: Path) -> tuple[MemoryWriter, InMemoryVectorStore, SqliteAccessLog]:
+    raw = InMemoryVectorStore()
+    log = SqliteAccessLog(tmp_path / 'access.sqlite3')
+    writer = MemoryWriter(
+        AccessOverlay(raw, log), HashEmbedder(), Bm25Encoder(), ManualClock(NOW), access=log
+    )
+    return writer, raw, log
+
+
+def _write(writer: MemoryWriter, text: str) -> str:
+    [result] = writer.remember([MemoryIn(scope=SCOPE, text=text)])
+    assert result.id is not None
+    return result.id
+
+
+def test_the_log_adds_recalls_keeps_the_latest_time_and_survives_a_reopen(tmp_path):
+    log = SqliteAccessLog(tmp_path / 'access.sqlite3')
+    log.add({'a': (2, 100.0), 'b': (1, 50.0)})
+    log.add({'a': (1, 90.0)})
+    assert log.get(['a', 'b', 'c']) == {'a': (3, 100.0), 'b': (1, 50.0)}
+    log.absorb(['b'])
+    log.close()
+    again = SqliteAccessLog(tmp_path / 'access.sqlite3')
+    assert again.get(['a', 'b']) == {'a': (3, 100.0)}
+    assert len(again) == 1
+    again.close()
+
+
+def test_recalls_reach_every_read_but_leave_the_stored_payload_alone(tmp_path):
+    writer, raw, log = _writer(tmp_path)
+    ident = _write(writer, 'Caroline adopted a dog named Rex')
+    writer.touch([ident, ident], [SCOPE])
+    writer.touch([ident], [SCOPE])
+    # the engine's copy is not written (no point moved out of an indexed segment) ...
+    [stored] = raw.retrieve(MEMORIES, [ident])
+    assert stored.payload['access_count'] == 0
+    assert stored.payload.get('accessed_at') is None
+    # ... while every read through the overlay sees the three recalls
+    vectors = AccessOverlay(raw, log)
+    [read] = vectors.retrieve(MEMORIES, [ident])
+    assert read.payload['access_count'] == 3
+    assert read.payload['accessed_at'] == to_epoch(NOW)
+    [listed], _ = vectors.scroll(MEMORIES, PointFilter(scopes=[SCOPE]), 10)
+    assert listed.payload['access_count'] == 3
+    vector = HashEmbedder().embed_query('Caroline dog')
+    hits = vectors.query(MEMORIES, 'dense', vector, PointFilter(scopes=[SCOPE]), 5)
+    assert [h.payload['access_count'] for h in hits] == [3]
+
+
+def test_a_merge_writes_the_count_once_and_absorbs_the_logged_recalls(tmp_path):
+    writer, raw, log = _writer(tmp_path)
+    ident = _write(writer, 'The deploy key rotates every 90 days')
+    writer.touch([ident, ident], [SCOPE])
+    # the same text again merges: stored count = 2 recalls + 1 merge, written into the payload
+    assert _write(writer, 'the deploy key rotates every 90 days') == ident
+    [stored] = raw.retrieve(MEMORIES, [ident])
+    assert stored.payload['access_count'] == 3
+    assert log.get([ident]) == {}
+    writer.touch([ident], [SCOPE])
+    [read] = writer._vectors.retrieve(MEMORIES, [ident])
+    assert read.payload['access_count'] == 4
+
+
+def test_a_deleted_memory_leaves_no_logged_recalls(tmp_path):
+    writer, _, log = _writer(tmp_path)
+    ident = _write(writer, 'Melanie paints sunsets')
+    writer.touch([ident], [SCOPE])
+    assert log.get([ident])
+    writer.delete(ident.upper())  # any spelling of the id
+    assert log.get([ident]) == {}
+    writer.touch([ident], [SCOPE])  # a recall of a memory deleted meanwhile counts nothing
+    assert log.get([ident]) == {}
+
+
+def test_a_tier_move_is_still_written_into_the_payload(tmp_path):
+    writer, raw, _ = _writer(tmp_path)
+    ident = _write(writer, 'the staging database is db-stage-7')
+    for _ in range(12):
+        writer.touch([ident], [SCOPE])
+    [stored] = raw.retrieve(MEMORIES, [ident])
+    # tier filters and facets read the engine: the move reaches the payload, the count does not
+    assert stored.payload['tier'] == 'core'
+    assert stored.payload['access_count'] == 0
