@@ -51,7 +51,8 @@ class SqliteAccessLog:
         rows = self._rows
         if not rows:
             return {}
-        return {i: rows[i] for i in ids if i in rows}
+        # no lock: one dict lookup per id is atomic, and an id absorbed meanwhile reads as absent
+        return {i: hit for i in ids if (hit := rows.get(i)) is not None}
 
     def absorb(self, ids: Iterable[str]) -> None:
         """Forget these ids: their payloads now hold every recall (or they are gone)."""
