@@ -214,6 +214,13 @@ def rss_mb(pid: int, key: str = 'VmRSS') -> float:
     raise ValueError(f'no {key} in /proc/{pid}/status')
 
 
+def major_faults(pid: int) -> int:
+    """Page faults of `pid` so far that had to read from disk (majflt, /proc/<pid>/stat): a
+    search that pays them reads a store file the page cache no longer held."""
+    stat = Path(f'/proc/{pid}/stat').read_text()
+    return int(stat[stat.rindex(')') + 2 :].split()[9])
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of `pid` so far, from /proc/<pid>/stat."""
     stat = Path(f'/proc/{pid}/stat').read_text()

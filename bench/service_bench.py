@@ -38,6 +38,7 @@ from bench._common import (  # noqa: E402
     children_rss_mb,
     iso,
     locomo_questions,
+    major_faults,
     median,
     numbered_turns,
     percentile,
@@ -182,7 +183,9 @@ def run(
             qs = [
                 all_questions[(step * n_queries + i) % len(all_questions)] for i in range(n_queries)
             ]
+            faults = major_faults(service.pid)
             client, receipts, hits = search_latency(service, qs, graph)
+            faults = major_faults(service.pid) - faults
             row = {
                 'size': size,
                 'stored': stats['total'],
@@ -201,6 +204,8 @@ def run(
                 'search_p99_ms': round(percentile(client, 99), 2),
                 'server_total_p50_ms': round(median([r['total'] for r in receipts]), 2),
                 'server_total_p95_ms': round(percentile([r['total'] for r in receipts], 95), 2),
+                # reads from disk inside the search phase (bench/README.md: right after a load)
+                'major_faults_per_search': round(faults / max(1, len(client)), 1),
                 'stage_median_ms': stage_medians(receipts),
                 'rss_peak_mb': round(rss_mb(service.pid, 'VmHWM'), 1),
                 **memory(service.pid),
@@ -208,6 +213,7 @@ def run(
             rows.append(row)
             print(
                 f'{size}: p50 {row["search_p50_ms"]} ms, p95 {row["search_p95_ms"]} ms, '
+                f'{row["major_faults_per_search"]} major faults per search, '
                 f'{memory_text(row)} (idle wait {waited:.0f} s)',
                 flush=True,
             )
@@ -219,7 +225,8 @@ def run(
         service, restart = restarted(service, graph, fresh)
         print(
             f'restart: healthy after {restart["healthy_s"]} s, first search '
-            f'{restart["first_search_ms"]} ms, then p50 {restart["search_p50_ms"]} ms, '
+            f'{restart["first_search_ms"]} ms, then p50 {restart["search_p50_ms"]} ms '
+            f'({restart["major_faults_per_search"]} major faults per search), '
             f'{memory_text(restart)}',
             flush=True,
         )
@@ -250,7 +257,9 @@ def restarted(service: Service, graph: bool, queries: list[str]) -> tuple[Servic
     t = time.perf_counter()
     again.post('/v1/memory_search', _search(queries[0], graph))
     first = (time.perf_counter() - t) * 1000.0
+    faults = major_faults(again.pid)
     client, receipts, _ = search_latency(again, queries[1:], graph)
+    faults = major_faults(again.pid) - faults
     return again, {
         'healthy_s': round(healthy, 2),
         'first_search_ms': round(first, 1),
@@ -258,6 +267,7 @@ def restarted(service: Service, graph: bool, queries: list[str]) -> tuple[Servic
         'search_p50_ms': round(percentile(client, 50), 2),
         'search_p95_ms': round(percentile(client, 95), 2),
         'server_total_p50_ms': round(median([r['total'] for r in receipts]), 2),
+        'major_faults_per_search': round(faults / max(1, len(client)), 1),
         'stage_median_ms': stage_medians(receipts),
         **memory(again.pid),
     }
@@ -277,6 +287,7 @@ def report(result: dict[str, Any]) -> list[list[Any]]:
             'p95 ms',
             'p99 ms',
             'srv p50',
+            'maj flt/q',
             'RSS MB',
             'idle wait s',
         ],
@@ -290,6 +301,7 @@ def report(result: dict[str, Any]) -> list[list[Any]]:
                 r['search_p95_ms'],
                 r['search_p99_ms'],
                 r['server_total_p50_ms'],
+                r.get('major_faults_per_search', float('nan')),
                 r['rss_mb'],
                 r['idle_wait_s'],
             ]
