@@ -10,6 +10,9 @@ counting against 11.4 without, and 2 ms more CPU each (bench/README.md). Counts 
 write that sets `access_count` (a merge, an import) was computed from such a read, or states the
 count outright, so it absorbs the logged recalls; a delete drops them.
 
+Filters, counts and facets on `access_count` or `accessed_at` still see the payloads' own
+values; no service filters on them.
+
 Embedded only: one process owns the data dir there. In server mode `mnemos worker` processes
 read the payloads on other machines, so recalls are still written into them.
 """
@@ -64,7 +67,7 @@ class AccessOverlay:
         """See VectorStore; an upserted memory's payload states its count."""
         self._inner.upsert(collection, points)
         if collection == MEMORIES:
-            self.log.absorb(p.id for p in points)
+            self.log.absorb(canonical_ids([p.id for p in points]))
 
     def query(
         self,
@@ -91,7 +94,8 @@ class AccessOverlay:
         """See VectorStore; a written `access_count` absorbs the logged recalls."""
         self._inner.set_payload(collection, updates)
         if collection == MEMORIES:
-            self.log.absorb(i for i, fields in updates.items() if 'access_count' in fields)
+            written = [i for i, fields in updates.items() if 'access_count' in fields]
+            self.log.absorb(canonical_ids(written))
 
     def delete(self, collection: str, ids: Sequence[str]) -> None:
         """See VectorStore."""

@@ -14,7 +14,7 @@ from recall.write.writer import MemoryWriter
 from tests.fakes import InMemoryVectorStore
 from vectors.bm25 import Bm25Encoder
 from vectors.embedders import HashEmbedder
-from vectors.models import PointFilter
+from vectors.models import PointFilter, SparseVector, VectorPoint
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 SCOPE = 'agent:unit'
@@ -103,3 +103,22 @@ def test_a_tier_move_is_still_written_into_the_payload(tmp_path):
     # tier filters and facets read the engine: the move reaches the payload, the count does not
     assert stored.payload['tier'] == 'core'
     assert stored.payload['access_count'] == 0
+
+
+def test_an_upserted_memory_states_its_count_and_absorbs_the_logged_recalls(tmp_path):
+    writer, raw, log = _writer(tmp_path)
+    ident = _write(writer, 'Joanna writes screenplays')
+    writer.touch([ident], [SCOPE])
+    vectors = AccessOverlay(raw, log)
+    inner = raw._collections[MEMORIES][ident]
+    # written back as an import writes a record: its payload with a count of its own
+    again = VectorPoint(
+        id=ident,
+        dense=inner.dense,
+        sparse=SparseVector(indices=list(inner.sparse), values=list(inner.sparse.values())),
+        payload={**inner.payload, 'access_count': 7},
+    )
+    vectors.upsert(MEMORIES, [again])
+    assert log.get([ident]) == {}
+    [read] = vectors.retrieve(MEMORIES, [ident])
+    assert read.payload['access_count'] == 7
