@@ -163,16 +163,12 @@ def build(
     vectors = build_vector_store(settings)
     closers.append(vectors.close)
     access: SqliteAccessLog | None = None
-    if settings.embedded:
-        # recalls counted beside the payloads (recall/read/access.py says why; embedded only)
-        try:
-            access = SqliteAccessLog(settings.data_dir / ACCESS_FILE)
-        except BaseException:
-            vectors.close()
-            raise
-        closers.append(access.close)
-        vectors = AccessOverlay(vectors, access)
     try:
+        if settings.embedded:
+            # recalls counted beside the payloads (recall/read/access.py says why; embedded only)
+            access = SqliteAccessLog(settings.data_dir / ACCESS_FILE)
+            closers.append(access.close)
+            vectors = AccessOverlay(vectors, access)
         embedder = make_embedder(
             **model_choice(settings),
             cache_size=settings.embed_cache_size,
