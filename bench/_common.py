@@ -214,18 +214,21 @@ def rss_mb(pid: int, key: str = 'VmRSS') -> float:
     raise ValueError(f'no {key} in /proc/{pid}/status')
 
 
-def major_faults(pid: int) -> int:
-    """Page faults of `pid` so far that had to read from disk (majflt, /proc/<pid>/stat): a
-    search that pays them reads a store file the page cache no longer held."""
+def _stat_fields(pid: int) -> list[str]:
+    """/proc/<pid>/stat after the command name: index 0 is field 3 (state)."""
     stat = Path(f'/proc/{pid}/stat').read_text()
-    return int(stat[stat.rindex(')') + 2 :].split()[9])
+    return stat[stat.rindex(')') + 2 :].split()
+
+
+def major_faults(pid: int) -> int:
+    """Page faults of `pid` so far that had to read from disk (majflt, field 12): a search that
+    pays them reads a store file the page cache no longer held."""
+    return int(_stat_fields(pid)[9])
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of `pid` so far, from /proc/<pid>/stat."""
-    stat = Path(f'/proc/{pid}/stat').read_text()
-    fields = stat[stat.rindex(')') + 2 :].split()
-    # fields after the command name start at field 3 (state); utime, stime are fields 14, 15
+    """User + system CPU time of `pid` so far (utime, stime: fields 14, 15)."""
+    fields = _stat_fields(pid)
     return (int(fields[11]) + int(fields[12])) / _CLK_TCK
 
 
