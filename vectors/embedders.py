@@ -156,7 +156,7 @@ def _minilm_session(
             log.warning('MiniLM runs in float32: no int8 copy (%s)', exc)
         else:
             try:
-                # the int8 copy runs one text at a time (see MiniLMEmbedder): a run that small
+                # the int8 copy runs one text at a time (see OnnxMiniLMEmbedder): a run that small
                 # is slower split over threads than on one (2 cores, AVX-512 VNNI: queries 1.54
                 # vs 2.07 ms p50, documents 301 vs 246/s, bench/README.md), and one thread
                 # leaves the other core to the request's BM25 side and the graph extraction

@@ -22,6 +22,7 @@ def record_recalls(
     a payload is written only when a tier moves; without it, into every payload. The caller
     holds the scopes' write locks: counts are read, then written."""
     counts = Counter(ids)
+    at = to_epoch(moment)
     updates: dict[str, dict[str, Any]] = {}
     found = vectors.retrieve(MEMORIES, list(counts))
     for point in found:
@@ -34,13 +35,12 @@ def record_recalls(
         if access is None:
             updates[point.id] = {
                 'access_count': touched.access_count,
-                'accessed_at': to_epoch(moment),
+                'accessed_at': at,
                 'tier': tier.value,
             }
         elif tier != chunk.tier:
             updates[point.id] = {'tier': tier.value}  # rare: the payload moves only then
     if access is not None:
-        at = to_epoch(moment)
         access.add({p.id: (counts[p.id], at) for p in found})
     if updates:
         vectors.set_payload(MEMORIES, updates)
