@@ -146,7 +146,8 @@ def structures() -> dict[str, tuple[int, float]]:
         if nlp is not None:
             out['spacy vocab (lexemes, strings)'] = (len(nlp.vocab.strings), float('nan'))
     for emb in _instances('CachedEmbedder'):
-        out['embedding LRU'] = (len(emb._cache), deep_size(emb._cache) / MB)
+        held = [emb._queries.items, emb._documents.items]
+        out['embedding LRUs (queries, documents)'] = (len(emb), deep_size(held) / MB)
     for w in _instances('MemoryWriter'):
         out['writer _last_in_scope'] = (len(w._last_in_scope), deep_size(w._last_in_scope) / MB)
     for store in _instances('InMemoryJobStore'):

@@ -108,7 +108,15 @@ class Settings(BaseModel):
         description='threads one model run may use; 0: the model default (int8 MiniLM: 1, '
         'as it runs one text per run; float32 MiniLM: up to 4)',
     )
-    embed_cache_size: int = Field(default=50_000, ge=0)
+    embed_cache_size: int = Field(
+        default=50_000, ge=0, description='query embeddings kept (1.6 KB each for MiniLM)'
+    )
+    embed_document_cache_size: int = Field(
+        default=2_000,
+        ge=0,
+        description='document embeddings kept (entity names, texts a merge embeds again); a '
+        "stored text is embedded once, so a bulk load's vectors are not kept",
+    )
     embed_max_chars: int = Field(default=2_000, ge=64, description='head+tail clamp before embed')
     query_batch_ms: float = Field(
         default=0.0,

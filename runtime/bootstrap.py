@@ -172,6 +172,7 @@ def build(
         embedder = make_embedder(
             **model_choice(settings),
             cache_size=settings.embed_cache_size,
+            document_cache_size=settings.embed_document_cache_size,
             max_chars=settings.embed_max_chars,
             data_dir=settings.data_dir,
             query_batch_ms=settings.query_batch_ms,

@@ -309,8 +309,42 @@ class QueryBatcher:
             self._cond.notify_all()
 
 
+# Documents get a smaller share of the cache than queries. A memory's id is derived from its
+# text and a repeated write is recognised by that id before anything is embedded, so a stored
+# text is embedded once: after a bulk load of 100k memories a shared 50k-entry LRU held ~80 MB
+# of document vectors (1.6 KB each) that no later call read (bench/README.md, RSS after the
+# load). What does repeat on the document side is short and recent (entity names, a text a
+# merge embeds again), which a few thousand entries keep; queries repeat over days.
+DOCUMENT_CACHE_SIZE = 2_000
+
+
+class _Lru:
+    """Embeddings by key, least recently used out first; callers hold the owner's lock."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        # float32 arrays: a list of 384 Python floats costs ~12 KB, the array 1.5 KB
+        self.items: OrderedDict[bytes, np.ndarray] = OrderedDict()
+
+    def get(self, key: bytes) -> np.ndarray | None:
+        hit = self.items.get(key)
+        if hit is not None:
+            self.items.move_to_end(key)
+        return hit
+
+    def put(self, key: bytes, vector: Sequence[float]) -> None:
+        if not self.size:
+            return
+        self.items[key] = np.asarray(vector, dtype=np.float32)
+        self.items.move_to_end(key)
+        while len(self.items) > self.size:
+            self.items.popitem(last=False)
+
+
 class CachedEmbedder:
-    """Clamps inputs and keeps an LRU of embeddings keyed by a hash of the clamped text."""
+    """Clamps inputs and keeps LRUs of embeddings keyed by a hash of the clamped text: one for
+    queries (`max_entries`), a smaller one for documents (see DOCUMENT_CACHE_SIZE); a lookup
+    reads both, so a query that repeats a stored text is not embedded again."""
 
     def __init__(
         self,
@@ -318,6 +352,7 @@ class CachedEmbedder:
         max_entries: int = 50_000,
         max_chars: int = 2_000,
         batcher: QueryBatcher | None = None,
+        max_documents: int = DOCUMENT_CACHE_SIZE,
     ) -> None:
         self.inner = inner
         # query misses of a symmetric model go through the batcher when there is one
@@ -327,27 +362,36 @@ class CachedEmbedder:
         # cosine above which two memories say the same thing, for this model (None: not known)
         self.merge_cosine: float | None = getattr(inner, 'merge_cosine', None)
         self.multilingual: bool = getattr(inner, 'multilingual', False)
-        self._max_entries = max_entries
         self._max_chars = max_chars
-        # float32 arrays: a list of 384 Python floats costs ~12 KB, the array 1.5 KB
-        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._queries = _Lru(max_entries)
+        self._documents = _Lru(min(max_documents, max_entries))
         self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """Embeddings held, queries and documents together."""
+        return len(self._queries.items) + len(self._documents.items)
 
     @staticmethod
     def _key(text: str) -> bytes:
         return hashlib.blake2b(text.encode('utf-8'), digest_size=16).digest()
 
+    def _lookup(self, key: bytes) -> np.ndarray | None:
+        hit = self._queries.get(key)
+        return hit if hit is not None else self._documents.get(key)
+
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Embeddings in order; only cache misses reach the model, in one batch."""
+        """Document embeddings in order; only cache misses reach the model, in one batch."""
+        return self._embed(texts, self._documents)
+
+    def _embed(self, texts: Sequence[str], into: _Lru) -> list[list[float]]:
         clamped = [clamp_text(t, self._max_chars) for t in texts]
         keys = [self._key(t) for t in clamped]
         out: list[list[float] | None] = [None] * len(texts)
         missing: dict[bytes, list[int]] = {}
         with self._lock:
             for i, key in enumerate(keys):
-                hit = self._cache.get(key)
+                hit = self._lookup(key)
                 if hit is not None:
-                    self._cache.move_to_end(key)
                     out[i] = hit.tolist()
                 else:
                     missing.setdefault(key, []).append(i)
@@ -358,10 +402,7 @@ class CachedEmbedder:
                 for (key, positions), vector in zip(missing.items(), vectors, strict=True):
                     for i in positions:
                         out[i] = vector
-                    if self._max_entries:
-                        self._cache[key] = np.asarray(vector, dtype=np.float32)
-                while len(self._cache) > self._max_entries:
-                    self._cache.popitem(last=False)
+                    into.put(key, vector)
         return [v for v in out if v is not None]
 
     def embed_query(self, text: str) -> list[float]:
@@ -372,13 +413,12 @@ class CachedEmbedder:
         """
         if getattr(self.inner, 'symmetric', True):
             if self._batcher is None:
-                return self.embed([text])[0]
+                return self._embed([text], self._queries)[0]
             clamped = clamp_text(text, self._max_chars)
             key = self._key(clamped)
             with self._lock:
-                hit = self._cache.get(key)
+                hit = self._lookup(key)
                 if hit is not None:
-                    self._cache.move_to_end(key)
                     return hit.tolist()
             vector = self._batcher.embed_query(clamped)
             self._remember(key, vector)
@@ -386,20 +426,16 @@ class CachedEmbedder:
         clamped = clamp_text(text, self._max_chars)
         key = self._key(QUERY_KEY_PREFIX + clamped)
         with self._lock:
-            hit = self._cache.get(key)
+            hit = self._queries.get(key)
             if hit is not None:
-                self._cache.move_to_end(key)
                 return hit.tolist()
         vector = self.inner.embed_query(clamped)
         self._remember(key, vector)
         return vector
 
     def _remember(self, key: bytes, vector: list[float]) -> None:
-        if self._max_entries:
-            with self._lock:
-                self._cache[key] = np.asarray(vector, dtype=np.float32)
-                while len(self._cache) > self._max_entries:
-                    self._cache.popitem(last=False)
+        with self._lock:
+            self._queries.put(key, vector)
 
 
 _WORD = re.compile(r'\w+', re.UNICODE)
@@ -524,6 +560,7 @@ def make_embedder(
     cache_size: int = 50_000,
     max_chars: int = 2_000,
     data_dir: Path | None = None,
+    document_cache_size: int = DOCUMENT_CACHE_SIZE,
     query_batch_ms: float = 0.0,
     query_batch_max: int = 32,
     threads: int = 0,
@@ -535,6 +572,7 @@ def make_embedder(
     `query_batch_ms` > 0, concurrent queries of a symmetric model share model runs
     (QueryBatcher). `threads` bounds the threads one model run uses (0: the model's default).
     A model `preload_model` started with the same arguments is taken instead of a new one.
+    `cache_size` bounds the cached query embeddings, `document_cache_size` the documents'.
     """
     inner = _take_preloaded((name, batch_size, threads, cache_dir))
     if inner is None:
@@ -545,7 +583,13 @@ def make_embedder(
     shares_runs = getattr(inner, 'shares_runs', True)  # False for MiniLM's int8 copy
     if query_batch_ms > 0 and getattr(inner, 'symmetric', True) and shares_runs:
         batcher = QueryBatcher(inner, query_batch_ms / 1000.0, query_batch_max)
-    return CachedEmbedder(inner, max_entries=cache_size, max_chars=max_chars, batcher=batcher)
+    return CachedEmbedder(
+        inner,
+        max_entries=cache_size,
+        max_chars=max_chars,
+        batcher=batcher,
+        max_documents=document_cache_size,
+    )
 
 
 def check_data_dir(data_dir: Path, setting: str, embedder: Embedder) -> None:

@@ -130,6 +130,35 @@ def test_a_zero_size_cache_still_embeds() -> None:
     assert inner.seen == ['a', 'a']
 
 
+def test_documents_get_their_own_smaller_share_of_the_cache() -> None:
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, max_entries=10, max_documents=2)
+    cached.embed_query('question')
+    cached.embed(['d1', 'd2', 'd3', 'd4'])  # a bulk load: only the last two documents stay
+    assert len(cached) == 3
+    inner.seen.clear()
+    cached.embed_query('question')  # the load did not push the query out
+    cached.embed(['d3', 'd4'])
+    assert inner.seen == []
+    cached.embed(['d1'])
+    assert inner.seen == ['d1']
+
+
+def test_a_query_that_repeats_a_stored_text_reads_the_documents_entry() -> None:
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, max_entries=10, max_documents=5)
+    [stored] = cached.embed(['Alice: I adopted a dog'])
+    assert cached.embed_query('Alice: I adopted a dog') == stored
+    assert inner.calls == 1
+
+
+def test_the_documents_share_never_exceeds_the_whole_cache() -> None:
+    inner = CountingEmbedder()
+    cached = CachedEmbedder(inner, max_entries=1, max_documents=100)
+    cached.embed(['a', 'b', 'c'])
+    assert len(cached) == 1
+
+
 def test_the_cache_reports_its_inner_name_and_dim() -> None:
     cached = CachedEmbedder(CountingEmbedder())
     assert (cached.name, cached.dim) == ('counting', 3)
