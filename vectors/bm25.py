@@ -35,7 +35,13 @@ _CJK_RUN = re.compile(rf'^[{CJK_CHARS}]+$')
 _stemmer = Stemmer.Stemmer('english')
 
 
-@lru_cache(maxsize=200_000)
+# Distinct words of real text stay well under 50k; the long tail beyond that is numbers, ids and
+# typos seen once. After a 100k-memory load the two caches held ~104k entries each (~45 MB,
+# bench/README.md, RSS after the load), almost all of them numbers: those skip the stemmer.
+TERM_CACHE_SIZE = 50_000
+
+
+@lru_cache(maxsize=TERM_CACHE_SIZE)
 def _stem(word: str) -> str:
     return _stemmer.stemWord(word)
 
@@ -49,12 +55,14 @@ def tokenize(text: str) -> list[str]:
             # no word segmenter: unigrams let "狗" find "我喜欢狗", bigrams reward word order
             terms.extend(token)
             terms.extend(token[i : i + 2] for i in range(len(token) - 1))
+        elif token.isascii() and token.isdigit():
+            terms.append(token)  # the stemmer returns digits as they are
         elif token not in STOPWORDS:
             terms.append(_stem(token))
     return terms
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=TERM_CACHE_SIZE)
 def term_id(term: str) -> int:
     """Stable 32-bit id of a term (same in every process and version)."""
     return int.from_bytes(hashlib.blake2b(term.encode('utf-8'), digest_size=4).digest(), 'little')

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from vectors.bm25 import K1, B, Bm25Encoder, term_id, tokenize
+from vectors.bm25 import K1, B, Bm25Encoder, _stem, _stemmer, term_id, tokenize
 
 encoder = Bm25Encoder()
 REPO = Path(__file__).resolve().parents[2]
@@ -33,6 +33,17 @@ def test_stopwords_are_dropped_but_negations_are_kept() -> None:
 
 def test_text_is_case_and_width_folded() -> None:
     assert tokenize('DOG') == tokenize('ｄｏｇ') == ['dog']
+
+
+def test_numbers_are_kept_as_the_stemmer_would_keep_them_without_filling_its_cache() -> None:
+    numbers = ['7', '2023', '007', '1234567890']
+    before = _stem.cache_info().currsize
+    assert tokenize('flight ' + ' '.join(numbers) + ' 3rd') == [
+        'flight',
+        *[_stemmer.stemWord(n) for n in numbers],
+        '3rd',
+    ]
+    assert _stem.cache_info().currsize <= before + 2  # 'flight' and '3rd' at most
 
 
 def test_a_chinese_run_yields_unigrams_and_bigrams_so_one_character_finds_it() -> None:
