@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from vectors.embedders import (
+from vectors.embedders import HashEmbedder
+from vectors.embedding_cache import (
     CLAMP_JOINER,
     CachedEmbedder,
-    HashEmbedder,
     QueryBatcher,
     clamp_text,
 )
