@@ -72,19 +72,37 @@ _VALID_AT = (
 # costs 50-450 ms whatever its size once tables hold ~100k rows. Up to this many rows, one
 # indexed statement per row (~2 ms each) is cheaper; above it, the scan and the COPY are.
 _SMALL = 24
+# Kuzu keeps native memory for what a database and its connections have written since they were
+# opened, released only when they close (CHECKPOINT gives none back): an in-process replay of
+# 20k LoCoMo turns held ~80 MB more than a fresh open (~390 MB projected at 100k, bench/README.md,
+# "What holds the RSS after a 100k load"). A bulk load makes ~7 write calls per 1k chunks and
+# opening the database again costs ~0.2 s at 100k chunks, so after this many write calls (~7k
+# chunks, about a minute of ingest) the store closes and reopens it, with every reader kept out.
+REOPEN_AFTER_WRITES = 50
 
 
 class KuzuGraphStore:
     """GraphStore on one Kuzu database folder; one connection per thread, one writer at a time."""
 
-    def __init__(self, path: Path, buffer_pool_bytes: int = 256 * 1024 * 1024) -> None:
-        """`buffer_pool_bytes` bounds Kuzu's page cache (its own default is 80 % of RAM)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._db = kuzu.Database(str(path), buffer_pool_size=buffer_pool_bytes)
-        except RuntimeError as exc:  # locked by another process, or a corrupt folder
-            raise StoreUnavailable(f'cannot open the graph at {path}: {exc}') from exc
+    def __init__(
+        self,
+        path: Path,
+        buffer_pool_bytes: int = 256 * 1024 * 1024,
+        reopen_after_writes: int = REOPEN_AFTER_WRITES,
+    ) -> None:
+        """`buffer_pool_bytes` bounds Kuzu's page cache (its own default is 80 % of RAM);
+        the database is opened again after `reopen_after_writes` write calls (0: never; see
+        REOPEN_AFTER_WRITES)."""
+        self._path = Path(path)
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        self._pool_bytes = buffer_pool_bytes
+        self._reopen_after = reopen_after_writes
+        self._db = self._open()
+        # connections of the open database, closed with it; a thread whose connection belongs
+        # to an earlier opening (`generation`) makes a new one
+        self._conns: list[kuzu.Connection] = []
+        self._generation = 0
+        self._writes = 0
         self._local = threading.local()
         # Kuzu allows one write transaction at a time, and a COPY's checkpoint times out while
         # another thread's read transaction is open: writers therefore exclude readers
@@ -96,13 +114,20 @@ class KuzuGraphStore:
 
     # ---- plumbing ------------------------------------------------------------------------
 
+    def _open(self) -> kuzu.Database:
+        try:
+            return kuzu.Database(str(self._path), buffer_pool_size=self._pool_bytes)
+        except RuntimeError as exc:  # locked by another process, or a corrupt folder
+            raise StoreUnavailable(f'cannot open the graph at {self._path}: {exc}') from exc
+
     def _conn(self) -> kuzu.Connection:
         if self._closed:
             raise StoreUnavailable('the graph store is closed')
         conn = getattr(self._local, 'conn', None)
-        if conn is None:
+        if conn is None or getattr(self._local, 'generation', -1) != self._generation:
             conn = kuzu.Connection(self._db)
-            self._local.conn = conn
+            self._local.conn, self._local.generation = conn, self._generation
+            self._conns.append(conn)
         return conn
 
     @contextmanager
@@ -113,6 +138,24 @@ class KuzuGraphStore:
                 yield
             finally:
                 self._local.writing = False
+            self._writes += 1
+            if self._reopen_after and self._writes >= self._reopen_after:
+                self._reopen()
+
+    def _reopen(self) -> None:
+        """Close the database and its connections and open it again (see
+        REOPEN_AFTER_WRITES); the caller holds the write lock, so no connection is in use."""
+        for conn in self._conns:
+            conn.close()
+        self._conns = []
+        self._db.close()
+        self._generation += 1
+        self._writes = 0
+        try:
+            self._db = self._open()
+        except BaseException:
+            self._closed = True  # every later call says so instead of using a closed database
+            raise
 
     def _rows(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         if getattr(self._local, 'writing', False):
@@ -503,6 +546,9 @@ class KuzuGraphStore:
             if self._closed:
                 return
             self._closed = True
+            for conn in self._conns:
+                conn.close()
+            self._conns = []
             self._db.close()
 
 
