@@ -409,3 +409,51 @@ def test_the_mirrors_mention_links_leave_the_cyclic_gc_once_collected(
     assert not any(gc.is_tracked(by_source) for by_source in mirror._mentions.values())
     assert store.source_entities(['c4']) == {'c4': sorted(p.id for p in people)}
     store.close()
+
+
+# ---- Kuzu: the database opened again after REOPEN_AFTER_WRITES writes -------------------------
+
+
+def _names(store: GraphStore) -> list[str]:
+    return sorted(e.name for e in store.list_entities(SCOPE))
+
+
+def test_kuzu_writes_survive_reopening_and_every_thread_reads_the_new_opening(
+    tmp_path: Path,
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kg.kuzu_store import KuzuGraphStore
+
+    store = KuzuGraphStore(tmp_path / 'graph.kuzu', reopen_after_writes=2)
+    reader = ThreadPoolExecutor(max_workers=1)  # one thread, kept: its connection is cached
+    try:
+        assert reader.submit(_names, store).result() == []  # a connection of the first opening
+        written = [f'Person{i}' for i in range(5)]
+        for name in written:
+            store.upsert_entities([ent(name)])
+        # the schema's creation is a write too: 6 writes, so at least two reopenings
+        assert store._generation >= 2
+        assert _names(store) == written
+        assert reader.submit(_names, store).result() == written  # not the closed connection
+    finally:
+        reader.shutdown()
+        store.close()
+    again = KuzuGraphStore(tmp_path / 'graph.kuzu')
+    try:
+        assert _names(again) == written
+    finally:
+        again.close()
+
+
+def test_a_kuzu_store_that_never_reopens_keeps_its_first_opening(tmp_path: Path) -> None:
+    from kg.kuzu_store import KuzuGraphStore
+
+    store = KuzuGraphStore(tmp_path / 'graph.kuzu', reopen_after_writes=0)
+    try:
+        for i in range(5):
+            store.upsert_entities([ent(f'P{i}')])
+        assert store._generation == 0
+        assert len(store.list_entities(SCOPE)) == 5
+    finally:
+        store.close()
