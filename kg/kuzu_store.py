@@ -9,6 +9,7 @@ import importlib.util  # noqa: F401  kuzu 0.11.3 uses importlib.util without imp
 import re
 import sys
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -79,6 +80,10 @@ _SMALL = 24
 # opening the database again costs ~0.2 s at 100k chunks, so after this many write calls (~7k
 # chunks, about a minute of ingest) the store closes and reopens it, with every reader kept out.
 REOPEN_AFTER_WRITES = 50
+# ...but not more often than this: single writes make 50 write calls in seconds (each turn's
+# mentions, entities and facts), and each opening holds every reader and writer out for ~0.2 s
+# (closing the database holds the GIL too: 2.8 % of it under bench/load_bench.py)
+REOPEN_MIN_INTERVAL_S = 60.0
 
 
 class KuzuGraphStore:
@@ -89,15 +94,18 @@ class KuzuGraphStore:
         path: Path,
         buffer_pool_bytes: int = 256 * 1024 * 1024,
         reopen_after_writes: int = REOPEN_AFTER_WRITES,
+        reopen_min_interval_s: float = REOPEN_MIN_INTERVAL_S,
     ) -> None:
         """`buffer_pool_bytes` bounds Kuzu's page cache (its own default is 80 % of RAM);
-        the database is opened again after `reopen_after_writes` write calls (0: never; see
-        REOPEN_AFTER_WRITES)."""
+        the database is opened again after `reopen_after_writes` write calls (0: never) once
+        `reopen_min_interval_s` have passed since it was opened (see REOPEN_AFTER_WRITES)."""
         self._path = Path(path)
         self._path.parent.mkdir(parents=True, exist_ok=True)
         self._pool_bytes = buffer_pool_bytes
         self._reopen_after = reopen_after_writes
+        self._reopen_interval = reopen_min_interval_s
         self._db = self._open()
+        self._opened_at = time.monotonic()
         # connections of the open database, closed with it; a thread whose connection belongs
         # to an earlier opening (`generation`) makes a new one
         self._conns: list[kuzu.Connection] = []
@@ -139,7 +147,11 @@ class KuzuGraphStore:
             finally:
                 self._local.writing = False
             self._writes += 1
-            if self._reopen_after and self._writes >= self._reopen_after:
+            if (
+                self._reopen_after
+                and self._writes >= self._reopen_after
+                and time.monotonic() - self._opened_at >= self._reopen_interval
+            ):
                 self._reopen()
 
     def _reopen(self) -> None:
@@ -153,6 +165,7 @@ class KuzuGraphStore:
         self._writes = 0
         try:
             self._db = self._open()
+            self._opened_at = time.monotonic()
         except BaseException:
             self._closed = True  # every later call says so instead of using a closed database
             raise
