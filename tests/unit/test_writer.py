@@ -241,3 +241,44 @@ def test_a_search_with_spare_threads_answers_as_one_run_serially() -> None:
     finally:
         serial.close()
         spare.close()
+
+
+class _LockWatchingEmbedder(HashEmbedder):
+    """Records, for every text it embeds, whether a write lock was held meanwhile."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writer: MemoryWriter | None = None
+        self.under_lock: list[tuple[str, bool]] = []
+
+    def embed(self, texts: Any) -> list[list[float]]:
+        assert self.writer is not None
+        held = any(lock.locked() for lock in self.writer._stripes)
+        self.under_lock += [(t, held) for t in texts]
+        return super().embed(texts)
+
+
+def test_a_write_embeds_its_texts_before_taking_the_scope_lock_and_a_repeat_not_at_all():
+    # a write of one scope waits for the others only for the store's reads and writes: the
+    # embedding, its dearest step, runs before the lock (bench/load_bench.py, 50 clients)
+    vectors, clock, embedder = InMemoryVectorStore(), ManualClock(NOW), _LockWatchingEmbedder()
+    writer = MemoryWriter(vectors, embedder, Bm25Encoder(), clock)
+    embedder.writer = writer
+    first = writer.remember([MemoryIn(scope=SCOPE, text='Alice prefers green tea')])
+    again = writer.remember(
+        [
+            MemoryIn(scope=SCOPE, text='alice prefers  green tea'),  # the same text: a bump
+            MemoryIn(scope=SCOPE, text='Bob moved to Lisbon in May'),
+        ]
+    )
+    assert [r.status for r in first + again] == [
+        WriteStatus.CREATED,
+        WriteStatus.MERGED,
+        WriteStatus.CREATED,
+    ]
+    assert embedder.under_lock == [
+        ('Alice prefers green tea', False),
+        ('Bob moved to Lisbon in May', False),
+    ]
+    [stored] = vectors.retrieve(MEMORIES, [again[1].id or ''])
+    assert stored.payload['text'] == 'Bob moved to Lisbon in May'
