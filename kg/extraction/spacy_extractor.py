@@ -38,7 +38,8 @@ class SpacyExtractor:
     """Extractor over a spaCy English pipeline, loaded lazily on first use.
 
     With `workers` > 0, large batches are parsed in that many worker processes (spaCy holds the
-    GIL, so threads would not help); small batches and single texts stay in this process.
+    GIL, so threads would not help). Small batches and single texts stay in this process until
+    a large batch has started the workers; from then on they go to the first worker.
     """
 
     def __init__(self, model_name: str, batch_size: int = 256, workers: int = 0) -> None:
@@ -78,6 +79,10 @@ class SpacyExtractor:
             # parsing goes on in a thread while the caller stores the parts already handed over
             # (Kuzu, onnxruntime and the wait on workers release the GIL)
             yield from read_ahead(self._pooled(texts), READ_AHEAD)
+        elif (pool := self._running_pool()) is not None:
+            # a bulk write started the workers: a small batch (a single write's turn) is parsed
+            # there too, so its parse does not hold this process's GIL while searches wait
+            yield self._collect(texts, self._submit(pool, texts))
         else:
             yield self._extract_here(texts)
 
@@ -140,6 +145,12 @@ class SpacyExtractor:
                     log.exception('extraction failed for one text; skipped')
                     out.append(Extraction())
             return out
+
+    def _running_pool(self) -> ProcessPoolExecutor | None:
+        """The first worker pool if a large batch has started them, else None (a small batch
+        never starts them: two workers hold ~375 MB)."""
+        with self._pool_lock:
+            return self._pools[0] if self._pools else None
 
     def _pool_list(self) -> list[ProcessPoolExecutor]:
         with self._pool_lock:

