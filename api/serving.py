@@ -5,6 +5,8 @@ clients that parse every error as `{error, message, details}` cannot read."""
 from __future__ import annotations
 
 import json
+import logging
+import time
 from typing import Any
 
 from waitress.channel import HTTPChannel
@@ -12,6 +14,31 @@ from waitress.server import BaseWSGIServer, create_server
 from waitress.task import ErrorTask
 
 from api.errors import error_details
+
+# waitress logs "Task queue depth is N" for every request that finds no idle thread, from its
+# I/O thread and while it holds the lock its request threads take their next task under
+# (ThreadedTaskDispatcher.add_task). Under load that is every request, and each waits for the
+# logging handler's lock that request threads hold while writing their access lines: threads
+# that were done sat idle with requests queued (py-spy, bench/load_bench.py). One a minute says
+# the same.
+QUEUE_WARNING_INTERVAL_S = 60.0
+
+
+class AtMostEvery(logging.Filter):
+    """Lets one record through per `interval_s` seconds and drops the rest."""
+
+    def __init__(self, interval_s: float) -> None:
+        super().__init__()
+        self._interval_s = interval_s
+        self._next = 0.0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        now = time.monotonic()
+        # two threads racing here may both pass: one extra line, no lock on a hot path
+        if now < self._next:
+            return False
+        self._next = now + self._interval_s
+        return True
 
 
 def json_error(code: int, reason: str, body: str) -> tuple[str, list[tuple[str, str]], bytes]:
@@ -42,8 +69,17 @@ class JsonErrorChannel(HTTPChannel):  # type: ignore[misc]
     error_task_class = JsonErrorTask
 
 
+def quiet_queue_warnings(interval_s: float = QUEUE_WARNING_INTERVAL_S) -> None:
+    """Let waitress's queue-depth warning through once per `interval_s` (once per process)."""
+    queue_log = logging.getLogger('waitress.queue')
+    if not any(isinstance(f, AtMostEvery) for f in queue_log.filters):
+        queue_log.addFilter(AtMostEvery(interval_s))
+
+
 def serve(app: Any, **options: Any) -> None:
-    """`waitress.serve` with JSON protocol errors; blocks until the server stops."""
+    """`waitress.serve` with JSON protocol errors and its queue-depth warning at most once a
+    minute; blocks until the server stops."""
+    quiet_queue_warnings()
     server = create_server(app, **options)
     listeners = [server]
     if not isinstance(server, BaseWSGIServer):  # several sockets: a MultiSocketServer
