@@ -149,20 +149,25 @@ class MemoryWriter:
         """
         for index, item in enumerate(items):
             self.check_text(item.text, 'text' if len(items) == 1 else f'items.{index}.text')
+        # recall is never persisted (seed 001); a write that is only a recall block keeps its
+        # text so the injection guard skips it with its reason
+        items = [without_recall(i) for i in items]
+        skips = [explicit_skip(i.text) for i in items]
         # the embedding is a write's dearest step and needs no lock: done before it, writes of
-        # one scope wait for each other only for the store's reads and writes (under 50 clients
-        # on one scope the lock was the service's bottleneck: bench/load_bench.py)
-        prepared = self._embed_unstored(items)
+        # one scope wait for each other only for the store's reads and writes
+        prepared = self._embed_unstored(items, skips)
         with _held(self._stripes_of(i.scope for i in items)):
-            return self._remember(items, prepared)
+            return self._remember(items, skips, prepared)
 
-    def _embed_unstored(self, items: Sequence[MemoryIn]) -> dict[str, list[float]]:
+    def _embed_unstored(
+        self, items: Sequence[MemoryIn], skips: Sequence[str | None]
+    ) -> dict[str, list[float]]:
         """Vectors, keyed by text, of the texts these items would store: those no guard skips
         whose id is not stored yet (a repeat write is a bump and is never embedded). Read
         without the lock: a text stored meanwhile only leaves its vector unused."""
         texts: dict[str, str] = {}
-        for item in map(without_recall, items):
-            if explicit_skip(item.text) is None:
+        for item, skip in zip(items, skips, strict=True):
+            if skip is None:
                 ident = chunk_id(item.scope, item.user_id, normalize_text(item.text))
                 texts.setdefault(ident, item.text)
         if not texts:
@@ -177,11 +182,11 @@ class MemoryWriter:
         return [self._stripes[n] for n in picked]
 
     def _remember(
-        self, items: Sequence[MemoryIn], prepared: Mapping[str, list[float]]
+        self,
+        items: Sequence[MemoryIn],
+        skips: Sequence[str | None],
+        prepared: Mapping[str, list[float]],
     ) -> list[WriteResult]:
-        # recall is never persisted (seed 001); a write that is only a recall block keeps its
-        # text so the injection guard below skips it with its reason
-        items = [without_recall(i) for i in items]
         now = self._clock.now()
         ids = [chunk_id(i.scope, i.user_id, normalize_text(i.text)) for i in items]
         existing = {p.id: p for p in self._vectors.retrieve(MEMORIES, list(dict.fromkeys(ids)))}
@@ -206,8 +211,7 @@ class MemoryWriter:
                 id=target, status=WriteStatus.MERGED, reason=reason, merged_into=target
             )
 
-        for index, (item, ident) in enumerate(zip(items, ids, strict=True)):
-            skip = explicit_skip(item.text)
+        for index, (item, ident, skip) in enumerate(zip(items, ids, skips, strict=True)):
             if skip is not None:
                 # the guards capture runs, on explicit writes too (seeds 001, 004): a prompt the
                 # runtime or an attacker wrote, or a credential, must not come back later as a
