@@ -10,6 +10,7 @@ import re
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -107,8 +108,9 @@ class KuzuGraphStore:
         self._db = self._open()
         self._opened_at = time.monotonic()
         # connections of the open database, closed with it; a thread whose connection belongs
-        # to an earlier opening (`generation`) makes a new one
-        self._conns: list[kuzu.Connection] = []
+        # to an earlier opening (`generation`) makes a new one. Weak: a finished thread's
+        # connection goes with its thread-local, as it did before reopening existed
+        self._conns: weakref.WeakSet[kuzu.Connection] = weakref.WeakSet()
         self._generation = 0
         self._writes = 0
         self._local = threading.local()
@@ -135,7 +137,7 @@ class KuzuGraphStore:
         if conn is None or getattr(self._local, 'generation', -1) != self._generation:
             conn = kuzu.Connection(self._db)
             self._local.conn, self._local.generation = conn, self._generation
-            self._conns.append(conn)
+            self._conns.add(conn)
         return conn
 
     @contextmanager
@@ -157,9 +159,9 @@ class KuzuGraphStore:
     def _reopen(self) -> None:
         """Close the database and its connections and open it again (see
         REOPEN_AFTER_WRITES); the caller holds the write lock, so no connection is in use."""
-        for conn in self._conns:
+        for conn in list(self._conns):
             conn.close()
-        self._conns = []
+        self._conns = weakref.WeakSet()
         self._db.close()
         self._generation += 1
         self._writes = 0
@@ -559,9 +561,9 @@ class KuzuGraphStore:
             if self._closed:
                 return
             self._closed = True
-            for conn in self._conns:
+            for conn in list(self._conns):
                 conn.close()
-            self._conns = []
+            self._conns = weakref.WeakSet()
             self._db.close()
 
 

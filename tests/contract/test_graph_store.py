@@ -446,6 +446,26 @@ def test_kuzu_writes_survive_reopening_and_every_thread_reads_the_new_opening(
         again.close()
 
 
+def test_a_finished_threads_kuzu_connection_is_not_kept(tmp_path: Path) -> None:
+    import gc
+    import threading
+
+    from kg.kuzu_store import KuzuGraphStore
+
+    store = KuzuGraphStore(tmp_path / 'graph.kuzu', reopen_after_writes=0)
+    try:
+        worker = threading.Thread(target=_names, args=(store,))
+        worker.start()
+        worker.join()
+        gc.collect()
+        # the constructing thread's own connection only: a service whose threads come and go
+        # must not pile up connections until the next reopening
+        assert len(store._conns) == 1
+        assert _names(store) == []
+    finally:
+        store.close()
+
+
 @pytest.mark.parametrize('options', [{'reopen_after_writes': 0}, {'reopen_after_writes': 2}])
 def test_a_kuzu_store_that_never_reopens_keeps_its_first_opening(
     tmp_path: Path, options: dict[str, int]
