@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import logging
 
-import pytest
-
 from api.serving import AtMostEvery, quiet_queue_warnings
 
 
-def test_at_most_one_record_per_interval_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_at_most_one_record_per_interval_passes() -> None:
     now = [100.0]
-    monkeypatch.setattr('api.serving.time.monotonic', lambda: now[0])
-    gate = AtMostEvery(60.0)
+    gate = AtMostEvery(60.0, clock=lambda: now[0])
     record = logging.LogRecord('waitress.queue', logging.WARNING, '', 0, 'depth', None, None)
     passed = []
     for step in (0.0, 1.0, 30.0, 29.0, 0.5, 61.0):
