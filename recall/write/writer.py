@@ -162,9 +162,8 @@ class MemoryWriter:
     def _embed_unstored(
         self, items: Sequence[MemoryIn], skips: Sequence[str | None]
     ) -> dict[str, list[float]]:
-        """Vectors, keyed by text, of the texts these items would store: those no guard skips
-        whose id is not stored yet (a repeat write is a bump and is never embedded). Read
-        without the lock: a text stored meanwhile only leaves its vector unused."""
+        """Vectors, keyed by text, of unskipped texts whose id is not stored yet (a repeat is a
+        bump, never embedded); read unlocked: a text stored meanwhile leaves its vector unused."""
         texts: dict[str, str] = {}
         for item, skip in zip(items, skips, strict=True):
             if skip is None:
