@@ -159,10 +159,7 @@ class KuzuGraphStore:
     def _reopen(self) -> None:
         """Close the database and its connections and open it again (see
         REOPEN_AFTER_WRITES); the caller holds the write lock, so no connection is in use."""
-        for conn in list(self._conns):
-            conn.close()
-        self._conns = weakref.WeakSet()
-        self._db.close()
+        self._close_database()
         self._generation += 1
         self._writes = 0
         try:
@@ -171,6 +168,13 @@ class KuzuGraphStore:
         except BaseException:
             self._closed = True  # every later call says so instead of using a closed database
             raise
+
+    def _close_database(self) -> None:
+        # its connections before the database they were opened on
+        for conn in list(self._conns):
+            conn.close()
+        self._conns = weakref.WeakSet()
+        self._db.close()
 
     def _rows(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         if getattr(self._local, 'writing', False):
@@ -561,10 +565,7 @@ class KuzuGraphStore:
             if self._closed:
                 return
             self._closed = True
-            for conn in list(self._conns):
-                conn.close()
-            self._conns = weakref.WeakSet()
-            self._db.close()
+            self._close_database()
 
 
 # ---- row <-> model ---------------------------------------------------------------------------

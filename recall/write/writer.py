@@ -152,22 +152,22 @@ class MemoryWriter:
         # recall is never persisted (seed 001); a write that is only a recall block keeps its
         # text so the injection guard skips it with its reason
         items = [without_recall(i) for i in items]
+        ids = [chunk_id(i.scope, i.user_id, normalize_text(i.text)) for i in items]
         skips = [explicit_skip(i.text) for i in items]
         # the embedding is a write's dearest step and needs no lock: done before it, writes of
         # one scope wait for each other only for the store's reads and writes
-        prepared = self._embed_unstored(items, skips)
+        prepared = self._embed_unstored(items, ids, skips)
         with _held(self._stripes_of(i.scope for i in items)):
-            return self._remember(items, skips, prepared)
+            return self._remember(items, ids, skips, prepared)
 
     def _embed_unstored(
-        self, items: Sequence[MemoryIn], skips: Sequence[str | None]
+        self, items: Sequence[MemoryIn], ids: Sequence[str], skips: Sequence[str | None]
     ) -> dict[str, list[float]]:
         """Vectors, keyed by text, of unskipped texts whose id is not stored yet (a repeat is a
         bump, never embedded); read unlocked: a text stored meanwhile leaves its vector unused."""
         texts: dict[str, str] = {}
-        for item, skip in zip(items, skips, strict=True):
+        for item, ident, skip in zip(items, ids, skips, strict=True):
             if skip is None:
-                ident = chunk_id(item.scope, item.user_id, normalize_text(item.text))
                 texts.setdefault(ident, item.text)
         if not texts:
             return {}
@@ -183,11 +183,11 @@ class MemoryWriter:
     def _remember(
         self,
         items: Sequence[MemoryIn],
+        ids: Sequence[str],
         skips: Sequence[str | None],
         prepared: Mapping[str, list[float]],
     ) -> list[WriteResult]:
         now = self._clock.now()
-        ids = [chunk_id(i.scope, i.user_id, normalize_text(i.text)) for i in items]
         existing = {p.id: p for p in self._vectors.retrieve(MEMORIES, list(dict.fromkeys(ids)))}
         results: list[WriteResult | None] = [None] * len(items)
         fresh: dict[str, tuple[int, Chunk]] = {}

@@ -260,7 +260,7 @@ class _LockWatchingEmbedder(HashEmbedder):
 
 def test_a_write_embeds_its_texts_before_taking_the_scope_lock_and_a_repeat_not_at_all():
     # a write of one scope waits for the others only for the store's reads and writes: the
-    # embedding, its dearest step, runs before the lock (bench/load_bench.py, 50 clients)
+    # embedding, its dearest step, runs before the lock
     vectors, clock, embedder = InMemoryVectorStore(), ManualClock(NOW), _LockWatchingEmbedder()
     writer = MemoryWriter(vectors, embedder, Bm25Encoder(), clock)
     embedder.writer = writer
