@@ -6,6 +6,7 @@ Every kuzu call lives in this file, so a fork with the same API (PyPI `ladybug`)
 from __future__ import annotations
 
 import importlib.util  # noqa: F401  kuzu 0.11.3 uses importlib.util without importing it
+import logging
 import re
 import sys
 import threading
@@ -38,14 +39,9 @@ from kg.kuzu_rows import (
     relation_table,
     unique_relations,
 )
-from kg.models import (
-    Entity,
-    Mention,
-    MentionRow,
-    Relation,
-    RelationRow,
-    RelationUpdate,
-)
+from kg.models import Entity, Mention, MentionRow, Relation, RelationRow, RelationUpdate
+
+log = logging.getLogger(__name__)
 
 # Kuzu TIMESTAMP is zone-less: we store naive UTC and re-attach UTC on the way out.
 _SCHEMA = (
@@ -85,6 +81,12 @@ REOPEN_AFTER_WRITES = 50
 # mentions, entities and facts), and each opening holds every reader and writer out for ~0.2 s
 # (closing the database holds the GIL too: 2.8 % of it under bench/load_bench.py)
 REOPEN_MIN_INTERVAL_S = 60.0
+# A load's last write calls (up to a minute of ingest) would keep their memory for as long as
+# the service then idles: once this many have been made since the last opening and none for
+# REOPEN_IDLE_S, a background thread opens the database again. Fewer are not worth holding
+# readers out for (a lone write leaves little behind)
+REOPEN_IDLE_S = 30.0
+REOPEN_IDLE_MIN_WRITES = 10
 
 
 class KuzuGraphStore:
@@ -96,10 +98,12 @@ class KuzuGraphStore:
         buffer_pool_bytes: int = 256 * 1024 * 1024,
         reopen_after_writes: int = REOPEN_AFTER_WRITES,
         reopen_min_interval_s: float = REOPEN_MIN_INTERVAL_S,
+        reopen_idle_s: float = REOPEN_IDLE_S,
     ) -> None:
         """`buffer_pool_bytes` bounds Kuzu's page cache (its own default is 80 % of RAM);
         the database is opened again after `reopen_after_writes` write calls (0: never) once
-        `reopen_min_interval_s` have passed since it was opened (see REOPEN_AFTER_WRITES)."""
+        `reopen_min_interval_s` have passed since it was opened (see REOPEN_AFTER_WRITES), and
+        after `reopen_idle_s` without writes (0: not; see REOPEN_IDLE_S)."""
         self._path = Path(path)
         self._path.parent.mkdir(parents=True, exist_ok=True)
         self._pool_bytes = buffer_pool_bytes
@@ -113,6 +117,7 @@ class KuzuGraphStore:
         self._conns: weakref.WeakSet[kuzu.Connection] = weakref.WeakSet()
         self._generation = 0
         self._writes = 0
+        self._last_write = time.monotonic()
         self._local = threading.local()
         # Kuzu allows one write transaction at a time, and a COPY's checkpoint times out while
         # another thread's read transaction is open: writers therefore exclude readers
@@ -121,6 +126,10 @@ class KuzuGraphStore:
         with self._writing():
             for ddl in _SCHEMA:
                 self._conn().execute(ddl)
+        self._stop = threading.Event()
+        self._idle_s = reopen_idle_s
+        if reopen_idle_s > 0 and reopen_after_writes:
+            threading.Thread(target=self._reopen_when_idle, name='kuzu-idle', daemon=True).start()
 
     # ---- plumbing ------------------------------------------------------------------------
 
@@ -149,12 +158,26 @@ class KuzuGraphStore:
             finally:
                 self._local.writing = False
             self._writes += 1
+            self._last_write = time.monotonic()
             if (
                 self._reopen_after
                 and self._writes >= self._reopen_after
                 and time.monotonic() - self._opened_at >= self._reopen_interval
             ):
                 self._reopen()
+
+    def _reopen_when_idle(self) -> None:
+        while not self._stop.wait(min(self._idle_s, 5.0)):
+            if self._writes < REOPEN_IDLE_MIN_WRITES:
+                continue
+            with self._rw.write():
+                quiet = time.monotonic() - self._last_write >= self._idle_s
+                if quiet and not self._closed and self._writes >= REOPEN_IDLE_MIN_WRITES:
+                    try:
+                        self._reopen()
+                    except Exception:  # the store now says it is closed to every caller
+                        log.exception('reopening the graph after writes went quiet failed')
+                        return
 
     def _reopen(self) -> None:
         """Close the database and its connections and open it again (see
@@ -561,14 +584,9 @@ class KuzuGraphStore:
             yield from zip(*columns, strict=True)
 
     def close(self) -> None:
+        self._stop.set()
         with self._rw.write():
             if self._closed:
                 return
             self._closed = True
             self._close_database()
-
-
-# ---- row <-> model ---------------------------------------------------------------------------
-
-
-# an update never moves an entity across scopes or rewrites when it was first seen

@@ -482,3 +482,27 @@ def test_a_kuzu_store_that_never_reopens_keeps_its_first_opening(
         assert len(store.list_entities(SCOPE)) == 5
     finally:
         store.close()
+
+
+@pytest.mark.parametrize('writes', [3, 12])
+def test_a_kuzu_store_reopens_once_writes_go_quiet(tmp_path: Path, writes: int) -> None:
+    import time
+
+    from kg.kuzu_store import REOPEN_IDLE_MIN_WRITES, KuzuGraphStore
+
+    # the count rule far off: only the quiet spell can reopen, and only after enough writes
+    store = KuzuGraphStore(tmp_path / 'graph.kuzu', reopen_after_writes=1000, reopen_idle_s=0.2)
+    try:
+        for i in range(writes):
+            store.upsert_entities([ent(f'P{i}')])
+        # the schema's creation is one write call more
+        expected = 1 if writes + 1 >= REOPEN_IDLE_MIN_WRITES else 0
+        deadline = time.monotonic() + 5.0
+        while store._generation < expected and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.6)  # a quiet store reopens once, not once per quiet spell
+        assert store._generation == expected
+        assert store._writes == (0 if expected else writes + 1)
+        assert len(store.list_entities(SCOPE)) == writes
+    finally:
+        store.close()
