@@ -84,8 +84,9 @@ REOPEN_MIN_INTERVAL_S = 60.0
 # A load's last write calls (up to a minute of ingest) would keep their memory for as long as
 # the service then idles: once this many have been made since the last opening and none for
 # REOPEN_IDLE_S, a background thread opens the database again. Fewer are not worth holding
-# readers out for (a lone write leaves little behind)
-REOPEN_IDLE_S = 30.0
+# readers out for (a lone write leaves little behind). One reopening per quiet spell at most:
+# bursts of writes 10 s apart would cost readers ~0.2 s in every 10 s, no more
+REOPEN_IDLE_S = 10.0
 REOPEN_IDLE_MIN_WRITES = 10
 
 
