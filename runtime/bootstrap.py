@@ -6,8 +6,10 @@ Nothing connects at import time.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import stat
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,14 +136,42 @@ def make_private(data_dir: Path, *extra: Path | None) -> None:
 
 
 def _chmod_tree(root: Path) -> None:
-    paths = [root] if root.is_file() else [root, *root.rglob('*')]
-    for path in paths:
+    # scandir's entries carry their lstat, so a tree already private costs one stat per entry
+    # and no chmod: a 100k-chunk store has ~2,200 files (0.12-0.15 s of every start when each
+    # was chmod-ed), a 1M one ten times more
+    try:
+        info = root.lstat()
+    except OSError:
+        return
+    if stat.S_ISLNK(info.st_mode):
+        return
+    _chmod_if_needed(str(root), info.st_mode)
+    if not stat.S_ISDIR(info.st_mode):
+        return
+    pending = [str(root)]
+    while pending:
         try:
-            if path.is_symlink():
-                continue
-            path.chmod(0o700 if path.is_dir() else 0o600)
-        except OSError:  # a file a store removed meanwhile, or not ours to change
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    try:
+                        mode = entry.stat(follow_symlinks=False).st_mode
+                    except OSError:  # removed by a store meanwhile
+                        continue
+                    if stat.S_ISLNK(mode):
+                        continue
+                    _chmod_if_needed(entry.path, mode)
+                    if stat.S_ISDIR(mode):
+                        pending.append(entry.path)
+        except OSError:  # a folder a store removed meanwhile, or not ours to read
             continue
+
+
+def _chmod_if_needed(path: str, mode: int) -> None:
+    wanted = 0o700 if stat.S_ISDIR(mode) else 0o600
+    if stat.S_IMODE(mode) == wanted:
+        return
+    with contextlib.suppress(OSError):  # a file a store removed meanwhile, or not ours
+        os.chmod(path, wanted)
 
 
 def build(

@@ -117,3 +117,26 @@ def test_the_umask_makes_files_the_process_creates_later_private(served):
         assert stat.S_IMODE(os.stat(later).st_mode) == 0o600
     finally:
         later.unlink()
+
+
+def test_make_private_reaches_nested_files_and_leaves_symlink_targets_alone(
+    tmp_path: Path,
+) -> None:
+    from runtime.bootstrap import make_private
+
+    data_dir = tmp_path / 'data'
+    nested = data_dir / 'vectors' / 'memories' / 'segments'
+    nested.mkdir(parents=True, mode=0o755)
+    (data_dir / 'vectors').chmod(0o755)
+    page = nested / 'page_0.dat'
+    page.write_bytes(b'x')
+    page.chmod(0o644)
+    outside = tmp_path / 'shared.txt'  # not ours: a link to it must not change it
+    outside.write_text('shared')
+    outside.chmod(0o644)
+    (nested / 'link').symlink_to(outside)
+    make_private(data_dir)
+    assert stat.S_IMODE(page.stat().st_mode) == 0o600
+    assert stat.S_IMODE(nested.stat().st_mode) == 0o700
+    assert stat.S_IMODE((data_dir / 'vectors').stat().st_mode) == 0o700
+    assert stat.S_IMODE(outside.stat().st_mode) == 0o644
