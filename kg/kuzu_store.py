@@ -81,11 +81,9 @@ REOPEN_AFTER_WRITES = 50
 # mentions, entities and facts), and each opening holds every reader and writer out for ~0.2 s
 # (closing the database holds the GIL too: 2.8 % of it under bench/load_bench.py)
 REOPEN_MIN_INTERVAL_S = 60.0
-# A load's last write calls (up to a minute of ingest) would keep their memory for as long as
-# the service then idles: once this many have been made since the last opening and none for
-# REOPEN_IDLE_S, a background thread opens the database again. Fewer are not worth holding
-# readers out for (a lone write leaves little behind). One reopening per quiet spell at most:
-# bursts of writes 10 s apart would cost readers ~0.2 s in every 10 s, no more
+# A load's last write calls (up to a minute of ingest) would keep their memory while the service
+# then idles: after REOPEN_IDLE_MIN_WRITES of them and none for REOPEN_IDLE_S, a thread reopens
+# the database, once per quiet spell (bursts 10 s apart cost readers ~0.2 s in every 10 s)
 REOPEN_IDLE_S = 10.0
 REOPEN_IDLE_MIN_WRITES = 10
 
@@ -130,7 +128,9 @@ class KuzuGraphStore:
         self._stop = threading.Event()
         self._idle_s = reopen_idle_s
         if reopen_idle_s > 0 and reopen_after_writes:
-            threading.Thread(target=self._reopen_when_idle, name='kuzu-idle', daemon=True).start()
+            # weak: a store nobody closed can still be collected, and its thread then ends
+            watch = (weakref.ref(self), self._stop, reopen_idle_s)
+            threading.Thread(target=_reopen_when_idle, args=watch, daemon=True).start()
 
     # ---- plumbing ------------------------------------------------------------------------
 
@@ -167,22 +167,22 @@ class KuzuGraphStore:
             ):
                 self._reopen()
 
-    def _reopen_when_idle(self) -> None:
-        while not self._stop.wait(min(self._idle_s, 5.0)):
-            if self._writes < REOPEN_IDLE_MIN_WRITES:
-                continue
-            with self._rw.write():
-                quiet = time.monotonic() - self._last_write >= self._idle_s
-                if quiet and not self._closed and self._writes >= REOPEN_IDLE_MIN_WRITES:
-                    try:
-                        self._reopen()
-                    except Exception:  # the store now says it is closed to every caller
-                        log.exception('reopening the graph after writes went quiet failed')
-                        return
+    def _reopen_if_quiet(self) -> bool:
+        """Reopen once writes have been quiet (REOPEN_IDLE_S); False when it is closed."""
+        if self._writes < REOPEN_IDLE_MIN_WRITES:
+            return not self._closed
+        with self._rw.write():
+            quiet = time.monotonic() - self._last_write >= self._idle_s
+            if quiet and not self._closed and self._writes >= REOPEN_IDLE_MIN_WRITES:
+                try:
+                    self._reopen()
+                except Exception:  # the store now says it is closed to every caller
+                    log.exception('reopening the graph after writes went quiet failed')
+            return not self._closed
 
     def _reopen(self) -> None:
-        """Close the database and its connections and open it again (see
-        REOPEN_AFTER_WRITES); the caller holds the write lock, so no connection is in use."""
+        """Close the database and its connections and open it again; the caller holds the
+        write lock, so no connection is in use."""
         self._close_database()
         self._generation += 1
         self._writes = 0
@@ -587,7 +587,14 @@ class KuzuGraphStore:
     def close(self) -> None:
         self._stop.set()
         with self._rw.write():
-            if self._closed:
-                return
-            self._closed = True
-            self._close_database()
+            if not self._closed:
+                self._closed = True
+                self._close_database()
+
+
+def _reopen_when_idle(ref: weakref.ref[KuzuGraphStore], stop: threading.Event, idle: float) -> None:
+    while not stop.wait(min(idle, 5.0)):
+        store = ref()
+        if store is None or not store._reopen_if_quiet():
+            return
+        del store  # not held while waiting

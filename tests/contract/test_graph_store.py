@@ -506,3 +506,16 @@ def test_a_kuzu_store_reopens_once_writes_go_quiet(tmp_path: Path, writes: int) 
         assert len(store.list_entities(SCOPE)) == writes
     finally:
         store.close()
+
+
+def test_a_kuzu_store_nobody_closed_is_not_kept_alive_by_its_idle_thread(tmp_path: Path) -> None:
+    import gc
+    import weakref
+
+    from kg.kuzu_store import KuzuGraphStore
+
+    store = KuzuGraphStore(tmp_path / 'graph.kuzu', reopen_idle_s=0.1)
+    ref = weakref.ref(store)
+    del store
+    gc.collect()
+    assert ref() is None
