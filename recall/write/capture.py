@@ -18,7 +18,8 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 from recall.normalize import name_key, normalize_text, strip_recall_blocks
-from recall.tiers import ImportanceLabel, Kind, Tier
+from recall.schemas import MemoryIn
+from recall.tiers import ImportanceLabel, Kind, Source, Tier
 from recall.write.deterministic import Captured, deterministic_capture
 from recall.write.guards import injection_reason, is_system_channel, secret_kind
 from recall.write.importance import grade, label_for
@@ -110,6 +111,26 @@ class CaptureDecision(BaseModel):
     def kinds(self) -> list[Kind]:
         """Kinds of the candidates, in order."""
         return [c.kind for c in self.candidates]
+
+    def writes(self, scope: str, user_id: str | None, channel: str | None) -> list[MemoryIn]:
+        """The candidates as writes of the user's own words, tagged as captured."""
+        return [
+            MemoryIn(
+                scope=scope,
+                text=c.text,
+                kind=c.kind,
+                user_id=user_id,
+                importance=c.importance,
+                importance_label=c.importance_label,
+                pinned=c.pinned,
+                tier=c.tier,
+                entity_key=c.entity_key,
+                source=Source.USER,
+                source_ref=channel,
+                metadata={'captured_by': 'capture', 'confidence': c.confidence},
+            )
+            for c in self.candidates
+        ]
 
 
 # ---- salience and questions ------------------------------------------------------------------

@@ -28,15 +28,15 @@ from recall.normalize import content_hash, normalize_text, strip_recall_blocks
 from recall.ports import AccessLog, GraphIndex
 from recall.read.context import speaker_of
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
-from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Source, Tier
+from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Tier
 from recall.write.capture import CaptureDecision, capture
 from recall.write.conflicts import detect, merge_agrees, slot_changed, slot_of, with_slot_tag
 from recall.write.guards import explicit_skip
 from recall.write.importance import write_grade
-from recall.write.merging import merged_change, same_subject
+from recall.write.merging import merged_change, raised_rank, same_subject
 from recall.write.recalls import record_recalls
 from recall.write.trust import trust_of, trust_rank
-from vectors.models import ChunkText, PointFilter, VectorPoint
+from vectors.models import ChunkText, PointFilter, StoredPoint, VectorPoint
 from vectors.ports import Embedder, SparseEncoder, VectorStore
 
 log = logging.getLogger(__name__)
@@ -245,6 +245,8 @@ class MemoryWriter:
                 del fresh[ident]
                 bump(twin, items[index], index, 'semantic duplicate')
                 continue
+            # a merge of this batch may have made an old memory more trusted than this one
+            older = [o for o in older if trust_rank(chunk.trust) >= raised_rank(bumps.get(o, {}))]
             for old_id in older:
                 supersede[old_id] = {
                     'superseded': True,
@@ -260,11 +262,30 @@ class MemoryWriter:
                 )
         self._store_linked([c for _, c in sorted(fresh.values(), key=_first)], dense)
         updates = {i: {**bumps.get(i, {}), **supersede.get(i, {})} for i in {*bumps, *supersede}}
+        self._revive_outranked(updates, existing)
         if updates:
             self._vectors.set_payload(MEMORIES, updates)
         if fresh:
             self._index_graph(list(fresh))
         return [r for r in results if r is not None]
+
+    def _revive_outranked(
+        self, updates: dict[str, dict[str, Any]], existing: Mapping[str, StoredPoint]
+    ) -> None:
+        """Seed 004 holds after a merge raised trust: a memory superseded by a less trusted one
+        is current again (a user restating what a tool's contradiction superseded)."""
+        # the chunks of this batch are stored by now: a superseder among them is read too
+        by = {
+            i: change.get('superseded_by', existing[i].payload.get('superseded_by'))
+            for i, change in updates.items()
+            if 'trust' in change and i in existing
+        }
+        live = [b for b in by.values() if isinstance(b, str)]
+        found = self._vectors.retrieve(MEMORIES, live) if live else []
+        trust = {p.id: p.payload.get('trust') for p in found}
+        for ident, later in by.items():
+            if later in trust and trust_rank(updates[ident]['trust']) > trust_rank(trust[later]):
+                updates[ident].update(superseded=False, superseded_by=None)
 
     def capture(
         self,
@@ -280,23 +301,7 @@ class MemoryWriter:
         salience gate, deterministic capture, classification), then `remember` of what it kept."""
         self.check_text(text)
         decision = capture(text, role=role, channel=channel, source=source, now=self._clock.now())
-        items = [
-            MemoryIn(
-                scope=scope,
-                text=c.text,
-                kind=c.kind,
-                user_id=user_id,
-                importance=c.importance,
-                importance_label=c.importance_label,
-                pinned=c.pinned,
-                tier=c.tier,
-                entity_key=c.entity_key,
-                source=Source.USER,
-                source_ref=channel,
-                metadata={'captured_by': 'capture', 'confidence': c.confidence},
-            )
-            for c in decision.candidates
-        ]
+        items = decision.writes(scope, user_id, channel)
         return decision, (self.remember(items) if items else [])
 
     def _store_linked(self, chunks: list[Chunk], dense: Mapping[str, list[float]]) -> None:
@@ -526,16 +531,11 @@ class MemoryWriter:
     def delete(self, ident: str) -> None:
         """Delete a chunk and its graph mentions; NotFound when there is none."""
         self._get(ident)
-        self._vectors.delete(MEMORIES, [ident])
-        self.forget_graph([ident])
+        self.delete_many([ident])
 
     def prune(self, ids: Sequence[str]) -> None:
         """Delete memories chosen by hygiene, and their graph mentions (whoever owns the graph)."""
-        batch = list(ids)
-        if not batch:
-            return
-        self._vectors.delete(MEMORIES, batch)
-        self.forget_graph(batch)
+        self.delete_many(ids)
 
     def set_tiers(self, tiers: Mapping[str, Tier], now: datetime) -> None:
         """Apply decay tier transitions (memory id -> new tier)."""

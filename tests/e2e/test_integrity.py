@@ -287,6 +287,38 @@ def test_a_trusted_write_still_supersedes_an_untrusted_one(client, auth, scope):
     assert user['superseded'] == [tool['id']]
 
 
+def test_a_trusted_restatement_revives_what_a_tool_superseded(client, auth, scope):
+    # the tool's contradiction supersedes the tool's claim (equal trust); when the user then
+    # says the claim, the merge makes it trusted, and a trusted memory superseded by an
+    # untrusted one would break the rule above: it is current again, the tool's text stays
+    tool = write(client, auth, scope=scope, kind='preference', text='Bob likes tea', source='tool')
+    denial = write(
+        client, auth, scope=scope, kind='preference', text='Bob no longer likes tea', source='tool'
+    )
+    assert denial['superseded'] == [tool['id']]
+    again = write(client, auth, scope=scope, kind='preference', text='Bob likes tea')
+    assert (again['status'], again['merged_into']) == ('merged', tool['id'])
+    stored = read(client, auth, tool['id'])
+    assert (stored['trust'], stored['superseded_by']) == ('trusted', None)
+    assert read(client, auth, denial['id'])['superseded_by'] is None
+    assert search_ids(client, auth, scope, 'Bob likes tea')[0] == tool['id']
+
+
+def test_a_batch_never_lets_its_tool_write_supersede_what_it_made_trusted(client, auth, scope):
+    tool = write(client, auth, scope=scope, kind='preference', text='Bob likes tea', source='tool')
+    items = [
+        {'scope': scope, 'kind': 'preference', 'text': 'Bob likes tea'},
+        {'scope': scope, 'kind': 'preference', 'text': 'Bob no longer likes tea', 'source': 'tool'},
+    ]
+    response = client.post('/v1/memories/batch', json={'items': items}, headers=auth)
+    assert response.status_code == 200, response.get_json()
+    merged, denial = response.get_json()['results']
+    assert merged['status'] == 'merged' and denial['status'] == 'created'
+    assert denial['superseded'] == []
+    stored = read(client, auth, tool['id'])
+    assert (stored['trust'], stored['superseded_by']) == ('trusted', None)
+
+
 # ---- 3. a semantic merge needs more than one cosine -----------------------------------------
 
 
