@@ -9,7 +9,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import networkx as nx
 import numpy as np
 
 from core.text import ENGLISH_STOP_WORDS
@@ -81,17 +80,15 @@ def textrank(sentences: Sequence[str]) -> list[float]:
     if not sentences:
         return []
     tokens = [words(s) for s in sentences]
-    graph = nx.Graph()
-    graph.add_nodes_from(range(len(sentences)))
-    for i in range(len(sentences)):
-        for j in range(i + 1, len(sentences)):
-            weight = _similarity(tokens[i], tokens[j])
-            if weight > 0:
-                graph.add_edge(i, j, weight=weight)
-    if graph.number_of_edges() == 0:
+    n = len(sentences)
+    weights = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            weights[i, j] = weights[j, i] = _similarity(tokens[i], tokens[j])
+    if not weights.any():
         # nothing links the sentences: prefer the longer, more informative ones
         return [float(len(t)) for t in tokens]
-    return _pagerank(nx.to_numpy_array(graph, nodelist=range(len(sentences)), weight='weight'))
+    return _pagerank(weights)
 
 
 def _pagerank(weights: np.ndarray, damping: float = 0.85, tol: float = 1e-8) -> list[float]:
@@ -304,15 +301,25 @@ def synthesize(episodes: Sequence[EpisodeText], title: str, limit: int = 8) -> S
 
 
 def _clusters(sentences: Sequence[str], threshold: float = 0.5) -> list[list[int]]:
+    """Groups of sentences linked by word overlap (Jaccard >= threshold), transitively."""
     tokens = [set(words(s)) for s in sentences]
-    graph = nx.Graph()
-    graph.add_nodes_from(range(len(sentences)))
+    root = list(range(len(sentences)))
+
+    def find(i: int) -> int:
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+
     for i in range(len(sentences)):
         for j in range(i + 1, len(sentences)):
             union = tokens[i] | tokens[j]
             if union and len(tokens[i] & tokens[j]) / len(union) >= threshold:
-                graph.add_edge(i, j)
-    return [sorted(c) for c in nx.connected_components(graph)]
+                root[find(j)] = find(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(sentences)):
+        groups.setdefault(find(i), []).append(i)
+    return list(groups.values())
 
 
 def _central(members: list[int], sentences: Sequence[str]) -> int:

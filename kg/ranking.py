@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 
 from kg import temporal
@@ -19,11 +19,17 @@ from kg.models import (
     Relation,
 )
 
+if TYPE_CHECKING:
+    # imported where a search walks the graph: networkx is ~0.2 s of every start otherwise
+    import networkx as nx
+
 
 def personalized_pagerank(
     graph: nx.Graph, seeds: dict[str, float], alpha: float = 0.85, iterations: int = 50
 ) -> dict[str, float]:
     """PageRank restarting at the seeds (numpy power iteration: nx.pagerank needs scipy)."""
+    import networkx as nx
+
     nodes = list(graph.nodes)
     matrix = nx.to_numpy_array(graph, nodelist=nodes, weight='weight')
     out_weight = matrix.sum(axis=1)
@@ -108,6 +114,8 @@ def connecting_paths(
     edge: dict[frozenset[str], Relation] = {}
     for rel in sorted(rels, key=lambda r: -r.confidence):
         edge.setdefault(frozenset((rel.subject_id, rel.object_id)), rel)
+    import networkx as nx
+
     sources = [s for s in seeds if s in graph]
     _, routes = nx.multi_source_dijkstra(graph, sources) if sources else ({}, {})
     out = []
