@@ -56,6 +56,22 @@ def test_textrank_ranks_the_sentence_sharing_most_words_highest():
     assert min(range(4), key=lambda i: scores[i]) == 2
 
 
+def test_textrank_of_unlinked_sentences_prefers_the_longer():
+    assert text.textrank(['Alpha beta.', 'Gamma delta epsilon.']) == [2.0, 3.0]
+
+
+def test_synthesis_clusters_link_overlapping_sentences_transitively_in_first_seen_order():
+    sentences = [
+        'red green blue',  # 0 ~ 2 (blue green red shared)
+        'cats dogs mice',  # 1 ~ 4
+        'red green blue yellow',  # 2 ~ 0, 2 ~ 3
+        'green blue yellow purple',  # 3 ~ 2 (3 of 5 words), not ~ 0 (2 of 5): joins through 2
+        'cats dogs mice birds',
+        'nothing shared here',
+    ]
+    assert text._clusters(sentences) == [[0, 2, 3], [1, 4], [5]]
+
+
 def test_the_extractive_summary_keeps_central_sentences_in_order_and_drops_chatter():
     summary = text.summarize(SESSION)
     assert 'Mnemos' in summary
