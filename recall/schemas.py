@@ -99,6 +99,13 @@ class WriteResult(BaseModel):
     merged_into: str | None = None
     superseded: list[str] = Field(default_factory=list)
 
+    def still_superseding(self, revived: set[str]) -> WriteResult:
+        """This result without the memories a later merge of its batch made current again."""
+        kept = [i for i in self.superseded if i not in revived]
+        if kept == self.superseded:
+            return self
+        return self.model_copy(update={'superseded': kept, 'reason': self.reason if kept else None})
+
 
 class ChunkOut(BaseModel):
     """A stored memory as returned to clients."""

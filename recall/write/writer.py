@@ -260,20 +260,21 @@ class MemoryWriter:
                     superseded=older,
                     reason='supersedes older memories',
                 )
-        self._store_linked([c for _, c in sorted(fresh.values(), key=_first)], dense)
+        ordered = sorted(fresh.values(), key=lambda entry: entry[0])
+        self._store_linked([c for _, c in ordered], dense)
         updates = {i: {**bumps.get(i, {}), **supersede.get(i, {})} for i in {*bumps, *supersede}}
-        self._revive_outranked(updates, existing)
+        revived = self._revive_outranked(updates, existing)
         if updates:
             self._vectors.set_payload(MEMORIES, updates)
         if fresh:
             self._index_graph(list(fresh))
-        return [r for r in results if r is not None]
+        return [r.still_superseding(revived) for r in results if r is not None]
 
     def _revive_outranked(
         self, updates: dict[str, dict[str, Any]], existing: Mapping[str, StoredPoint]
-    ) -> None:
+    ) -> set[str]:
         """Seed 004 holds after a merge raised trust: a memory superseded by a less trusted one
-        is current again (a user restating what a tool's contradiction superseded)."""
+        is current again (a user restating what a tool's contradiction superseded); its id."""
         # the chunks of this batch are stored by now: a superseder among them is read too
         by = {
             i: change.get('superseded_by', existing[i].payload.get('superseded_by'))
@@ -283,9 +284,12 @@ class MemoryWriter:
         live = [b for b in by.values() if isinstance(b, str)]
         found = self._vectors.retrieve(MEMORIES, live) if live else []
         trust = {p.id: p.payload.get('trust') for p in found}
+        revived: set[str] = set()
         for ident, later in by.items():
             if later in trust and trust_rank(updates[ident]['trust']) > trust_rank(trust[later]):
                 updates[ident].update(superseded=False, superseded_by=None)
+                revived.add(ident)
+        return revived
 
     def capture(
         self,
@@ -548,9 +552,8 @@ class MemoryWriter:
         """Pin (Core, never demoted) or unpin (back to working) a chunk."""
         with _held(self._stripes_of([self._get(ident).scope])):
             chunk = self._get(ident)
-            tier = (
-                Tier.CORE if pinned else (Tier.WORKING if chunk.tier == Tier.CORE else chunk.tier)
-            )
+            unpinned = Tier.WORKING if chunk.tier == Tier.CORE else chunk.tier
+            tier = Tier.CORE if pinned else unpinned
             now = to_epoch(self._clock.now())
             self._vectors.set_payload(
                 MEMORIES, {ident: {'pinned': pinned, 'tier': tier.value, 'updated_at': now}}
@@ -594,7 +597,3 @@ def _speaker(chunk: Chunk) -> str | None:
     # facts reached no graph)
     found = chunk.speaker or chunk.user_id
     return found if found and found.strip() else None
-
-
-def _first(item: tuple[int, Chunk]) -> int:
-    return item[0]

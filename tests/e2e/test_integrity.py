@@ -319,6 +319,27 @@ def test_a_batch_never_lets_its_tool_write_supersede_what_it_made_trusted(client
     assert (stored['trust'], stored['superseded_by']) == ('trusted', None)
 
 
+def test_a_later_paraphrase_in_the_batch_takes_back_its_tool_write_s_supersession(
+    client, auth, scope
+):
+    # the tool's denial is judged first and supersedes the tool's claim; the user's paraphrase
+    # after it merges into the claim (semantic twin), making it trusted: the claim is current
+    # again, and the denial's result no longer says it superseded it
+    claim = write(client, auth, scope=scope, kind='fact', text='Lucky number is 88.', source='tool')
+    items = [
+        {'scope': scope, 'kind': 'fact', 'text': 'Lucky number is no longer 88.', 'source': 'tool'},
+        {'scope': scope, 'kind': 'fact', 'text': 'The lucky number is 88'},
+    ]
+    response = client.post('/v1/memories/batch', json={'items': items}, headers=auth)
+    assert response.status_code == 200, response.get_json()
+    denial, paraphrase = response.get_json()['results']
+    assert (paraphrase['status'], paraphrase['merged_into']) == ('merged', claim['id'])
+    assert denial['status'] == 'created'
+    assert (denial['superseded'], denial['reason']) == ([], None)
+    stored = read(client, auth, claim['id'])
+    assert (stored['trust'], stored['superseded_by']) == ('trusted', None)
+
+
 # ---- 3. a semantic merge needs more than one cosine -----------------------------------------
 
 
