@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import json
 import logging
 import os
@@ -313,6 +314,10 @@ def main(argv: list[str] | None = None) -> int:
         format='%(asctime)s %(levelname)s %(name)s: %(message)s',
     )
     args = build_parser().parse_args(argv)
+    # a crash inside a native library (Kuzu, Qdrant Edge, onnxruntime) kills the process
+    # without a Python traceback; this prints every thread's stack to stderr first, so the log
+    # says which call it was (a scale run's service died in libc's memcpy with nothing logged)
+    faulthandler.enable()
     from api.client import MnemosError
 
     try:

@@ -18,6 +18,7 @@ import secrets
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -122,6 +123,10 @@ class Service:
         if self._conn is not None:
             self._conn.close()
             self._conn = None
+        if self.process.poll() not in (None, 0):
+            # it died on its own: its log goes with the temp dir, so show how it ended first
+            print(f'bench: the service exited with {self.process.returncode}:', file=sys.stderr)
+            print(self.log_tail(200), file=sys.stderr)
         if self.process.poll() is None:
             self.process.terminate()
             try:

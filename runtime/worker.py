@@ -10,6 +10,7 @@ memories, forgetting pruned ones) to the owner through the graph queue.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import logging
 import multiprocessing
 import signal
@@ -28,6 +29,7 @@ def serve(settings: Settings, threads: int, stop: threading.Event | None = None)
     from consolidation.queue import WORKER_QUEUES
     from runtime.bootstrap import build
 
+    faulthandler.enable()  # a worker process's native crash logs its stacks too (api/cli.py)
     services = build(settings, consume_jobs=False, owns_graph=False)
     stop = stop or threading.Event()
     if threading.current_thread() is threading.main_thread():

@@ -125,3 +125,41 @@ def test_workers_exit_when_the_service_is_killed_outright(service) -> None:  # t
     while any(alive(w) for w in workers):
         assert time.monotonic() < deadline, 'extraction workers outlived a killed service'
         time.sleep(0.2)
+
+
+def test_a_native_crash_logs_every_thread_s_python_stack(tmp_path: Path) -> None:
+    # a segfault inside Kuzu, Qdrant Edge or onnxruntime would otherwise end the service with
+    # nothing in its log; SIGSEGV sent from outside takes the same path as one raised inside
+    port = free_port()
+    env = {
+        **os.environ,
+        'KG_DATA_DIR': str(tmp_path / 'data'),
+        'KG_API_TOKEN': TOKEN,
+        'KG_PORT': str(port),
+    }
+    log = tmp_path / 'service.log'
+    with log.open('wb') as out:
+        proc = subprocess.Popen(
+            [sys.executable, '-m', 'api.cli', 'serve'], env=env, stdout=out, stderr=out
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=1)
+                break
+            except OSError:
+                assert proc.poll() is None, log.read_text(errors='replace')
+                assert time.monotonic() < deadline, 'the service never answered'
+                time.sleep(0.2)
+        proc.send_signal(signal.SIGSEGV)
+        assert proc.wait(timeout=30) == -signal.SIGSEGV
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    text = log.read_text(errors='replace')
+    assert 'Fatal Python error: Segmentation fault' in text
+    # the main thread (waitress's loop) and the service's other threads
+    assert 'Current thread' in text and text.count('Thread 0x') >= 3
+    assert 'waitress' in text
