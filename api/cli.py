@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import faulthandler
+import io
 import json
 import logging
 import os
@@ -61,6 +63,12 @@ def serve(args: argparse.Namespace) -> int:
     # before any thread starts: the preload's, then create_app's job, model and store threads
     # (see runtime/malloc_arenas.py)
     limit_malloc_arenas()
+    # a crash inside a native library (Kuzu, Qdrant Edge, onnxruntime) kills the process
+    # without a Python traceback; this prints every thread's stack to stderr first, so the log
+    # says which call it was (a scale run's service died in libc's memcpy with nothing logged).
+    # A stderr without a file (a test runner's capture) keeps the runner's own handler.
+    with contextlib.suppress(io.UnsupportedOperation, ValueError):
+        faulthandler.enable()
     # the model loads while the API's modules import (half a second): see preload_model
     preload_embedder(settings)
     start_trimming()
@@ -314,10 +322,6 @@ def main(argv: list[str] | None = None) -> int:
         format='%(asctime)s %(levelname)s %(name)s: %(message)s',
     )
     args = build_parser().parse_args(argv)
-    # a crash inside a native library (Kuzu, Qdrant Edge, onnxruntime) kills the process
-    # without a Python traceback; this prints every thread's stack to stderr first, so the log
-    # says which call it was (a scale run's service died in libc's memcpy with nothing logged)
-    faulthandler.enable()
     from api.client import MnemosError
 
     try:

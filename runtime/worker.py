@@ -10,7 +10,9 @@ memories, forgetting pruned ones) to the owner through the graph queue.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import faulthandler
+import io
 import logging
 import multiprocessing
 import signal
@@ -29,7 +31,9 @@ def serve(settings: Settings, threads: int, stop: threading.Event | None = None)
     from consolidation.queue import WORKER_QUEUES
     from runtime.bootstrap import build
 
-    faulthandler.enable()  # a worker process's native crash logs its stacks too (api/cli.py)
+    # a worker process's native crash logs its stacks too (api/cli.py says why)
+    with contextlib.suppress(io.UnsupportedOperation, ValueError):
+        faulthandler.enable()
     services = build(settings, consume_jobs=False, owns_graph=False)
     stop = stop or threading.Event()
     if threading.current_thread() is threading.main_thread():
