@@ -63,6 +63,20 @@ def call(port: int, path: str, body: object | None = None) -> dict:
         return json.loads(response.read())
 
 
+def wait_healthy(proc: subprocess.Popen[bytes], port: int, log: Path | None = None) -> None:
+    """Wait until the service at `port` answers /healthz; fail if it exits first."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=1)
+            return
+        except OSError:
+            said = log.read_text(errors='replace') if log is not None else ''
+            assert proc.poll() is None, f'the service exited at start: {said}'
+            assert time.monotonic() < deadline, 'the service never answered'
+            time.sleep(0.2)
+
+
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
     port = free_port()
@@ -75,15 +89,7 @@ def service(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
     }
     proc = subprocess.Popen([sys.executable, '-m', 'api.cli', 'serve'], env=env)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=1)
-                break
-            except OSError:
-                assert proc.poll() is None, 'the service exited at start'
-                assert time.monotonic() < deadline, 'the service never answered'
-                time.sleep(0.2)
+        wait_healthy(proc, port)
         yield proc, port
     finally:
         if proc.poll() is None:
@@ -143,15 +149,7 @@ def test_a_native_crash_logs_every_thread_s_python_stack(tmp_path: Path) -> None
             [sys.executable, '-m', 'api.cli', 'serve'], env=env, stdout=out, stderr=out
         )
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=1)
-                break
-            except OSError:
-                assert proc.poll() is None, log.read_text(errors='replace')
-                assert time.monotonic() < deadline, 'the service never answered'
-                time.sleep(0.2)
+        wait_healthy(proc, port, log)
         proc.send_signal(signal.SIGSEGV)
         assert proc.wait(timeout=30) == -signal.SIGSEGV
     finally:
