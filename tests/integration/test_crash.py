@@ -4,6 +4,7 @@ while a session job runs. Bounded to about a minute (three starts of `mnemos ser
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import random
@@ -90,8 +91,10 @@ def _write_batches(served: Served, acked: dict[str, str], stop: threading.Event)
         n += len(items)
         try:
             status, body = served.call('POST', '/v1/memories/batch', {'items': items})
-        except OSError:
-            return  # the process died mid-request: not acknowledged
+        except (OSError, http.client.HTTPException):
+            # the process died mid-request, or between the answer's headers and its body (an
+            # IncompleteRead): not acknowledged either way
+            return
         if status != 200:
             return
         for item, result in zip(items, body['results'], strict=True):
