@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -51,8 +50,3 @@ def same_subject(new: str | None, old: object) -> bool:
     """Whether a write by `new` may merge with a memory stored for `old` (unknown matches)."""
     # two speakers named differently say different things about different people
     return new is None or not isinstance(old, str) or not old or new == old
-
-
-def raised_rank(change: Mapping[str, Any]) -> int:
-    """The trust rank a merge's payload change sets, or -1 when it leaves trust as it was."""
-    return trust_rank(change['trust']) if 'trust' in change else -1

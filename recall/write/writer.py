@@ -33,7 +33,7 @@ from recall.write.capture import CaptureDecision, capture
 from recall.write.conflicts import detect, merge_agrees, slot_changed, slot_of, with_slot_tag
 from recall.write.guards import explicit_skip
 from recall.write.importance import write_grade
-from recall.write.merging import merged_change, raised_rank, same_subject
+from recall.write.merging import merged_change, same_subject
 from recall.write.recalls import record_recalls
 from recall.write.trust import trust_of, trust_rank
 from vectors.models import ChunkText, PointFilter, StoredPoint, VectorPoint
@@ -245,8 +245,6 @@ class MemoryWriter:
                 del fresh[ident]
                 bump(twin, items[index], index, 'semantic duplicate')
                 continue
-            # a merge of this batch may have made an old memory more trusted than this one
-            older = [o for o in older if trust_rank(chunk.trust) >= raised_rank(bumps.get(o, {}))]
             for old_id in older:
                 supersede[old_id] = {
                     'superseded': True,
@@ -274,7 +272,8 @@ class MemoryWriter:
         self, updates: dict[str, dict[str, Any]], existing: Mapping[str, StoredPoint]
     ) -> set[str]:
         """Seed 004 holds after a merge raised trust: a memory superseded by a less trusted one
-        is current again (a user restating what a tool's contradiction superseded); its id."""
+        is current again (a user restating what a tool's contradiction superseded), whether the
+        supersession is stored or this batch's; the ids it revived."""
         # the chunks of this batch are stored by now: a superseder among them is read too
         by = {
             i: change.get('superseded_by', existing[i].payload.get('superseded_by'))
