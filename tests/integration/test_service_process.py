@@ -13,6 +13,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -77,8 +78,8 @@ def wait_healthy(proc: subprocess.Popen[bytes], port: int, log: Path | None = No
             time.sleep(0.2)
 
 
-@pytest.fixture
-def service(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+def spawn(tmp_path: Path, out: IO[bytes] | None = None) -> tuple[subprocess.Popen[bytes], int]:
+    """`mnemos serve` on a fresh data dir and a free port (output to `out`, if given)."""
     port = free_port()
     env = {
         **os.environ,
@@ -87,14 +88,27 @@ def service(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
         'KG_PORT': str(port),
         'KG_EXTRACT_WORKERS': '1',
     }
-    proc = subprocess.Popen([sys.executable, '-m', 'api.cli', 'serve'], env=env)
+    proc = subprocess.Popen(
+        [sys.executable, '-m', 'api.cli', 'serve'], env=env, stdout=out, stderr=out
+    )
+    return proc, port
+
+
+def stopped(proc: subprocess.Popen[bytes]) -> None:
+    """Kill `proc` unless it has ended already."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    proc, port = spawn(tmp_path)
     try:
         wait_healthy(proc, port)
         yield proc, port
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stopped(proc)
 
 
 def start_workers(proc: subprocess.Popen[bytes], port: int) -> set[int]:
@@ -136,26 +150,15 @@ def test_workers_exit_when_the_service_is_killed_outright(service) -> None:  # t
 def test_a_native_crash_logs_every_thread_s_python_stack(tmp_path: Path) -> None:
     # a segfault inside Kuzu, Qdrant Edge or onnxruntime would otherwise end the service with
     # nothing in its log; SIGSEGV sent from outside takes the same path as one raised inside
-    port = free_port()
-    env = {
-        **os.environ,
-        'KG_DATA_DIR': str(tmp_path / 'data'),
-        'KG_API_TOKEN': TOKEN,
-        'KG_PORT': str(port),
-    }
     log = tmp_path / 'service.log'
     with log.open('wb') as out:
-        proc = subprocess.Popen(
-            [sys.executable, '-m', 'api.cli', 'serve'], env=env, stdout=out, stderr=out
-        )
+        proc, port = spawn(tmp_path, out)
     try:
         wait_healthy(proc, port, log)
         proc.send_signal(signal.SIGSEGV)
         assert proc.wait(timeout=30) == -signal.SIGSEGV
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stopped(proc)
     text = log.read_text(errors='replace')
     assert 'Fatal Python error: Segmentation fault' in text
     # the main thread (waitress's loop) and the service's other threads
