@@ -124,8 +124,17 @@ class Service:
             self._conn.close()
             self._conn = None
         if self.process.poll() not in (None, 0):
-            # it died on its own: its log goes with the temp dir, so show how it ended first
-            print(f'bench: the service exited with {self.process.returncode}:', file=sys.stderr)
+            # it died on its own: its log goes with the temp dir, so keep it and show how it
+            # ended. A native crash's dump starts with the crashing thread and lists every
+            # other thread after it, so a tail alone can miss the one that crashed
+            code = self.process.returncode
+            kept = RESULTS_DIR / f'service-{self.process.pid}-exit{code}.log'
+            try:
+                RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(self.log_path, kept)
+            except OSError as exc:
+                kept = Path(f'(not kept: {exc})')
+            print(f'bench: the service exited with {code}; its log: {kept}', file=sys.stderr)
             print(self.log_tail(200), file=sys.stderr)
         if self.process.poll() is None:
             self.process.terminate()
