@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.util  # noqa: F401  kuzu 0.11.3 uses importlib.util without importing it
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -109,50 +109,32 @@ def relation_props(r: Relation) -> dict[str, Any]:
     }
 
 
-def entity_table(entities: Sequence[Entity], vectors: Mapping[str, Sequence[float]]) -> pa.Table:
-    return pa.table(
-        {
-            'id': [e.id for e in entities],
-            'scope': [e.scope for e in entities],
-            'name': [e.name for e in entities],
-            'canonical_name': [e.canonical_name for e in entities],
-            'type': [e.type.value for e in entities],
-            'aliases': pa.array([list(e.aliases) for e in entities], type=pa.list_(pa.string())),
-            'summary': [e.summary for e in entities],
-            'mention_count': pa.array([e.mention_count for e in entities], type=pa.int64()),
-            'attributes': [json.dumps(e.attributes, sort_keys=True) for e in entities],
-            'created_at': pa.array([naive(e.created_at) for e in entities], type=TS),
-            'updated_at': pa.array([naive(e.updated_at) for e in entities], type=TS),
-            'merged_into': pa.array([e.merged_into for e in entities], type=pa.string()),
-            'embedding': pa.array(
-                [[float(x) for x in vectors[e.id]] if e.id in vectors else None for e in entities],
-                type=pa.list_(pa.float32()),
-            ),
-        }
-    )
-
-
-def relation_table(relations: Sequence[Relation]) -> pa.Table:
-    def ts(values: Iterable[datetime | None]) -> pa.Array:
-        return pa.array([naive(v) for v in values], type=TS)
-
-    return pa.table(
-        {
-            'from': [r.subject_id for r in relations],
-            'to': [r.object_id for r in relations],
-            'id': [r.id for r in relations],
-            'scope': [r.scope for r in relations],
-            'predicate': [r.predicate for r in relations],
-            'fact': [r.fact for r in relations],
-            'valid_from': ts(r.valid_from for r in relations),
-            'valid_to': ts(r.valid_to for r in relations),
-            'recorded_at': ts(r.recorded_at for r in relations),
-            'expired_at': ts(r.expired_at for r in relations),
-            'confidence': pa.array([r.confidence for r in relations], type=pa.float64()),
-            'source_chunk': pa.array([r.source_chunk for r in relations], type=pa.string()),
-            'source_episode': pa.array([r.source_episode for r in relations], type=pa.string()),
-        }
-    )
+# Bulk writes are UNWIND ... CREATE, never COPY: Kuzu 0.11 puts a table's first 131,072 nodes in
+# one node group, and a COPY into a rel table rebuilds the whole group it touches, so its memory
+# and time grew with every relation stored (COPY RELATES of 500 rows took 4-5 s at ~98k
+# relations, UNWIND 0.6 s). Once it no longer fit the buffer pool, the COPY (or the checkpoint
+# after it) failed half-way ("Unable to allocate memory! The buffer pool is full") and left the
+# database file corrupt: the next read, and every later open, segfaulted. That killed
+# `mnemos serve` at ~210k chunks with 256 MB of pool (bench/README.md, scale_bench).
+CREATE_ENTITIES = (
+    'UNWIND $rows AS r CREATE (:Entity {{id: r.id, scope: r.scope, name: r.name, '
+    'canonical_name: r.canonical_name, type: r.type, aliases: CAST(r.aliases AS STRING[]), '
+    'summary: r.summary, mention_count: CAST(r.mention_count AS INT64), '
+    'attributes: r.attributes, created_at: CAST(r.created_at AS TIMESTAMP), '
+    'updated_at: CAST(r.updated_at AS TIMESTAMP), merged_into: CAST(r.merged_into AS STRING)'
+    '{embedding}}})'
+)
+# Kuzu's binding turns a None list inside a row into [] (and CASE around the cast fails with
+# bad_function_call), so entities without a vector are created by a statement without the key
+WITH_EMBEDDING = ', embedding: CAST(r.embedding AS FLOAT[])'
+CREATE_RELATIONS = (
+    'UNWIND $rows AS r MATCH (a:Entity {id: r.a}), (b:Entity {id: r.b}) CREATE (a)-[x:RELATES '
+    '{id: r.id, scope: r.scope, predicate: r.predicate, fact: r.fact, '
+    'valid_from: CAST(r.valid_from AS TIMESTAMP), valid_to: CAST(r.valid_to AS TIMESTAMP), '
+    'recorded_at: CAST(r.recorded_at AS TIMESTAMP), expired_at: CAST(r.expired_at AS TIMESTAMP), '
+    'confidence: CAST(r.confidence AS DOUBLE), source_chunk: CAST(r.source_chunk AS STRING), '
+    'source_episode: CAST(r.source_episode AS STRING)}]->(b) RETURN x.id'
+)
 
 
 def entity_from_row(row: list[Any]) -> Entity:

@@ -24,19 +24,19 @@ import pyarrow as pa
 from core.errors import StoreUnavailable
 from core.locks import ReadWriteLock
 from kg.kuzu_rows import (
+    CREATE_ENTITIES,
+    CREATE_RELATIONS,
     ENTITY_COLS,
     REL_COLS,
     SOURCE_KINDS,
     SOURCE_TABLES,
-    TS,
+    WITH_EMBEDDING,
     entity_from_row,
     entity_props,
     entity_row,
-    entity_table,
     mention_from_row,
     naive,
     relation_props,
-    relation_table,
     unique_relations,
 )
 from kg.models import Entity, Mention, MentionRow, Relation, RelationRow, RelationUpdate
@@ -66,9 +66,9 @@ _VALID_AT = (
     'r.expired_at IS NULL AND (r.valid_from IS NULL OR r.valid_from <= $t) '
     'AND (r.valid_to IS NULL OR r.valid_to > $t)'
 )
-# Kuzu uses its primary-key index for `{id: $x}` only; `id IN $list` scans the table, and a COPY
-# costs 50-450 ms whatever its size once tables hold ~100k rows. Up to this many rows, one
-# indexed statement per row (~2 ms each) is cheaper; above it, the scan and the COPY are.
+# Kuzu uses its primary-key index for `{id: $x}` only; `id IN $list` scans the table, as does an
+# UNWIND's match (kg/kuzu_rows.py says why bulk writes never COPY). Up to this many rows, one
+# indexed statement per row (~2 ms each) is cheaper; above it, the scan and the UNWIND are.
 _SMALL = 24
 # Kuzu keeps native memory for what a database and its connections have written since they were
 # opened, released only when they close (CHECKPOINT gives none back): an in-process replay of
@@ -244,14 +244,17 @@ class KuzuGraphStore:
         with self._writing():
             stored = self._existing('Entity', sorted(latest.keys() | vectors.keys()))
             fresh = [e for i, e in latest.items() if i not in stored]
-            if len(fresh) > _SMALL:
-                self._write('COPY Entity FROM $t', {'t': entity_table(fresh, vectors)})
-            elif fresh:
-                with self._transaction():
-                    for e in fresh:
-                        props = entity_props(e, vectors.get(e.id))
-                        keys = ', '.join(f'{k}: ${k}' for k in props)
-                        self._write(f'CREATE (:Entity {{{keys}}})', props)
+            # one UNWIND per kind of row at every size: creating nodes matches nothing, so it
+            # needs no lookup per row (kg/kuzu_rows.py says why it is never COPY)
+            with self._transaction():
+                for key in (WITH_EMBEDDING, ''):
+                    rows = [
+                        entity_props(e, vectors.get(e.id))
+                        for e in fresh
+                        if (e.id in vectors) == bool(key)
+                    ]
+                    if rows:
+                        self._write(CREATE_ENTITIES.format(embedding=key), {'rows': rows})
             changed = [entity_row(e) for i, e in latest.items() if i in stored]
             self._each_or_unwind(
                 'MATCH (e:Entity {id: r.id}) SET e.name = r.name, '
@@ -309,25 +312,20 @@ class KuzuGraphStore:
             )
             stored = {r[0] for r in rows}
             fresh = [r for r in unique if r.id not in stored]
-            if len(fresh) > _SMALL:
-                self._write('COPY RELATES FROM $t', {'t': relation_table(fresh)})
-            elif fresh:
+            if fresh:
                 self._create_relations(fresh)
 
     def _create_relations(self, fresh: list[Relation]) -> None:
+        rows = [relation_props(r) for r in fresh]
         with self._transaction():
-            for rel in fresh:
-                created = self._rows(
-                    'MATCH (a:Entity {id: $a}), (b:Entity {id: $b}) CREATE (a)-[r:RELATES '
-                    '{id: $id, scope: $scope, predicate: $predicate, fact: $fact, '
-                    'valid_from: $valid_from, valid_to: $valid_to, recorded_at: $recorded_at, '
-                    'expired_at: $expired_at, confidence: $confidence, '
-                    'source_chunk: $source_chunk, source_episode: $source_episode}]->(b) '
-                    'RETURN r.id',
-                    relation_props(rel),
-                )
-                if not created:  # as COPY does: a relation needs both its ends stored
-                    raise ValueError(f'relation {rel.id}: an endpoint entity is not stored')
+            if len(rows) > _SMALL:
+                created = len(self._rows(CREATE_RELATIONS, {'rows': rows}))
+            else:
+                one = CREATE_RELATIONS.removeprefix('UNWIND $rows AS r ')
+                one = re.sub(r'\br\.(\w+)', r'$\1', one)
+                created = sum(len(self._rows(one, row)) for row in rows)
+            if created != len(rows):  # as COPY did: a relation needs both its ends stored
+                raise ValueError('a relation endpoint entity is not stored')
 
     def update_relations(self, updates: Sequence[RelationUpdate]) -> None:
         closes = [
@@ -415,15 +413,16 @@ class KuzuGraphStore:
             m for m in batch if (m.entity_id, m.source_id) not in linked and m.entity_id in entities
         ]
         if len(todo) > _SMALL:
-            edges = pa.table(
+            self._write(
+                f'UNWIND $rows AS r MATCH (e:Entity {{id: r.e}}), (c:{table} {{id: r.c}}) '
+                'CREATE (e)-[:MENTIONS {scope: r.scope, at: CAST(r.at AS TIMESTAMP)}]->(c)',
                 {
-                    'from': [m.entity_id for m in todo],
-                    'to': [m.source_id for m in todo],
-                    'scope': [m.scope for m in todo],
-                    'at': pa.array([naive(m.at) for m in todo], type=TS),
-                }
+                    'rows': [
+                        {'e': m.entity_id, 'c': m.source_id, 'scope': m.scope, 'at': naive(m.at)}
+                        for m in todo
+                    ]
+                },
             )
-            self._write(f"COPY MENTIONS FROM $t (from='Entity', to='{table}')", {'t': edges})
             return
         with self._transaction():
             for m in todo:
