@@ -385,8 +385,8 @@ def main(argv: list[str] | None = None) -> int:
         '--graph',
         action=argparse.BooleanOptionalAction,
         default=True,
-        help='graph extraction on in the service and `graph: true` in every search (default); '
-        '--no-graph: KG_GRAPH_ENABLED=false and `graph: false`',
+        help='graph extraction on in the service and default searches, whose recipe decides '
+        'the channels (default); --no-graph: KG_GRAPH_ENABLED=false and `graph: false`',
     )
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(',') if s.strip()]
