@@ -1,4 +1,4 @@
-"""GraphStore on embedded Kuzu: schema DDL, parameterised Cypher, pyarrow COPY batches.
+"""GraphStore on embedded Kuzu: schema DDL, parameterised Cypher, UNWIND batches.
 
 Every kuzu call lives in this file, so a fork with the same API (PyPI `ladybug`) can replace it.
 """

@@ -130,7 +130,8 @@ class KnowledgeGraphService:
                     )
                 )
             done += len(extractions)
-            # each Kuzu COPY costs ~0.1 s whatever its size: store a few parts at a time
+            # each Kuzu write call has a fixed cost (statements, a transaction): store a few
+            # parts at a time
             if len(group) >= _INGEST_GROUP or done >= len(chunks):
                 self._ingest(group)
                 out.update((p.source_id, p.entity_ids) for p in group if p.source_id)
