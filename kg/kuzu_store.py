@@ -13,7 +13,7 @@ import threading
 import time
 import weakref
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -221,7 +221,8 @@ class KuzuGraphStore:
         try:
             yield
         except BaseException:
-            self._write('ROLLBACK')
+            with suppress(RuntimeError):  # a failed statement (a full pool) ended it already
+                self._write('ROLLBACK')
             raise
         self._write('COMMIT')
 

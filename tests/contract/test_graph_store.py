@@ -602,3 +602,38 @@ def test_kuzu_bulk_writes_fit_a_small_buffer_pool(tmp_path: Path) -> None:
         assert sum(len(v) for v in again.chunk_mentions([p.id for p in people]).values()) == 5000
     finally:
         again.close()
+
+
+def test_a_kuzu_write_that_fills_the_pool_reports_it_and_loses_no_earlier_commit(
+    tmp_path: Path,
+) -> None:
+    # Kuzu ends the transaction itself when a statement finds its pool full; the rollback that
+    # followed then failed too ("No active transaction") and hid the cause from the job's log
+    from kg.kuzu_store import KuzuGraphStore
+
+    store = KuzuGraphStore(tmp_path / 'graph.kuzu', buffer_pool_bytes=16 * 1024 * 1024)
+    people = [ent(f'Person {i}') for i in range(200)]
+    store.upsert_entities(people)
+    stored = 0
+    with pytest.raises(RuntimeError, match='buffer pool is full'):
+        for start in range(0, 40_000, 500):
+            store.add_relations(
+                [
+                    rel(
+                        people[i % 200],
+                        'met',
+                        people[(i + 1) % 200],
+                        T0 + timedelta(seconds=i),
+                        fact=f'person {i} met another person on day {i} ' * 3,
+                    )
+                    for i in range(start, start + 500)
+                ]
+            )
+            stored += 500
+    store.close()
+    again = KuzuGraphStore(tmp_path / 'graph.kuzu')  # a pool that reads everything back
+    try:
+        assert stored > 5_000
+        assert len(again.relations_of([p.id for p in people])) == stored
+    finally:
+        again.close()
