@@ -109,13 +109,17 @@ def relation_props(r: Relation) -> dict[str, Any]:
     }
 
 
-# Bulk writes are UNWIND ... CREATE, never COPY: Kuzu 0.11 puts a table's first 131,072 nodes in
-# one node group, and a COPY into a rel table rebuilds the whole group it touches, so its memory
-# and time grew with every relation stored (COPY RELATES of 500 rows took 4-5 s at ~98k
-# relations, UNWIND 0.6 s). Once it no longer fit the buffer pool, the COPY (or the checkpoint
-# after it) failed half-way ("Unable to allocate memory! The buffer pool is full") and left the
-# database file corrupt: the next read, and every later open, segfaulted. That killed
-# `mnemos serve` at ~210k chunks with 256 MB of pool (bench/README.md, scale_bench).
+# How bulk writes reach Kuzu 0.11, which puts a table's first 131,072 nodes in one node group:
+# - Never COPY into a rel table: it rebuilds the whole node group it writes to, so its memory and
+#   time grew with the store (500 relations: 4-5 s at ~98k stored). Once that no longer fit the
+#   buffer pool it failed half-way ("Unable to allocate memory! The buffer pool is full") and left
+#   the file corrupt: the next read, and every later open, segfaulted. That killed `mnemos serve`
+#   at ~210k chunks with 256 MB of pool (bench/README.md, fourth partial scale run).
+# - Never `UNWIND ... MATCH (x {id: r.id})`: the match joins against a scan of the table, so it too
+#   grew with the store (1,500 mentions at 120k chunks: failed with 256 MB, 10 s with 512 MB).
+# - Edges: one primary-key statement per row in one transaction (1,500 mentions 0.8 s, 500
+#   relations 0.4 s at those sizes, memory bounded by the batch). Nodes: one UNWIND ... CREATE,
+#   which matches nothing.
 CREATE_ENTITIES = (
     'UNWIND $rows AS r CREATE (:Entity {{id: r.id, scope: r.scope, name: r.name, '
     'canonical_name: r.canonical_name, type: r.type, aliases: CAST(r.aliases AS STRING[]), '
@@ -127,13 +131,12 @@ CREATE_ENTITIES = (
 # Kuzu's binding turns a None list inside a row into [] (and CASE around the cast fails with
 # bad_function_call), so entities without a vector are created by a statement without the key
 WITH_EMBEDDING = ', embedding: CAST(r.embedding AS FLOAT[])'
-CREATE_RELATIONS = (
-    'UNWIND $rows AS r MATCH (a:Entity {id: r.a}), (b:Entity {id: r.b}) CREATE (a)-[x:RELATES '
-    '{id: r.id, scope: r.scope, predicate: r.predicate, fact: r.fact, '
-    'valid_from: CAST(r.valid_from AS TIMESTAMP), valid_to: CAST(r.valid_to AS TIMESTAMP), '
-    'recorded_at: CAST(r.recorded_at AS TIMESTAMP), expired_at: CAST(r.expired_at AS TIMESTAMP), '
-    'confidence: CAST(r.confidence AS DOUBLE), source_chunk: CAST(r.source_chunk AS STRING), '
-    'source_episode: CAST(r.source_episode AS STRING)}]->(b) RETURN x.id'
+CREATE_RELATION = (
+    'MATCH (a:Entity {id: $a}), (b:Entity {id: $b}) CREATE (a)-[r:RELATES '
+    '{id: $id, scope: $scope, predicate: $predicate, fact: $fact, '
+    'valid_from: $valid_from, valid_to: $valid_to, recorded_at: $recorded_at, '
+    'expired_at: $expired_at, confidence: $confidence, '
+    'source_chunk: $source_chunk, source_episode: $source_episode}]->(b) RETURN r.id'
 )
 
 

@@ -1,4 +1,4 @@
-"""GraphStore on embedded Kuzu: schema DDL, parameterised Cypher, UNWIND batches.
+"""GraphStore on embedded Kuzu: schema DDL, parameterised Cypher, batches in transactions.
 
 Every kuzu call lives in this file, so a fork with the same API (PyPI `ladybug`) can replace it.
 """
@@ -25,7 +25,7 @@ from core.errors import StoreUnavailable
 from core.locks import ReadWriteLock
 from kg.kuzu_rows import (
     CREATE_ENTITIES,
-    CREATE_RELATIONS,
+    CREATE_RELATION,
     ENTITY_COLS,
     REL_COLS,
     SOURCE_KINDS,
@@ -67,8 +67,8 @@ _VALID_AT = (
     'AND (r.valid_to IS NULL OR r.valid_to > $t)'
 )
 # Kuzu uses its primary-key index for `{id: $x}` only; `id IN $list` scans the table, as does an
-# UNWIND's match (kg/kuzu_rows.py says why bulk writes never COPY). Up to this many rows, one
-# indexed statement per row (~2 ms each) is cheaper; above it, the scan and the UNWIND are.
+# UNWIND's match. Up to this many rows, one indexed read (or update) per row (~2 ms each) is
+# cheaper; above it, the scan is. Edges are created one row at a time at every size (kuzu_rows).
 _SMALL = 24
 # Kuzu keeps native memory for what a database and its connections have written since they were
 # opened, released only when they close (CHECKPOINT gives none back): an in-process replay of
@@ -317,16 +317,12 @@ class KuzuGraphStore:
                 self._create_relations(fresh)
 
     def _create_relations(self, fresh: list[Relation]) -> None:
-        rows = [relation_props(r) for r in fresh]
+        # one statement per row at every size (kg/kuzu_rows.py says why)
         with self._transaction():
-            if len(rows) > _SMALL:
-                created = len(self._rows(CREATE_RELATIONS, {'rows': rows}))
-            else:
-                one = CREATE_RELATIONS.removeprefix('UNWIND $rows AS r ')
-                one = re.sub(r'\br\.(\w+)', r'$\1', one)
-                created = sum(len(self._rows(one, row)) for row in rows)
-            if created != len(rows):  # as COPY did: a relation needs both its ends stored
-                raise ValueError('a relation endpoint entity is not stored')
+            for rel in fresh:
+                if not self._rows(CREATE_RELATION, relation_props(rel)):
+                    # as COPY did: a relation needs both its ends stored
+                    raise ValueError(f'relation {rel.id}: an endpoint entity is not stored')
 
     def update_relations(self, updates: Sequence[RelationUpdate]) -> None:
         closes = [
@@ -413,18 +409,7 @@ class KuzuGraphStore:
         todo = [
             m for m in batch if (m.entity_id, m.source_id) not in linked and m.entity_id in entities
         ]
-        if len(todo) > _SMALL:
-            self._write(
-                f'UNWIND $rows AS r MATCH (e:Entity {{id: r.e}}), (c:{table} {{id: r.c}}) '
-                'CREATE (e)-[:MENTIONS {scope: r.scope, at: CAST(r.at AS TIMESTAMP)}]->(c)',
-                {
-                    'rows': [
-                        {'e': m.entity_id, 'c': m.source_id, 'scope': m.scope, 'at': naive(m.at)}
-                        for m in todo
-                    ]
-                },
-            )
-            return
+        # one statement per row at every size (kg/kuzu_rows.py says why)
         with self._transaction():
             for m in todo:
                 self._write(
