@@ -117,9 +117,14 @@ def relation_props(r: Relation) -> dict[str, Any]:
 #   at ~210k chunks with 256 MB of pool (bench/README.md, fourth partial scale run).
 # - Never `UNWIND ... MATCH (x {id: r.id})`: the match joins against a scan of the table, so it too
 #   grew with the store (1,500 mentions at 120k chunks: failed with 256 MB, 10 s with 512 MB).
-# - Edges: one primary-key statement per row in one transaction (1,500 mentions 0.8 s, 500
-#   relations 0.4 s at those sizes, memory bounded by the batch). Nodes: one UNWIND ... CREATE,
-#   which matches nothing.
+# - Nodes: one UNWIND ... CREATE, which matches nothing.
+# - Mentions of new sources (nearly all): one statement that creates each source node and matches
+#   only its entities (500 chunks' 1,500 mentions at 120k chunks: 0.03 s; one statement per row
+#   0.8 s). Mentions of sources already stored: one statement per row.
+# - Relations: one statement whose two matches each bind one entity (500 relations: 0.06 s at 10k
+#   entities, 0.24 s at 41k; one statement per row 0.4-0.7 s at any size). It still scans the
+#   entity table, so it grows with the entities (~1 per 3 chunks with 1k-chunk scopes): what to
+#   watch toward 1M chunks. A few rows take one statement each.
 CREATE_ENTITIES = (
     'UNWIND $rows AS r CREATE (:Entity {{id: r.id, scope: r.scope, name: r.name, '
     'canonical_name: r.canonical_name, type: r.type, aliases: CAST(r.aliases AS STRING[]), '
@@ -131,6 +136,19 @@ CREATE_ENTITIES = (
 # Kuzu's binding turns a None list inside a row into [] (and CASE around the cast fails with
 # bad_function_call), so entities without a vector are created by a statement without the key
 WITH_EMBEDDING = ', embedding: CAST(r.embedding AS FLOAT[])'
+CREATE_SOURCES = (
+    'UNWIND $rows AS r CREATE (c:{table} {{id: r.id, scope: r.scope}}) WITH c, r '
+    'UNWIND r.links AS l MATCH (e:Entity {{id: l.e}}) '
+    'CREATE (e)-[:MENTIONS {{scope: l.scope, at: CAST(l.at AS TIMESTAMP)}}]->(c)'
+)
+CREATE_RELATIONS = (
+    'UNWIND $rows AS r MATCH (a:Entity {id: r.a}) WITH a, r MATCH (b:Entity {id: r.b}) '
+    'CREATE (a)-[x:RELATES {id: r.id, scope: r.scope, predicate: r.predicate, fact: r.fact, '
+    'valid_from: CAST(r.valid_from AS TIMESTAMP), valid_to: CAST(r.valid_to AS TIMESTAMP), '
+    'recorded_at: CAST(r.recorded_at AS TIMESTAMP), expired_at: CAST(r.expired_at AS TIMESTAMP), '
+    'confidence: CAST(r.confidence AS DOUBLE), source_chunk: CAST(r.source_chunk AS STRING), '
+    'source_episode: CAST(r.source_episode AS STRING)}]->(b) RETURN x.id'
+)
 CREATE_RELATION = (
     'MATCH (a:Entity {id: $a}), (b:Entity {id: $b}) CREATE (a)-[r:RELATES '
     '{id: $id, scope: $scope, predicate: $predicate, fact: $fact, '

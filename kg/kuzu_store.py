@@ -26,6 +26,8 @@ from core.locks import ReadWriteLock
 from kg.kuzu_rows import (
     CREATE_ENTITIES,
     CREATE_RELATION,
+    CREATE_RELATIONS,
+    CREATE_SOURCES,
     ENTITY_COLS,
     REL_COLS,
     SOURCE_KINDS,
@@ -317,12 +319,14 @@ class KuzuGraphStore:
                 self._create_relations(fresh)
 
     def _create_relations(self, fresh: list[Relation]) -> None:
-        # one statement per row at every size (kg/kuzu_rows.py says why)
+        rows = [relation_props(r) for r in fresh]
         with self._transaction():
-            for rel in fresh:
-                if not self._rows(CREATE_RELATION, relation_props(rel)):
-                    # as COPY did: a relation needs both its ends stored
-                    raise ValueError(f'relation {rel.id}: an endpoint entity is not stored')
+            if len(rows) > _SMALL:  # one statement matching only entities (kg/kuzu_rows.py)
+                created = len(self._rows(CREATE_RELATIONS, {'rows': rows}))
+            else:
+                created = sum(len(self._rows(CREATE_RELATION, row)) for row in rows)
+            if created != len(rows):  # as COPY did: a relation needs both its ends stored
+                raise ValueError('a relation endpoint entity is not stored')
 
     def update_relations(self, updates: Sequence[RelationUpdate]) -> None:
         closes = [
@@ -397,20 +401,26 @@ class KuzuGraphStore:
     def _add_mentions(self, table: str, batch: list[Mention]) -> None:
         source_ids = sorted({m.source_id for m in batch})
         stored = self._existing(table, source_ids)
+        entities = self._existing('Entity', sorted({m.entity_id for m in batch}))
+        known = {(m.entity_id, m.source_id): m for m in batch if m.entity_id in entities}
+        links: dict[str, list[dict[str, Any]]] = {s: [] for s in source_ids if s not in stored}
+        for (entity, source), m in known.items():
+            if source in links:
+                links[source].append({'e': entity, 'scope': m.scope, 'at': naive(m.at)})
         scopes = {m.source_id: m.scope for m in batch}
-        fresh = [s for s in source_ids if s not in stored]
-        if fresh:  # UNWIND CREATE of nodes is cheaper than COPY at every size measured
+        # new sources with their links: one statement (kg/kuzu_rows.py says why); Kuzu cannot
+        # type an empty list of links, so sources without one are created on their own
+        rows = [{'id': s, 'scope': scopes[s], 'links': ls} for s, ls in links.items() if ls]
+        bare = [{'id': s, 'scope': scopes[s]} for s, ls in links.items() if not ls]
+        if rows:
+            self._write(CREATE_SOURCES.format(table=table), {'rows': rows})
+        if bare:
             self._write(
-                f'UNWIND $rows AS r CREATE (:{table} {{id: r.id, scope: r.scope}})',
-                {'rows': [{'id': s, 'scope': scopes[s]} for s in fresh]},
+                f'UNWIND $rows AS r CREATE (:{table} {{id: r.id, scope: r.scope}})', {'rows': bare}
             )
         linked = self._linked(table, [s for s in source_ids if s in stored])
-        entities = self._existing('Entity', sorted({m.entity_id for m in batch}))
-        todo = [
-            m for m in batch if (m.entity_id, m.source_id) not in linked and m.entity_id in entities
-        ]
-        # one statement per row at every size (kg/kuzu_rows.py says why)
-        with self._transaction():
+        todo = [m for k, m in known.items() if k[1] in stored and k not in linked]
+        with self._transaction():  # links of known sources: one statement per row
             for m in todo:
                 self._write(
                     f'MATCH (e:Entity {{id: $e}}), (c:{table} {{id: $c}}) '
