@@ -69,8 +69,8 @@ _VALID_AT = (
     'AND (r.valid_to IS NULL OR r.valid_to > $t)'
 )
 # Kuzu uses its primary-key index for `{id: $x}` only; `id IN $list` scans the table, as does an
-# UNWIND's match. Up to this many rows, one indexed read (or update) per row (~2 ms each) is
-# cheaper; above it, the scan is. Edges are created one row at a time at every size (kuzu_rows).
+# UNWIND's match. Up to this many rows, one indexed statement per row (~2 ms each) is cheaper;
+# above it, the scan is (kg/kuzu_rows.py: which bulk writes match what).
 _SMALL = 24
 # Kuzu keeps native memory for what a database and its connections have written since they were
 # opened, released only when they close (CHECKPOINT gives none back): an in-process replay of
