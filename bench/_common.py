@@ -125,8 +125,8 @@ class Service:
             self._conn = None
         if self.process.poll() not in (None, 0):
             # it died on its own: its log goes with the temp dir, so keep it and show how it
-            # ended. A native crash's dump starts with the crashing thread and lists every
-            # other thread after it, so a tail alone can miss the one that crashed
+            # ended. A native crash's dump lists every thread's stack, and a tail alone cut off
+            # the top of it (the scale run's crash at ~226k)
             code = self.process.returncode
             kept = RESULTS_DIR / f'service-{self.process.pid}-exit{code}.log'
             try:

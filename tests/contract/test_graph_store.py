@@ -574,9 +574,9 @@ def test_a_batch_with_an_unknown_endpoint_stores_none_of_it(
 
 
 def test_kuzu_bulk_writes_fit_a_small_buffer_pool(tmp_path: Path) -> None:
-    # COPY needed ~12 MB of pool per column and rebuilt the whole node group it wrote to, so
-    # its need grew with the table until a write failed half-way and corrupted the database
-    # (kg/kuzu_rows.py); bulk writes must fit a pool far smaller than the data they add up to
+    # COPY rebuilt the whole node group it wrote to, every column in the pool, so its need grew
+    # with the table until a write failed half-way and corrupted the database (kg/kuzu_rows.py);
+    # bulk writes must fit a pool far smaller than the data they add up to
     from kg.kuzu_store import KuzuGraphStore
 
     store = KuzuGraphStore(tmp_path / 'graph.kuzu', buffer_pool_bytes=16 * 1024 * 1024)
@@ -607,8 +607,8 @@ def test_kuzu_bulk_writes_fit_a_small_buffer_pool(tmp_path: Path) -> None:
 def test_a_kuzu_write_that_fills_the_pool_reports_it_and_loses_no_earlier_commit(
     tmp_path: Path,
 ) -> None:
-    # Kuzu ends the transaction itself when a statement finds its pool full; the rollback that
-    # followed then failed too ("No active transaction") and hid the cause from the job's log
+    # a full pool fails the write at hand with an error that says so (the job's log shows why),
+    # and the database keeps everything committed before it
     from kg.kuzu_store import KuzuGraphStore
 
     store = KuzuGraphStore(tmp_path / 'graph.kuzu', buffer_pool_bytes=16 * 1024 * 1024)
