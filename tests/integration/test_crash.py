@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.test_service_process import TOKEN, free_port
+from tests.integration.test_service_process import TOKEN, free_port, wait_healthy
 
 pytestmark = pytest.mark.slow
 
@@ -46,15 +46,7 @@ class Served:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f'http://127.0.0.1:{self.port}/healthz', timeout=1)
-                return
-            except OSError:
-                assert self.proc.poll() is None, 'the service exited at start'
-                assert time.monotonic() < deadline, 'the service never answered'
-                time.sleep(0.1)
+        wait_healthy(self.proc, self.port)
 
     def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         data = json.dumps(body).encode() if body is not None else None
