@@ -54,10 +54,17 @@ class Settings(BaseModel):
         'so ~20k chunks); an index build rebuilds at most this much, so ingest stays linear',
     )
     vector_payload_cache: int = Field(
-        default=20_000,
+        default=1_000_000,
         ge=0,
-        description='embedded: decoded payloads of recently read memories kept in RAM (~2.5 KB '
-        'each): a search then reads only ids and scores from the engine; 0 turns it off',
+        description='embedded: most payloads of recently read or written memories kept in RAM, '
+        'compactly (~0.7 KB each): a search then reads only ids and scores from the engine; '
+        '0 turns it off',
+    )
+    vector_payload_cache_mb: int = Field(
+        default=96,
+        ge=0,
+        description='embedded: RAM for those payloads (~140k memories at the default); '
+        'whichever bound comes first holds; 0 turns the cache off',
     )
     vector_search_threads: int = Field(
         default=1,

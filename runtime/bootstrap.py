@@ -93,6 +93,7 @@ def build_vector_store(settings: Settings) -> VectorStore:
             quantization=settings.vector_quantization,
             max_segment_kb=settings.vector_segment_kb,
             payload_cache=settings.vector_payload_cache,
+            payload_cache_bytes=settings.vector_payload_cache_mb << 20,
             search_threads=settings.vector_search_threads or os.cpu_count() or 1,
         )
     from qdrant_client import QdrantClient

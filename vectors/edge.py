@@ -14,7 +14,7 @@ import qdrant_edge as qe
 
 from core.errors import StoreUnavailable
 from core.locks import ReadWriteLock
-from vectors.edge_reads import PayloadCache
+from vectors.edge_reads import PayloadCache, edge_exact
 from vectors.edge_translate import (
     decode_payload,
     edge_filter,
@@ -71,10 +71,15 @@ FILTER_CACHE_SIZE = 1024
 # number of fields asked for (qdrant-edge-py 0.9: 80 payloads ~1 ms, a payload-less top-50
 # query ~0.4 ms), and a search reads ~100 (two channels, the neighbouring turns): about a third
 # of a search's GIL-held time. Queries therefore ask Edge for ids and scores only and take the
-# payloads of recently read points from a bounded LRU of decoded payloads (setting
-# KG_VECTOR_PAYLOAD_CACHE, ~2.5 KB each). It stays exact because every write goes through this
-# adapter and one process owns the folder: a write evicts its ids once Edge has it.
-PAYLOAD_CACHE_SIZE = 20_000
+# payloads of recently read or written points from a bounded LRU (settings
+# KG_VECTOR_PAYLOAD_CACHE and KG_VECTOR_PAYLOAD_CACHE_MB; ~0.7 KB a memory, see
+# vectors/edge_reads.py). It stays exact because every write goes through this adapter and one
+# process owns the folder: a write evicts its ids once Edge has it, then keeps what it wrote.
+# Writes keep their payloads because a search reads ~150 payloads, and at 100k chunks those
+# that had to come from Edge cost ~8 ms of CPU and ~60 page faults a search once the kernel had
+# dropped payload pages a minute unread (bench/README.md, "What a 100k search reads").
+PAYLOAD_CACHE_SIZE = 1_000_000
+PAYLOAD_CACHE_BYTES = 96 << 20
 
 # Thread safety (measured on qdrant-edge-py 0.9.0): `query` releases the GIL while it searches (a
 # spinning Python thread kept ~80 % of its speed during 20k-point exact searches), so searches
@@ -100,13 +105,15 @@ class EdgeVectorStore:
         quantization: str = 'none',
         max_segment_kb: int | None = None,
         payload_cache: int = PAYLOAD_CACHE_SIZE,
+        payload_cache_bytes: int = PAYLOAD_CACHE_BYTES,
         search_threads: int | None = 1,
         reopen_after_optimize: bool = True,
     ) -> None:
         """`vector_storage='mmap'` keeps dense vectors on disk (paged in when read);
         `quantization='int8'` searches a scalar-quantised copy and rescores with the originals;
         `max_segment_kb` bounds an indexed segment (None: Edge's default, one growing segment);
-        `payload_cache` decoded payloads are kept (0: none, see PAYLOAD_CACHE_SIZE);
+        at most `payload_cache` payloads in `payload_cache_bytes` are kept (0: none, see
+        PAYLOAD_CACHE_SIZE);
         `search_threads` bounds Edge's search pool (None: Edge's default, one per core);
         `reopen_after_optimize` loads the shards again after an index build (see
         `_reopen_shards`).
@@ -116,7 +123,7 @@ class EdgeVectorStore:
         self._vector_storage = vector_storage
         self._quantization = quantization
         self._search_threads = search_threads
-        self._payloads = PayloadCache(payload_cache)
+        self._payloads = PayloadCache(payload_cache, payload_cache_bytes)
         self._reads = ReadWriteLock()
         self._reopen = reopen_after_optimize
         self._specs: dict[str, CollectionSpec] = {}
@@ -249,6 +256,7 @@ class EdgeVectorStore:
         if not points:
             return
         bools = self._bools.get(collection, frozenset())
+        encoded = [encode_payload(p.payload, bools) for p in points]
         edge_points = [
             qe.Point(
                 id=p.id,
@@ -256,9 +264,9 @@ class EdgeVectorStore:
                     'dense': p.dense,
                     'bm25': qe.SparseVector(p.sparse.indices, p.sparse.values),
                 },
-                payload=encode_payload(p.payload, bools),
+                payload=payload,
             )
-            for p in points
+            for p, payload in zip(points, encoded, strict=True)
         ]
         with self._write:
             self._writes_begun += 1
@@ -267,6 +275,15 @@ class EdgeVectorStore:
             finally:  # also when Edge fails part-way: what it did apply must not read stale
                 self._payloads.evict(collection, canonical_ids([p.id for p in points]))
                 self._writes_done += 1
+            # applied: keep what Edge now holds (writes are serialised, so nothing newer can
+            # have landed since the eviction), for payloads Edge gives back exactly as written
+            written = {
+                canonical: decode_payload(dict(payload), bools)
+                for p, payload in zip(points, encoded, strict=True)
+                for canonical in canonical_ids([p.id])
+                if edge_exact(payload)
+            }
+            self._payloads.put(collection, written, self._payloads.generation)
             self._pending += len(edge_points)
             self._last_write = time.monotonic()
 
@@ -363,8 +380,8 @@ class EdgeVectorStore:
             }
             self._payloads.put(collection, read, since)
             found.update(read)
-        # callers may change a payload's top-level fields; the cached one must not change
-        return {i: dict(p) for i, p in found.items()}
+        # the cache hands out new dicts and keeps its own bytes: callers may change these
+        return found
 
     def _fresh_payloads(self, collection: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Decoded payloads of these ids read from Edge now, not from the cache."""

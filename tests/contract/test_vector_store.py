@@ -934,6 +934,39 @@ def test_edge_payload_cache_follows_every_write(tmp_path: Path) -> None:
         store.close()
 
 
+def test_edge_a_write_keeps_exactly_what_edge_holds(tmp_path: Path) -> None:
+    """An upsert keeps its payloads in the cache without a read, and what a search or retrieve
+    then answers is what Edge itself gives back, also for values Edge changes (a tuple, an
+    integer past 64 bits), which are not kept."""
+    from vectors.edge import EdgeVectorStore
+
+    store = EdgeVectorStore(tmp_path / 'vectors')
+    try:
+        store.ensure_collection(SPEC)
+        values: list[Any] = [
+            1.0, -0.0, 0.1 + 0.2, 1e300, 2**63, -(2**63), 'Ann: 中文 \u0000', None, True,
+            [True, 1, 'x'], {'k': [1, {'x': None}], 'e': {}}, [], (1, 2), 2**70,
+        ]  # fmt: skip
+        points = [
+            point(n, kind='fact', pinned=n % 2 == 0, value=v) for n, v in enumerate(values, start=1)
+        ]
+        store.upsert(C, points)
+        ids = [pid(n) for n in range(1, len(values) + 1)]
+        assert len(store._payloads) == len(values) - 2  # the tuple and the big integer: not kept
+        cached = store._payloads.get(C, ids)
+        fresh = store._fresh_payloads(C, ids)
+        for ident in ids:
+            if ident in cached:
+                assert cached[ident] == fresh[ident]
+                assert type(cached[ident]['value']) is type(fresh[ident]['value'])
+        got = {p.id: p.payload for p in store.retrieve(C, ids)}
+        assert got == fresh
+        assert got[pid(13)]['value'] == [1, 2] and type(got[pid(14)]['value']) is float
+        assert [got[i]['pinned'] for i in ids[:2]] == [False, True]
+    finally:
+        store.close()
+
+
 def test_edge_payload_read_racing_a_write_never_answers_or_caches_the_older_state(
     tmp_path: Path,
 ) -> None:
@@ -977,7 +1010,8 @@ def test_edge_payload_read_racing_a_write_never_answers_or_caches_the_older_stat
         assert raced == ['query']
         assert sorted(h.id for h in hits) == [pid(2), pid(3), pid(4)]
 
-        # agent:c was never read, so its payloads come from the engine
+        # agent:c's payloads come from the engine once the cache lost them (as after a restart)
+        store._payloads.clear()
         store._shards[C] = Racing('retrieve', {pid(5): {'kind': 'note'}})
         store.retrieve(C, [pid(5), pid(6)])  # reads the payloads from before the write
         assert raced == ['query', 'retrieve']
