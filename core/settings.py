@@ -66,6 +66,12 @@ class Settings(BaseModel):
         description='embedded: RAM for those payloads (~140k memories at the default); '
         'whichever bound comes first holds; 0 turns the cache off',
     )
+    vector_payload_warm: bool = Field(
+        default=True,
+        description='embedded: two seconds after a start, read stored memories into the payload '
+        'cache in the background (until it is full), so the first searches after a restart do '
+        'not read their payloads from disk',
+    )
     vector_search_threads: int = Field(
         default=1,
         ge=0,

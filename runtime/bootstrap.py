@@ -33,7 +33,9 @@ from recall.access_log import SqliteAccessLog
 from recall.admin.service import MemoryAdmin
 from recall.documents.index import DocumentIndex
 from recall.documents.markdown import chunk_texts
+from recall.models import MEMORIES
 from recall.read.access import AccessOverlay
+from recall.read.channels import recallable
 from recall.service import RecallService
 from recall.write.writer import MemoryWriter
 from runtime.graph_index import KnowledgeGraphIndex
@@ -43,6 +45,11 @@ from vectors.embedders import make_embedder
 from vectors.ports import Embedder, VectorStore
 
 log = logging.getLogger(__name__)
+
+# seconds after a start at which the payload cache starts filling (vectors/edge.py, WARM_PAGE):
+# a restart answers its first search in ~1.4 s on a 100k store, and warming holds the GIL in
+# short turns that would stretch the imports before it
+WARM_DELAY_S = 2.0
 
 
 @dataclass
@@ -193,6 +200,7 @@ def build(
     closers: list[Any] = []
     vectors = build_vector_store(settings)
     closers.append(vectors.close)
+    store = vectors
     access: SqliteAccessLog | None = None
     try:
         if settings.embedded:
@@ -237,6 +245,12 @@ def build(
             max_text_bytes=settings.max_text_bytes,
             access=access,
         )
+        if settings.embedded and settings.vector_payload_warm:
+            from vectors.edge import EdgeVectorStore
+
+            if isinstance(store, EdgeVectorStore):
+                # after the imports and the first requests of a start, not during them
+                store.warm_in_background(MEMORIES, recallable(None), delay_s=WARM_DELAY_S)
         recall = RecallService(
             vectors,
             embedder,

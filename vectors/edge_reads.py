@@ -82,9 +82,16 @@ class PayloadCache:
             keys = self._keys
         return {ident: _unpack(blob, keys) for ident, blob in blobs.items()}
 
-    def put(self, collection: str, payloads: Mapping[str, dict[str, Any]], since: int) -> None:
+    def put(
+        self,
+        collection: str,
+        payloads: Mapping[str, dict[str, Any]],
+        since: int,
+        *,
+        only_room: bool = False,
+    ) -> None:
         """Keep payloads read (or written) after generation `since` was noted, except ids
-        evicted since then."""
+        evicted since then; `only_room` keeps only what fits without dropping any."""
         if not self._size or not payloads:
             return
         items, evicted = self._items, self._evicted
@@ -92,6 +99,8 @@ class PayloadCache:
             if since < self._forgotten:
                 return
             for ident, payload in payloads.items():
+                if only_room and self.full:
+                    break
                 key = (collection, ident)
                 if evicted.get(key, -1) > since:
                     continue  # written while it was read: what was read may predate the write
@@ -156,6 +165,11 @@ class PayloadCache:
             self._items.clear()
             self._evicted.clear()
             self._bytes = 0
+
+    @property
+    def full(self) -> bool:
+        """Whether one more payload would drop another."""
+        return len(self._items) >= self._size or self._bytes >= self._max_bytes
 
     @property
     def nbytes(self) -> int:

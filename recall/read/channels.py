@@ -52,13 +52,21 @@ class Found:
     lent_by: dict[str, list[str]]
 
 
+def recallable(scopes: list[str] | None) -> PointFilter:
+    """The memories of `scopes` (None: every scope) a default search may return: not
+    quarantined, not superseded."""
+    return PointFilter(
+        scopes=scopes, none_of={'trust': [Trust.QUARANTINED.value], 'superseded': [True]}
+    )
+
+
 def search_filter(req: SearchRequest, scopes: list[str]) -> PointFilter:
     """The store filter every channel of a search shares: its scopes, no quarantined (nor,
     unless asked, superseded) memories, the caller's own and user-less ones, and the request's
     filters."""
-    flt = PointFilter(scopes=scopes, none_of={'trust': [Trust.QUARANTINED.value]})
-    if not req.include_superseded:
-        flt.none_of['superseded'] = [True]
+    flt = recallable(scopes)
+    if req.include_superseded:
+        del flt.none_of['superseded']
     if req.user_id is not None:
         # the caller's own memories and user-less ones; other users' stay private
         flt.any_of['owner'] = [req.user_id, ANY_USER]

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -965,6 +966,80 @@ def test_edge_a_write_keeps_exactly_what_edge_holds(tmp_path: Path) -> None:
         assert [got[i]['pinned'] for i in ids[:2]] == [False, True]
     finally:
         store.close()
+
+
+def test_edge_warm_fills_the_payload_cache_without_dropping_what_it_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`warm` reads stored payloads a page at a time into the cache, only those the filter
+    keeps and only until the cache is full; payloads cached before stay, a write racing a page
+    wins, and a restarted service's store fills itself in the background."""
+    from core.settings import Settings
+    from vectors.edge import EdgeVectorStore
+
+    store = EdgeVectorStore(tmp_path / 'vectors', payload_cache=4)
+    try:
+        store.ensure_collection(SPEC)
+        store.upsert(C, [point(n, kind='fact', pinned=n == 3) for n in range(1, 7)])
+        store._payloads.clear()
+        store.retrieve(C, [pid(6)])  # read by a search: it must stay
+        unpinned = PointFilter(scopes=None, none_of={'pinned': [True]})
+        assert store.warm(C, unpinned, page=2, idle_s=0) == 4  # two pages, then full
+        cached = store._payloads.get(C, [pid(n) for n in range(1, 7)])
+        assert set(cached) == {pid(1), pid(2), pid(4), pid(6)}  # not the pinned one
+        assert cached == store._fresh_payloads(C, list(cached))
+        assert store.warm(C, unpinned, page=2, idle_s=0) == 0  # full: reads nothing
+
+        # a write landing while a page is read: the page's copy of it is not kept
+        store._payloads.clear()
+        real = store.scroll
+
+        def racing(*args: Any) -> Any:
+            out = real(*args)
+            store.set_payload(C, {pid(1): {'kind': 'note'}})
+            return out
+
+        monkeypatch.setattr(store, 'scroll', racing)
+        store.warm(C, unpinned, page=10, idle_s=0)
+        monkeypatch.setattr(store, 'scroll', real)
+        assert pid(1) not in store._payloads.get(C, [pid(1)])
+        assert store.retrieve(C, [pid(1)])[0].payload['kind'] == 'note'
+        # searches reading payloads hold a warmer back: it reads nothing while they go on
+        store._payloads.clear()
+        store._last_read = time.monotonic() + 3600
+        store.warm_in_background(C, unpinned, delay_s=0)
+        time.sleep(0.3)
+        assert len(store._payloads) == 0
+        # and a warmer waiting for its delay stops when the store closes
+        store.warm_in_background(C, unpinned, delay_s=60)
+    finally:
+        store.close()
+    assert not any(t.is_alive() for t in store._warmers)
+
+    # the service warms its memories after a start
+    from runtime.bootstrap import build
+    from tests.conftest import make_settings
+
+    settings: Settings = make_settings(tmp_path / 'data', graph_enabled=False)
+    services = build(settings, inline_jobs=True)
+    try:
+        from recall.schemas import MemoryIn
+
+        services.writer.remember(
+            [MemoryIn(scope='agent:warm', text=f'Ann: fact number {n}') for n in range(12)]
+        )
+    finally:
+        services.close()
+    monkeypatch.setattr('runtime.bootstrap.WARM_DELAY_S', 0.0)
+    services = build(settings, inline_jobs=True)
+    try:
+        edge = services.consolidation.vectors._inner  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 30
+        while len(edge._payloads) < 12 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(edge._payloads) == 12
+    finally:
+        services.close()
 
 
 def test_edge_payload_read_racing_a_write_never_answers_or_caches_the_older_state(
