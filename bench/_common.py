@@ -118,24 +118,17 @@ class Service:
         except OSError:
             return ''
 
-    def stop(self, keep_data: bool = False) -> None:
-        """Terminate the process (SIGTERM, then SIGKILL after 30 s); remove its temp dir."""
+    def stop(self, keep_data: bool = False, keep_log: bool = False) -> None:
+        """Terminate the process (SIGTERM, then SIGKILL after 30 s); remove its temp dir.
+
+        The log is kept in bench/results and its tail printed when the service had exited on
+        its own (any exit code: a service never should), or with `keep_log` (a benchmark that
+        failed mid-run: a service shutting down already refuses connections, yet is alive).
+        """
         if self._conn is not None:
             self._conn.close()
             self._conn = None
-        if self.process.poll() not in (None, 0):
-            # it died on its own: its log goes with the temp dir, so keep it and show how it
-            # ended. A native crash's dump lists every thread's stack, and a tail alone cut off
-            # the top of it (the scale run's crash at ~226k)
-            code = self.process.returncode
-            kept = RESULTS_DIR / f'service-{self.process.pid}-exit{code}.log'
-            try:
-                RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(self.log_path, kept)
-            except OSError as exc:
-                kept = Path(f'(not kept: {exc})')
-            print(f'bench: the service exited with {code}; its log: {kept}', file=sys.stderr)
-            print(self.log_tail(200), file=sys.stderr)
+        died = self.process.poll() is not None
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -143,6 +136,21 @@ class Service:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=30)
+        if died or keep_log:
+            # its log goes with the temp dir, so keep it and show how it ended. A native
+            # crash's dump lists every thread's stack, and a tail alone cut off the top of it
+            # (the scale run's crash at ~226k); a service that exited 0 mid-run left nothing
+            # (the fifth partial scale run)
+            code = self.process.returncode
+            how = 'exited on its own' if died else 'was stopped after a failure'
+            kept = RESULTS_DIR / f'service-{self.process.pid}-exit{code}.log'
+            try:
+                RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(self.log_path, kept)
+            except OSError as exc:
+                kept = Path(f'(not kept: {exc})')
+            print(f'bench: the service {how} (exit {code}); its log: {kept}', file=sys.stderr)
+            print(self.log_tail(200), file=sys.stderr)
         if not keep_data:
             shutil.rmtree(self.work_dir, ignore_errors=True)
 

@@ -113,6 +113,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     service = start_service(graph=args.graph)
     stored, asked = 0, 0
     small_scopes: list[str] = []
+    failed = True
     try:
         for step, adds in enumerate(steps, start=1):
             items = items_for(adds, stored)
@@ -149,8 +150,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             result['steps'].append(row)
             write_json('scale_bench', result)
             print(row, flush=True)
+        failed = False
     finally:
-        service.stop()
+        service.stop(keep_log=failed)
     return result
 
 
