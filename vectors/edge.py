@@ -7,6 +7,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -550,6 +551,9 @@ class EdgeVectorStore:
                 points, offset = self.scroll(collection, flt, page, offset)
             except StoreUnavailable:  # closed meanwhile
                 break
+            except Exception:  # warming is optional: searches read what it did not
+                log.exception('warming the payload cache failed')
+                break
             payloads = {p.id: p.payload for p in points}
             self._payloads.put(collection, payloads, since, only_room=True)
             read += len(points)
@@ -560,13 +564,8 @@ class EdgeVectorStore:
 
     def warm_in_background(self, collection: str, flt: PointFilter, delay_s: float) -> None:
         """`warm` on a daemon thread that `close` stops."""
-        thread = threading.Thread(
-            target=self.warm,
-            args=(collection, flt),
-            kwargs={'delay_s': delay_s},
-            name='mnemos-edge-warm',
-            daemon=True,
-        )
+        warm = partial(self.warm, collection, flt, delay_s=delay_s)
+        thread = threading.Thread(target=warm, name='mnemos-edge-warm', daemon=True)
         self._warmers.append(thread)
         thread.start()
 

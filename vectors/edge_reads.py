@@ -21,13 +21,17 @@ EVICTIONS_REMEMBERED = 8192
 MAX_SHAPES = 1024
 # what an entry costs beyond its marshalled bytes: its key tuple, id string and LRU links
 ENTRY_OVERHEAD = 220
+# the API refuses JSON nested deeper than 32 (core/jsonsafe.py); deeper payloads are not kept
+MAX_EXACT_DEPTH = 64
 # Edge keeps integers as 64-bit (larger ones come back as floats)
 _INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
 
 
-def edge_exact(value: Any) -> bool:
+def edge_exact(value: Any, depth: int = 0) -> bool:
     """Whether Edge gives this payload value back as it is: JSON types only, no tuples, no
-    integers past 64 bits, finite floats. A write keeps only such payloads without a read."""
+    integers past 64 bits, finite floats. A write keeps only such payloads without a read.
+    Values nested past MAX_EXACT_DEPTH are not checked, just not kept: the write they belong
+    to has been applied by then and must not fail over its cache entry."""
     kind = type(value)
     if kind is str or kind is bool or value is None:
         return True
@@ -35,10 +39,12 @@ def edge_exact(value: Any) -> bool:
         return _INT_MIN <= value <= _INT_MAX
     if kind is float:
         return math.isfinite(value)
+    if depth >= MAX_EXACT_DEPTH:
+        return False
     if kind is list:
-        return all(edge_exact(v) for v in value)
+        return all(edge_exact(v, depth + 1) for v in value)
     if kind is dict:
-        return all(type(k) is str and edge_exact(v) for k, v in value.items())
+        return all(type(k) is str and edge_exact(v, depth + 1) for k, v in value.items())
     return False
 
 

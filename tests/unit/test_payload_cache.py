@@ -108,3 +108,8 @@ def test_edge_exact_accepts_only_what_edge_gives_back_unchanged() -> None:
     assert not edge.edge_exact({'f': float('nan')})
     assert not edge.edge_exact({1: 'non-string key'})
     assert not edge.edge_exact({'s': {1, 2}})
+    deep: object = 'leaf'
+    for _ in range(5000):  # past the interpreter's recursion limit: refused, never raised
+        deep = [deep]
+    assert not edge.edge_exact(deep)
+    assert edge.edge_exact([[['leaf']]])
