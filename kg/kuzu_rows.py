@@ -1,4 +1,4 @@
-"""Kuzu rows and Arrow tables <-> our graph models: the conversions of `kg/kuzu_store.py`."""
+"""Kuzu rows and bulk-write statements <-> our graph models, for `kg/kuzu_store.py`."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
-
-import pyarrow as pa
 
 from core.clock import aware, aware_or_none
 from kg.models import (
@@ -52,9 +50,6 @@ REL_COLS = (
 
 SOURCE_TABLES: dict[SourceKind, str] = {'chunk': 'Chunk', 'episode': 'Episode'}
 SOURCE_KINDS: dict[str, SourceKind] = {t: k for k, t in SOURCE_TABLES.items()}
-
-
-TS = pa.timestamp('us')
 
 
 def naive(value: datetime | None) -> datetime | None:

@@ -30,7 +30,7 @@ ADAPTER_LIBRARIES: dict[str, frozenset[str]] = {
     'qdrant_edge': frozenset({'vectors/edge.py', 'vectors/edge_translate.py'}),
     'qdrant_client': frozenset({'vectors/qdrant.py'}),
     'kuzu': frozenset({'kg/kuzu_store.py'}),
-    'pyarrow': frozenset({'kg/kuzu_store.py', 'kg/kuzu_rows.py'}),
+    'pyarrow': frozenset({'kg/kuzu_store.py'}),
     'spacy': frozenset({'kg/extraction/spacy_extractor.py', 'kg/extraction/reader.py'}),
     'onnxruntime': frozenset({'vectors/embedders.py', 'vectors/onnx_int8.py'}),
     'onnx': frozenset({'vectors/onnx_int8.py'}),
