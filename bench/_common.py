@@ -129,7 +129,7 @@ class Service:
             self._conn.close()
             self._conn = None
         died = self.process.poll() is not None
-        if self.process.poll() is None:
+        if not died:
             self.process.terminate()
             try:
                 self.process.wait(timeout=30)
