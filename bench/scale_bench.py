@@ -2,6 +2,7 @@
 
 python bench/scale_bench.py --total 1000000 --steps 10          # ~1M over 901 scopes (hours)
 python bench/scale_bench.py --total 200000 --steps 2 --no-graph  # a partial run
+python bench/scale_bench.py --total 500000 --steps 5 --env KG_EMBEDDER=hash  # store side only
 
 Starts `mnemos serve` as a user would (fresh KG_DATA_DIR) and grows it in `--steps` equal steps
 toward `--total` chunks: one big scope (`agent:big`) receives `--big` / `--total` of every step,
@@ -101,6 +102,7 @@ def disk_mb(path: Path) -> float:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Grow the store step by step; the result so far is written after every step."""
     questions = locomo_questions()
+    env = dict(kv.split('=', 1) for kv in args.env)
     steps = plan(args.total, args.big, args.small, args.steps)
     result: dict[str, Any] = {
         'command': ' '.join(['python', 'bench/scale_bench.py', *sys.argv[1:]]),
@@ -108,9 +110,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         'total': args.total,
         'big': args.big,
         'small': args.small,
+        'env': env,
         'steps': [],
     }
-    service = start_service(graph=args.graph)
+    service = start_service(graph=args.graph, env=env)
     stored, asked = 0, 0
     small_scopes: list[str] = []
     failed = True
@@ -167,7 +170,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--steps', type=int, default=10)
     parser.add_argument('--queries', type=int, default=100, help='per scope size and step')
     parser.add_argument('--graph', action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument(
+        '--env',
+        action='append',
+        default=[],
+        help='KEY=VALUE for the service, e.g. KG_EMBEDDER=hash to grow the store faster than '
+        'the model embeds (store-side costs only: its searches rank by hash vectors)',
+    )
     args = parser.parse_args(argv)
+    if any('=' not in kv for kv in args.env):
+        parser.error('--env takes KEY=VALUE')
     if not 0 < args.big < args.total or args.small <= 0 or args.steps <= 0:
         parser.error('need 0 < --big < --total, --small > 0, --steps > 0')
     result = run(args)
