@@ -17,6 +17,7 @@ from core.errors import StoreUnavailable
 from core.locks import ReadWriteLock
 from vectors.edge_reads import PayloadCache, edge_exact
 from vectors.edge_translate import (
+    ShardLayout,
     decode_payload,
     edge_filter,
     encode_payload,
@@ -116,6 +117,8 @@ class EdgeVectorStore:
         payload_cache_bytes: int = PAYLOAD_CACHE_BYTES,
         search_threads: int | None = 1,
         reopen_after_optimize: bool = True,
+        indexing_threshold_kb: int | None = None,
+        full_scan_kb: int | None = None,
     ) -> None:
         """`vector_storage='mmap'` keeps dense vectors on disk (paged in when read);
         `quantization='int8'` searches a scalar-quantised copy and rescores with the originals;
@@ -124,13 +127,18 @@ class EdgeVectorStore:
         PAYLOAD_CACHE_SIZE);
         `search_threads` bounds Edge's search pool (None: Edge's default, one per core);
         `reopen_after_optimize` loads the shards again after an index build (see
-        `_reopen_shards`).
+        `_reopen_shards`); `indexing_threshold_kb` and `full_scan_kb` are Edge's thresholds
+        (None: its defaults; a benchmark lowers them to index and walk a small store).
         """
         self._root = root
-        self._max_segment_kb = max_segment_kb
-        self._vector_storage = vector_storage
-        self._quantization = quantization
-        self._search_threads = search_threads
+        self._layout = ShardLayout(
+            vector_storage=vector_storage,
+            quantization=quantization,
+            max_segment_kb=max_segment_kb,
+            search_threads=search_threads,
+            indexing_threshold_kb=indexing_threshold_kb,
+            full_scan_kb=full_scan_kb,
+        )
         self._payloads = PayloadCache(payload_cache, payload_cache_bytes)
         self._reads = ReadWriteLock()
         self._reopen = reopen_after_optimize
@@ -217,32 +225,7 @@ class EdgeVectorStore:
 
     def _open(self, spec: CollectionSpec) -> Any:
         path = self._root / spec.name
-        quantized = None
-        if self._quantization == 'int8':
-            # the quantised copy stays in RAM (it is what HNSW walks); originals rescore
-            quantized = qe.ScalarQuantizationConfig(
-                type=qe.ScalarType.Int8, quantile=0.99, always_ram=True
-            )
-        dense = qe.EdgeVectorParams(
-            size=spec.dense_dim,
-            distance=qe.Distance.Cosine,
-            quantization_config=quantized,
-            memory=qe.Memory.Cold if self._vector_storage == 'mmap' else None,
-        )
-        config = qe.EdgeConfig(
-            vectors={'dense': dense},
-            sparse_vectors={'bm25': qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-            # 4 segments before merging: Edge's automatic number merged the first two 10k
-            # batches into one rebuilt segment (9.7 s instead of 2.7 s; 56 s vs 47 s for 100k)
-            optimizers=qe.EdgeOptimizersConfig(
-                max_segment_size=self._max_segment_kb,
-                default_segment_number=4 if self._max_segment_kb else None,
-            ),
-            # Edge's pool searches on other threads while the caller waits: searching in the
-            # caller's thread spent less CPU per query (1.76 vs 2.47 ms for two top-50 queries
-            # with payloads at 3k points) and served more requests/s (bench/README.md, load)
-            max_search_threads=self._search_threads,
-        )
+        config = self._layout.config(spec.dense_dim)
         try:
             if (path / 'edge_config.json').exists():
                 # load() checks the stored vectors against `config` (e.g. a changed dense_dim)

@@ -736,6 +736,51 @@ def test_edge_optimize_keeps_every_point_queryable(tmp_path: Path) -> None:
         vs.close()
 
 
+@pytest.mark.parametrize('storage', ['ram', 'mmap'])
+def test_edge_int8_on_indexed_segments_walks_hnsw_within_a_scope_and_rescores(
+    tmp_path: Path, storage: str
+) -> None:
+    # what bench/quant_recall.py relies on: lowered thresholds index a small store, so its
+    # searches take a large store's paths (int8 copy, HNSW walk with the scope filter)
+    from vectors.edge import EdgeVectorStore
+
+    vs = EdgeVectorStore(
+        tmp_path / 'vectors',
+        auto_optimize=False,
+        vector_storage=storage,
+        quantization='int8',
+        indexing_threshold_kb=1,
+        full_scan_kb=1,
+    )
+    vs.ensure_collection(SPEC)
+    try:
+        rows = []
+        for n in range(1, 401):
+            angle = n * 0.7
+            dense = [math.cos(angle), math.sin(angle), (n % 7) / 7, (n % 11) / 11]
+            rows.append(point(n, dense=dense, scope='agent:a' if n % 2 else 'agent:b'))
+        vs.upsert(C, rows)
+        vs.optimize()
+        # dense and sparse both indexed (Edge's own thresholds index only the sparse 400 here)
+        assert vs._shards[C].info().indexed_vectors_count == 800  # type: ignore[attr-defined]
+        query = [0.3, 0.9, 0.5, 0.2]
+        norm = math.sqrt(sum(x * x for x in query))
+
+        def cosine(p: VectorPoint) -> float:
+            length = math.sqrt(sum(x * x for x in p.dense))
+            return sum(a * b for a, b in zip(p.dense, query, strict=True)) / (length * norm)
+
+        odd = sorted((p for p in rows if p.payload['scope'] == 'agent:a'), key=cosine)
+        exact = [p.id for p in reversed(odd[-10:])]
+        found = vs.query(C, 'dense', query, scoped('agent:a'), 10)
+        assert all(p.payload['scope'] == 'agent:a' for p in found)
+        # int8 picks the candidates, the originals rescore them: the same ten, best first
+        assert len(set(ids_of(found)) & set(exact)) >= 9
+        assert ids_of(found)[0] == exact[0]
+    finally:
+        vs.close()
+
+
 def test_edge_keeps_only_the_ram_fields_indexes_in_memory_and_filters_on_both(
     tmp_path: Path,
 ) -> None:
