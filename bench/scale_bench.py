@@ -14,13 +14,17 @@ through `POST /v1/memories/batch` in batches of 500.
 After each step the benchmark waits until the service is idle, then sends `--queries` LoCoMo
 questions to the big scope and as many to small scopes (a different small scope per question),
 with `touch: false` so the store does not change, and records ingest rate, client p50/p95 per
-scope size, RSS and the data dir's size on disk. The JSON is rewritten after every step, so a
+scope size, RSS and the data dir's size on disk. With `--restart` (the default) it then stops the
+service and starts it again on the same data dir, and records the seconds to healthy and to the
+first answer (a big-scope search): what an operator waits after a restart at that size. The
+next step writes into the restarted service. The JSON is rewritten after every step, so a
 run stopped early keeps the steps it finished (`bench/results/scale_bench.json`).
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -114,6 +118,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         'steps': [],
     }
     service = start_service(graph=args.graph, env=env)
+    data_home = service.work_dir  # holds the data dir every restarted service opens
     stored, asked = 0, 0
     small_scopes: list[str] = []
     failed = True
@@ -150,13 +155,38 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 'rss_mb': round(rss_mb(service.pid), 1),
                 'disk_mb': round(disk_mb(service.data_dir), 1),
             }
+            if args.restart:
+                service, again = restart(service, data_home, env, args.graph, qs[0])
+                row.update({f'restart_{k}': v for k, v in again.items()})
             result['steps'].append(row)
             write_json('scale_bench', result)
             print(row, flush=True)
         failed = False
     finally:
         service.stop(keep_log=failed)
+        shutil.rmtree(data_home, ignore_errors=True)
     return result
+
+
+def restart(
+    service: Service, data_home: Path, env: dict[str, str], graph: bool, query: str
+) -> tuple[Service, dict[str, float]]:
+    """Stop the service, start it on the same data dir: seconds to healthy and to the first
+    answer of a big-scope search, and the RSS right after that answer."""
+    data_dir = service.data_dir
+    service.stop(keep_data=True)
+    if service.work_dir != data_home:
+        shutil.rmtree(service.work_dir, ignore_errors=True)  # a restarted one's log only
+    started = time.perf_counter()
+    again = start_service(graph=graph, env={**env, 'KG_DATA_DIR': str(data_dir)})
+    healthy = time.perf_counter() - started
+    again.data_dir = data_dir  # its own work dir holds only its log
+    search(again, BIG, query)
+    return again, {
+        'healthy_s': round(healthy, 2),
+        'first_answer_s': round(time.perf_counter() - started, 2),
+        'rss_mb': round(rss_mb(again.pid), 1),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -170,6 +200,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--steps', type=int, default=10)
     parser.add_argument('--queries', type=int, default=100, help='per scope size and step')
     parser.add_argument('--graph', action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument(
+        '--restart',
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help='after each step, restart the service on its data and time the first answer',
+    )
     parser.add_argument(
         '--env',
         action='append',
