@@ -190,4 +190,5 @@ def _unpack(blob: bytes, keys: list[tuple[str, ...]]) -> dict[str, Any]:
     index, values = marshal.loads(blob)
     if index < 0:
         return values  # type: ignore[no-any-return]
-    return dict(zip(keys[index], values, strict=True))
+    # the shape was taken from the same dict as the values (`_pack`), so they align
+    return dict(zip(keys[index], values, strict=False))

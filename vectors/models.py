@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
@@ -10,6 +11,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Channel = Literal['dense', 'bm25']
+
+# the form str(uuid.UUID(x)) gives; ids the store hands out are already in it, and matching it
+# costs ~0.8 us against ~4.7 us for parsing and printing (a search's neighbour read asks ~50)
+_CANONICAL = re.compile(r'[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}')
 
 
 class SparseVector(BaseModel):
@@ -83,7 +88,11 @@ def canonical_ids(ids: Sequence[str]) -> list[str]:
     """Canonical, de-duplicated point ids; a malformed id cannot exist, and the store would
     reject the whole request over it."""
     out: dict[str, None] = {}
+    canonical = _CANONICAL.fullmatch
     for ident in ids:
+        if isinstance(ident, str) and canonical(ident):
+            out[ident] = None
+            continue
         try:
             out[str(uuid.UUID(ident))] = None
         except (ValueError, AttributeError, TypeError):

@@ -15,7 +15,7 @@ from core.settings import Settings
 from recall.models import Chunk, chunk_id
 from recall.normalize import content_hash, normalize_text
 from vectors.filtering import matches
-from vectors.models import PointFilter, Range
+from vectors.models import PointFilter, Range, canonical_ids
 
 
 @pytest.mark.parametrize(
@@ -145,3 +145,21 @@ def test_python_filter_keeps_bools_and_integers_apart_and_ranges_any_list_elemen
     assert not matches(flags, PointFilter(scopes=None, ranges={'pinned': Range(gte=0)}))
     assert matches(flags, PointFilter(scopes=None, ranges={'scores': Range(gte=4.0)}))
     assert not matches(flags, PointFilter(scopes=None, ranges={'scores': Range(gte=6.0)}))
+
+
+def test_canonical_ids_keep_canonical_ids_and_canonicalise_or_drop_the_rest() -> None:
+    plain = '0f8fad5b-d9cb-469f-a165-70867728950e'
+    other = '7c9e6679-7425-40de-944b-e07fc1f90ae7'
+    asked: list[Any] = [
+        plain,
+        plain.upper(),  # the same id: once, in its canonical form
+        '{' + other + '}',
+        'urn:uuid:' + other,  # the same again
+        plain.replace('-', ''),  # hex alone is an id too
+        'not-an-id',
+        plain + 'x',
+        plain[:-1] + 'g',  # 'g' is not hex: neither form takes it
+        None,
+        42,
+    ]
+    assert canonical_ids(asked) == [plain, other]
