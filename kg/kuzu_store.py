@@ -23,6 +23,14 @@ import pyarrow as pa
 
 from core.errors import StoreUnavailable
 from core.locks import ReadWriteLock
+from kg.kuzu_lifecycle import (
+    REOPEN_AFTER_WRITES,
+    REOPEN_IDLE_MIN_WRITES,
+    REOPEN_IDLE_S,
+    REOPEN_MIN_INTERVAL_S,
+    open_recovering,
+    reopen_when_idle,
+)
 from kg.kuzu_rows import (
     CREATE_ENTITIES,
     CREATE_RELATION,
@@ -72,22 +80,6 @@ _VALID_AT = (
 # UNWIND's match. Up to this many rows, one indexed statement per row (~2 ms each) is cheaper;
 # above it, the scan is (kg/kuzu_rows.py: which bulk writes match what).
 _SMALL = 24
-# Kuzu keeps native memory for what a database and its connections have written since they were
-# opened, released only when they close (CHECKPOINT gives none back): an in-process replay of
-# 20k LoCoMo turns held ~80 MB more than a fresh open (~390 MB projected at 100k, bench/README.md,
-# "What holds the RSS after a 100k load"). A bulk load makes ~7 write calls per 1k chunks and
-# opening the database again costs ~0.2 s at 100k chunks, so after this many write calls (~7k
-# chunks, about a minute of ingest) the store closes and reopens it, with every reader kept out.
-REOPEN_AFTER_WRITES = 50
-# ...but not more often than this: single writes make 50 write calls in seconds (each turn's
-# mentions, entities and facts), and each opening holds every reader and writer out for ~0.2 s
-# (closing the database holds the GIL too: 2.8 % of it under bench/load_bench.py)
-REOPEN_MIN_INTERVAL_S = 60.0
-# A load's last write calls (up to a minute of ingest) would keep their memory while the service
-# then idles: after REOPEN_IDLE_MIN_WRITES of them and none for REOPEN_IDLE_S, a thread reopens
-# the database, once per quiet spell (bursts 10 s apart cost readers ~0.2 s in every 10 s)
-REOPEN_IDLE_S = 10.0
-REOPEN_IDLE_MIN_WRITES = 10
 
 
 class KuzuGraphStore:
@@ -132,15 +124,14 @@ class KuzuGraphStore:
         if reopen_idle_s > 0 and reopen_after_writes:
             # weak: a store nobody closed can still be collected, and its thread then ends
             watch = (weakref.ref(self), self._stop, reopen_idle_s)
-            threading.Thread(target=_reopen_when_idle, args=watch, daemon=True).start()
+            threading.Thread(target=reopen_when_idle, args=watch, daemon=True).start()
 
     # ---- plumbing ------------------------------------------------------------------------
 
     def _open(self) -> kuzu.Database:
-        try:
-            return kuzu.Database(str(self._path), buffer_pool_size=self._pool_bytes)
-        except RuntimeError as exc:  # locked by another process, or a corrupt folder
-            raise StoreUnavailable(f'cannot open the graph at {self._path}: {exc}') from exc
+        return open_recovering(
+            self._path, lambda: kuzu.Database(str(self._path), buffer_pool_size=self._pool_bytes)
+        )
 
     def _conn(self) -> kuzu.Connection:
         if self._closed:
@@ -184,7 +175,8 @@ class KuzuGraphStore:
 
     def _reopen(self) -> None:
         """Close the database and its connections and open it again; the caller holds the
-        write lock, so no connection is in use."""
+        write lock, so no connection is in use. Closing checkpoints; a log it leaves that
+        cannot be replayed is set aside by the opening (kg/kuzu_lifecycle.py)."""
         self._close_database()
         self._generation += 1
         self._writes = 0
@@ -585,11 +577,3 @@ class KuzuGraphStore:
             if not self._closed:
                 self._closed = True
                 self._close_database()
-
-
-def _reopen_when_idle(ref: weakref.ref[KuzuGraphStore], stop: threading.Event, idle: float) -> None:
-    while not stop.wait(min(idle, 5.0)):
-        store = ref()
-        if store is None or not store._reopen_if_quiet():
-            return
-        del store  # not held while waiting

@@ -573,6 +573,111 @@ def test_a_batch_with_an_unknown_endpoint_stores_none_of_it(
     store.close()
 
 
+def _stale_log(path: Path) -> bytes:
+    """A graph at `path` holding Ann and Bob, and the log of Bob's write as it stood before the
+    checkpoint that put Bob in the database file: replayed, it inserts Bob a second time."""
+    from kg.kuzu_lifecycle import wal_path
+    from kg.kuzu_store import KuzuGraphStore
+
+    store = KuzuGraphStore(path, reopen_after_writes=0, reopen_idle_s=0)
+    store.upsert_entities([ent('Ann')])
+    store.close()
+    store = KuzuGraphStore(path, reopen_after_writes=0, reopen_idle_s=0)
+    store.upsert_entities([ent('Bob')])
+    log = wal_path(path).read_bytes()  # what a process killed now would leave
+    store.close()  # checkpointed: Bob is in the file and the log is gone
+    assert not wal_path(path).exists()
+    return log
+
+
+def test_kuzu_opens_a_graph_whose_log_cannot_be_replayed_and_keeps_the_log(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # the scale run's graph at ~300k chunks: a reopening found a log whose records the file
+    # already held, Kuzu refused the database ("duplicated primary key"), and no later start
+    # could have opened it (kg/kuzu_lifecycle.py)
+    from kg.kuzu_lifecycle import SET_ASIDE, wal_path
+    from kg.kuzu_store import KuzuGraphStore
+
+    path = tmp_path / 'graph.kuzu'
+    stale = _stale_log(path)
+    wal_path(path).write_bytes(stale)
+    with caplog.at_level('ERROR', logger='kg.kuzu_lifecycle'):
+        store = KuzuGraphStore(path, reopen_after_writes=0, reopen_idle_s=0)
+    try:
+        assert _names(store) == ['Ann', 'Bob']  # nothing the file held is lost
+        store.upsert_entities([ent('Cy')])  # and it takes writes again
+        assert _names(store) == ['Ann', 'Bob', 'Cy']
+    finally:
+        store.close()
+    kept = [p for p in tmp_path.iterdir() if SET_ASIDE in p.name]
+    assert len(kept) == 1 and kept[0].read_bytes() == stale
+    assert 'mnemos reindex' in caplog.text and kept[0].name in caplog.text
+    again = KuzuGraphStore(path, reopen_after_writes=0, reopen_idle_s=0)
+    try:
+        assert _names(again) == ['Ann', 'Bob', 'Cy']
+    finally:
+        again.close()
+
+
+def test_kuzu_a_database_that_fails_without_its_log_too_gets_the_log_back(
+    tmp_path: Path,
+) -> None:
+    from core.errors import StoreUnavailable
+    from kg.kuzu_lifecycle import open_recovering, wal_path
+
+    path = tmp_path / 'graph.kuzu'
+    wal_path(path).write_bytes(b'a log')
+
+    def broken() -> None:
+        raise RuntimeError('Runtime exception: the file is damaged')
+
+    with pytest.raises(StoreUnavailable, match='damaged'):
+        open_recovering(path, broken)
+    assert wal_path(path).read_bytes() == b'a log'  # not the cause: left as it was
+    assert [p.name for p in tmp_path.iterdir()] == [wal_path(path).name]
+
+
+def test_kuzu_a_locked_database_never_loses_its_log(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import textwrap
+
+    from core.errors import StoreUnavailable
+    from kg.kuzu_lifecycle import wal_path
+    from kg.kuzu_store import KuzuGraphStore
+
+    path = tmp_path / 'graph.kuzu'
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            '-c',
+            textwrap.dedent(
+                f"""
+                import sys, kuzu
+                db = kuzu.Database({str(path)!r})
+                conn = kuzu.Connection(db)
+                conn.execute('CREATE NODE TABLE T(id STRING PRIMARY KEY)')
+                conn.execute("CREATE (:T {{id: 'x'}})")
+                print('ready', flush=True)
+                sys.stdin.read()
+                """
+            ),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == 'ready'
+        log = wal_path(path).read_bytes()
+        with pytest.raises(StoreUnavailable):
+            KuzuGraphStore(path, reopen_after_writes=0, reopen_idle_s=0)
+        assert wal_path(path).read_bytes() == log  # another process's log: never moved
+    finally:
+        holder.communicate('', timeout=60)
+
+
 def test_kuzu_bulk_writes_fit_a_small_buffer_pool(tmp_path: Path) -> None:
     # COPY rebuilt the whole node group it wrote to, every column in the pool, so its need grew
     # with the table until a write failed half-way and corrupted the database (kg/kuzu_rows.py);

@@ -1,0 +1,103 @@
+"""When the embedded Kuzu database is opened again, and its write-ahead log where Kuzu cannot
+handle it.
+
+Kuzu replays `<db>.wal` when it opens the database. A log whose records the database file
+already holds (a checkpoint that wrote them and did not clear the log) makes that replay fail
+("Found duplicated primary key value ..."), and Kuzu then refuses to open the database at all:
+the scale run of 2026-11-27 lost its graph that way at ~300k chunks, on a reopening, and a
+restart would have failed the same way. The graph is derived from the memories, so the store
+sets such a log aside and opens the database without it rather than never opening again.
+(A CHECKPOINT of ours before closing did not help: after a write that filled the buffer pool
+it failed, the next one corrupted the file and the process crashed, where closing, which
+checkpoints on its own, did not; bench/README.md.)
+No kuzu call lives here (kg/kuzu_store.py holds them all).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from core.errors import StoreUnavailable
+
+log = logging.getLogger(__name__)
+T = TypeVar('T')
+
+SET_ASIDE = '.unreplayable-'
+
+# Kuzu keeps native memory for what a database and its connections have written since they were
+# opened, released only when they close (CHECKPOINT gives none back): an in-process replay of
+# 20k LoCoMo turns held ~80 MB more than a fresh open (~390 MB projected at 100k, bench/README.md,
+# "What holds the RSS after a 100k load"). A bulk load makes ~7 write calls per 1k chunks and
+# opening the database again costs ~0.2 s at 100k chunks, so after this many write calls (~7k
+# chunks, about a minute of ingest) the store closes and reopens it, with every reader kept out.
+REOPEN_AFTER_WRITES = 50
+# ...but not more often than this: single writes make 50 write calls in seconds (each turn's
+# mentions, entities and facts), and each opening holds every reader and writer out for ~0.2 s
+# (closing the database holds the GIL too: 2.8 % of it under bench/load_bench.py)
+REOPEN_MIN_INTERVAL_S = 60.0
+# A load's last write calls (up to a minute of ingest) would keep their memory while the service
+# then idles: after REOPEN_IDLE_MIN_WRITES of them and none for REOPEN_IDLE_S, a thread reopens
+# the database, once per quiet spell (bursts 10 s apart cost readers ~0.2 s in every 10 s)
+REOPEN_IDLE_S = 10.0
+REOPEN_IDLE_MIN_WRITES = 10
+
+
+def open_recovering(database: Path, open_database: Callable[[], T]) -> T:
+    """`open_database()`; when it fails over the log beside `database`, once more with the log
+    set aside (logged as an error, the file kept). StoreUnavailable when it cannot open."""
+    try:
+        return open_database()
+    except RuntimeError as exc:  # locked, a log that cannot be replayed, a corrupt file
+        kept = set_wal_aside(database, exc)
+        if kept is None:
+            raise StoreUnavailable(f'cannot open the graph at {database}: {exc}') from exc
+    try:
+        opened = open_database()
+    except RuntimeError as exc:
+        restore_wal(database, kept)
+        raise StoreUnavailable(f'cannot open the graph at {database}: {exc}') from exc
+    log.error(
+        'the graph at %s could not replay its write-ahead log; opened without it, the log is '
+        'kept as %s. Graph changes since its last checkpoint may be missing: `mnemos reindex` '
+        'extracts every memory again',
+        database,
+        kept,
+    )
+    return opened
+
+
+def wal_path(database: Path) -> Path:
+    """The write-ahead log Kuzu keeps beside `database`."""
+    return database.with_name(database.name + '.wal')
+
+
+def set_wal_aside(database: Path, error: BaseException) -> Path | None:
+    """Move the log aside after `error` from opening `database`; returns where it went, or
+    None when the error is not the log's (another process holds the lock) or there is none."""
+    wal = wal_path(database)
+    if 'lock' in str(error).lower() or not wal.is_file():
+        return None
+    kept = wal.with_name(f'{wal.name}{SET_ASIDE}{time.strftime("%Y%m%dT%H%M%S")}-{os.getpid()}')
+    os.replace(wal, kept)
+    return kept
+
+
+def restore_wal(database: Path, kept: Path) -> None:
+    """Put a set-aside log back: opening failed without it too, so it was not the cause."""
+    os.replace(kept, wal_path(database))
+
+
+def reopen_when_idle(ref: weakref.ref[Any], stop: threading.Event, idle: float) -> None:
+    """The idle reopener's loop: a `KuzuGraphStore` by weak reference (see REOPEN_IDLE_S)."""
+    while not stop.wait(min(idle, 5.0)):
+        store = ref()
+        if store is None or not store._reopen_if_quiet():
+            return
+        del store  # not held while waiting
