@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench._common import Conversation, load_locomo, percentile, print_table, write_json  # noqa: E402
+from bench.locomo import scope_of, score  # noqa: E402
 from vectors.bm25 import Bm25Encoder  # noqa: E402
 from vectors.edge import EdgeVectorStore  # noqa: E402
 from vectors.embedders import load_model  # noqa: E402
@@ -58,11 +59,6 @@ LAYOUTS = (
 )
 
 
-def scope_of(conv: Conversation) -> str:
-    """The conversation's scope, as bench/locomo.py names it."""
-    return f'agent:locomo-{conv.sample_id}'
-
-
 def embed_all(conversations: list[Conversation]) -> dict[str, Any]:
     """Turn and question vectors (MiniLM as served), turn ids and scopes, one pass."""
     model = load_model('minilm')
@@ -75,10 +71,22 @@ def embed_all(conversations: list[Conversation]) -> dict[str, Any]:
     queries = np.asarray([model.embed_query(q.question) for _, q in questions], dtype=np.float32)
     print(f'embedded {len(turns)} turns, {len(questions)} questions', end=' ')
     print(f'in {time.perf_counter() - started:.0f} s', flush=True)
+    ids = [str(uuid.uuid5(uuid.NAMESPACE_URL, f'{c.sample_id}/{t.dia_id}')) for c, t in turns]
+    bm25 = Bm25Encoder()
+    points = [
+        VectorPoint(
+            id=ident,
+            dense=vector.tolist(),
+            sparse=bm25.encode_document(turn.text),
+            payload={'scope': scope_of(conv), 'dia_id': turn.dia_id},
+        )
+        for ident, vector, (conv, turn) in zip(ids, dense, turns, strict=True)
+    ]
     return {
         'turns': turns,
-        'ids': [str(uuid.uuid5(uuid.NAMESPACE_URL, f'{c.sample_id}/{t.dia_id}')) for c, t in turns],
+        'ids': ids,
         'dense': dense,
+        'points': points,
         'questions': questions,
         'queries': queries,
     }
@@ -99,8 +107,9 @@ def exact_top(data: dict[str, Any]) -> list[list[str]]:
 
 def run_layout(
     data: dict[str, Any], storage: str, quantization: str, indexed: bool, walk: bool
-) -> list[list[str]]:
-    """Per question, the dense channel's top TOP ids through EdgeVectorStore in this layout."""
+) -> tuple[list[list[str]], list[float]]:
+    """Per question, the dense channel's top TOP ids through EdgeVectorStore in this layout,
+    and each query's ms."""
     root = Path(tempfile.mkdtemp(prefix='mnemos-quant-'))
     store = EdgeVectorStore(
         root,
@@ -116,18 +125,7 @@ def run_layout(
                 name=COLLECTION, dense_dim=data['dense'].shape[1], keyword_fields=('scope',)
             )
         )
-        bm25 = Bm25Encoder()
-        points = [
-            VectorPoint(
-                id=ident,
-                dense=vector.tolist(),
-                sparse=bm25.encode_document(turn.text),
-                payload={'scope': scope_of(conv), 'dia_id': turn.dia_id},
-            )
-            for ident, vector, (conv, turn) in zip(
-                data['ids'], data['dense'], data['turns'], strict=True
-            )
-        ]
+        points = data['points']
         for start in range(0, len(points), 500):
             store.upsert(COLLECTION, points[start : start + 500])
         store.optimize()
@@ -139,8 +137,7 @@ def run_layout(
             found = store.query(COLLECTION, 'dense', query.tolist(), flt, TOP)
             ms.append((time.perf_counter() - began) * 1000)
             ranked.append([p.id for p in found])
-        data.setdefault('ms', {})[(storage, quantization, indexed, walk)] = ms
-        return ranked
+        return ranked, ms
     finally:
         store.close()
         shutil.rmtree(root, ignore_errors=True)
@@ -155,8 +152,7 @@ def measure(
     }
     recall, over10, over50 = [], [], []
     for (_, q), got, truth in zip(data['questions'], ranked, exact, strict=True):
-        top10 = {by_id[i] for i in got[:10]}
-        recall.append(len(top10 & set(q.evidence)) / len(q.evidence))
+        recall.append(score([by_id[i] for i in got], q.evidence)['recall@10'])
         over10.append(len(set(got[:10]) & set(truth[:10])) / 10)
         over50.append(len(set(got[:TOP]) & set(truth[:TOP])) / TOP)
     return {
@@ -175,8 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     exact = exact_top(data)
     rows: list[dict[str, Any]] = []
     for name, storage, quantization, indexed, walk in LAYOUTS:
-        ranked = run_layout(data, storage, quantization, indexed, walk)
-        ms = data['ms'][(storage, quantization, indexed, walk)]
+        ranked, ms = run_layout(data, storage, quantization, indexed, walk)
         rows.append(
             {
                 'layout': name,
