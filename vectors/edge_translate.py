@@ -19,14 +19,15 @@ HNSW_EF_CONSTRUCT = 100
 
 @dataclass(frozen=True)
 class ShardLayout:
-    """How a shard stores and indexes its vectors (`EdgeVectorStore`'s options)."""
+    """How a shard stores and indexes its vectors (`EdgeVectorStore`'s options, whose
+    signature holds the defaults)."""
 
-    vector_storage: str = 'ram'
-    quantization: str = 'none'
-    max_segment_kb: int | None = None
-    search_threads: int | None = 1
-    indexing_threshold_kb: int | None = None
-    full_scan_kb: int | None = None
+    vector_storage: str
+    quantization: str
+    max_segment_kb: int | None
+    search_threads: int | None
+    indexing_threshold_kb: int | None
+    full_scan_kb: int | None
 
     def config(self, dense_dim: int) -> Any:
         """Edge's shard config for a collection of `dense_dim`-dimensional dense vectors."""
