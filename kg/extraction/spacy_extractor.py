@@ -9,7 +9,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -230,6 +230,10 @@ class SpacyExtractor:
             except BrokenProcessPool:
                 log.exception('an extraction worker died; parsing this part in-process')
                 self._drop_pools(wait=False)
+            except CancelledError:
+                # another thread dropped the pools (its worker died) and cancelled this part
+                # with them: the part is still this caller's to parse
+                log.warning('an extraction part was cancelled with its pool; parsing it here')
         return self._extract_here(part)
 
     def _drop_pools(self, wait: bool) -> None:

