@@ -55,6 +55,7 @@ class SpacyExtractor:
         self._nice = max(0, nice)
         self._pools: list[ProcessPoolExecutor] = []
         self._pool_lock = threading.Lock()
+        self._closing = False  # close() cancels queued parts: those must not be parsed here
         self._nlp: Any = None
         self._lemmatizer: Any = None
         self._lock = threading.Lock()  # spaCy pipelines are not documented as thread-safe
@@ -99,6 +100,7 @@ class SpacyExtractor:
         is durable and runs again after a restart), so a stop signal never hangs on spaCy."""
         with self._pool_lock:
             pools, self._pools = self._pools, []
+            self._closing = True
         deadline = time.monotonic() + CLOSE_GRACE_S
         for pool in pools:
             # ProcessPoolExecutor has no public terminate: its worker processes are here
@@ -231,6 +233,8 @@ class SpacyExtractor:
                 log.exception('an extraction worker died; parsing this part in-process')
                 self._drop_pools(wait=False)
             except CancelledError:
+                if self._closing:
+                    raise  # stopping: the graph job is durable and runs again after a restart
                 # another thread dropped the pools (its worker died) and cancelled this part
                 # with them: the part is still this caller's to parse
                 log.warning('an extraction part was cancelled with its pool; parsing it here')

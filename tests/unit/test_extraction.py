@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from datetime import UTC, datetime
 
 import pytest
@@ -218,6 +218,10 @@ def test_a_part_cancelled_with_its_pool_is_parsed_here() -> None:
     assert [triples(e) for e in extractor._collect(part, cancelled)] == [
         {('Alice', 'works_at', 'Acme')}
     ]
+    # but a part cancelled by close() is not parsed: a stop must not wait for spaCy here
+    extractor.close()
+    with pytest.raises(CancelledError):
+        extractor._collect(part, cancelled)
 
 
 def test_a_small_batch_goes_to_the_workers_once_a_large_one_started_them() -> None:
