@@ -198,6 +198,10 @@ class RecallService:
     def search(self, req: SearchRequest, principal: Principal) -> SearchResponse:
         """Hybrid recall in the caller's scope; `global`, then a team leader's scopes, are read
         too when the caller's own hits are weak (recall.read.context confidence)."""
+        with self._reader.searching():
+            return self._search(req, principal)
+
+    def _search(self, req: SearchRequest, principal: Principal) -> SearchResponse:
         started = time.perf_counter()
         latency: dict[str, float] = {}
         principal.require_read(req.scope)

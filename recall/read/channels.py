@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -93,6 +94,11 @@ class ChannelReader:
         self._sparse = sparse
         self._graph = graph
         self._overlap = Overlap(overlap_threads, 'recall-overlap')
+
+    def searching(self) -> AbstractContextManager[None]:
+        """Mark a search in flight for its whole run: a search's dense side goes to a spare
+        thread only while no other search runs (core.overlap)."""
+        return self._overlap.caller()
 
     def encode(self, req: SearchRequest, latency: dict[str, float]) -> dict[Channel, Deferred[Any]]:
         """The query's vector per channel. The dense one is embedded when first asked for, by

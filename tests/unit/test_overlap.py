@@ -62,6 +62,33 @@ def test_a_busy_pool_defers_the_step_to_the_caller_and_runs_it_once() -> None:
         overlap.close()
 
 
+def test_a_step_stays_with_its_caller_while_another_request_is_in_flight() -> None:
+    overlap = Overlap(2)
+    other_in, other_out = threading.Event(), threading.Event()
+
+    def other_request() -> None:
+        with overlap.caller():
+            other_in.set()
+            other_out.wait(5)
+
+    try:
+        with overlap.caller():
+            # alone in flight: the spare thread takes the step
+            assert overlap.start(lambda: 1).on_spare_thread
+            other = threading.Thread(target=other_request)
+            other.start()
+            assert other_in.wait(5)
+            # two requests in flight: the cores are theirs, a hand-off would only add switching
+            later = overlap.start(lambda: 2)
+            assert not later.on_spare_thread and later.get() == 2
+            other_out.set()
+            other.join(5)
+            assert overlap.start(lambda: 3).on_spare_thread
+    finally:
+        other_out.set()
+        overlap.close()
+
+
 def test_a_failing_step_raises_where_its_result_is_asked_for() -> None:
     overlap = Overlap(2)
 
