@@ -83,7 +83,8 @@ class Settings(BaseModel):
         ge=0,
         le=64,
         description="spare threads that run a search's dense side (query embedding and dense "
-        'query) beside its BM25 query, used only while one is idle; 0: one after the other',
+        'query) beside its BM25 query, used only while one is idle and no other search runs; '
+        '0: one after the other',
     )
     vector_quantization: Literal['none', 'int8'] = Field(
         default='none',
