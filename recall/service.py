@@ -127,7 +127,8 @@ class RecallService:
         """`graph` is given in the process that owns the graph: it adds the graph channel.
         Every change to `memories` (access bookkeeping included) goes through `writer`.
         `overlap_threads` spare threads run a search's dense side (query embedding, then the
-        dense query) beside its lexical side while one is idle; 0 runs them one after the other."""
+        dense query) beside its lexical side while one is idle and no other search runs; 0 runs
+        them one after the other."""
         self._vectors = vectors
         self._embedder = embedder
         self._clock = clock

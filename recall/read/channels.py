@@ -2,10 +2,10 @@
 graph channel, fused into a preliminary order.
 
 A hybrid search runs two engines that release the GIL: the dense side (query embedding in
-onnxruntime, then a Qdrant query) goes to a spare thread when one is idle (`core.overlap`) while
-the request's thread runs the BM25 query and reads its candidates' neighbouring turns; without an
-idle spare thread the steps run one after the other, as they always did. `RecallService` ranks
-what this module finds.
+onnxruntime, then a Qdrant query) goes to a spare thread when one is idle and no other search is
+in flight (`core.overlap`) while the request's thread runs the BM25 query and reads its
+candidates' neighbouring turns; otherwise the steps run one after the other, as they always
+did. `RecallService` ranks what this module finds.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ class ChannelReader:
         overlap_threads: int = 0,
     ) -> None:
         """`overlap_threads` spare threads run a search's dense side beside its lexical side
-        while one is idle; 0 runs them one after the other."""
+        while one is idle and no other search runs; 0 runs them one after the other."""
         self._vectors = vectors
         self._embedder = embedder
         self._sparse = sparse
@@ -154,8 +154,9 @@ class ChannelReader:
         depth = min(MAX_CANDIDATES, max(MIN_CANDIDATES, req.top_k * CANDIDATE_FACTOR))
         hybrid = req.mode == SearchMode.HYBRID
         names = list(vectors)
-        # the dense side (embedding + query) goes to a spare thread if one is idle, while this
-        # thread queries BM25; both engines release the GIL, so the two overlap on two cores
+        # the dense side (embedding + query) goes to a spare thread if one is idle and this
+        # search is alone (see `searching`), while this thread queries BM25; both engines
+        # release the GIL, so the two overlap on two cores
         pending = {
             name: self._overlap.start(
                 partial(self._query, MEMORIES, name, vectors[name], flt, depth, latency, name)
