@@ -86,6 +86,15 @@ class Settings(BaseModel):
         'query) beside its BM25 query, used only while one is idle and no other search runs; '
         '0: one after the other',
     )
+    search_concurrency: int = Field(
+        default=1,
+        ge=0,
+        le=256,
+        description='searches that run at once in this process; the rest wait their turn. 1 '
+        '(default): a search is mostly Python holding the GIL, and searches sharing it cost '
+        'more CPU than they overlap (bench/load_bench.py, 50 clients: +10-13 % requests/s); '
+        '0: no limit',
+    )
     vector_quantization: Literal['none', 'int8'] = Field(
         default='none',
         description="'int8': scalar-quantised copy of the dense vectors searched first (4x "

@@ -6,8 +6,10 @@ Writes go through `recall.write.writer.MemoryWriter`, the one writer of `memorie
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 from core.auth import Principal
@@ -123,12 +125,14 @@ class RecallService:
         graph: GraphIndex | None = None,
         fusion: FusionConfig = DEFAULT_FUSION,
         overlap_threads: int = 0,
+        concurrency: int = 0,
     ) -> None:
         """`graph` is given in the process that owns the graph: it adds the graph channel.
         Every change to `memories` (access bookkeeping included) goes through `writer`.
         `overlap_threads` spare threads run a search's dense side (query embedding, then the
         dense query) beside its lexical side while one is idle and no other search runs; 0 runs
-        them one after the other."""
+        them one after the other. At most `concurrency` searches run at once (0: any number);
+        the others wait for a turn without taking the GIL."""
         self._vectors = vectors
         self._embedder = embedder
         self._clock = clock
@@ -136,6 +140,12 @@ class RecallService:
         self._graph = graph
         self._touches = AccessRecorder(writer.touch)
         self._fusion = fusion
+        # a search is mostly Python under the GIL: run side by side, searches interleave every
+        # switch interval and each waits for the GIL after every native call, which costs more
+        # CPU than the overlap gives back; waiting on a semaphore costs none
+        self._turns: AbstractContextManager[object] = (
+            threading.BoundedSemaphore(concurrency) if concurrency > 0 else nullcontext()
+        )
         self._reader = ChannelReader(
             vectors, embedder, sparse, graph=graph, overlap_threads=overlap_threads
         )
@@ -199,7 +209,7 @@ class RecallService:
     def search(self, req: SearchRequest, principal: Principal) -> SearchResponse:
         """Hybrid recall in the caller's scope; `global`, then a team leader's scopes, are read
         too when the caller's own hits are weak (recall.read.context confidence)."""
-        with self._reader.searching():
+        with self._turns, self._reader.searching():
             return self._search(req, principal)
 
     def _search(self, req: SearchRequest, principal: Principal) -> SearchResponse:

@@ -259,6 +259,7 @@ def build(
             writer,
             graph=graph,
             overlap_threads=settings.search_overlap_threads,
+            concurrency=settings.search_concurrency,
         )
         closers.append(recall.close)
         agents = Registry(settings.data_dir / AGENTS_FILE, clock)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -282,3 +283,49 @@ def test_a_write_embeds_its_texts_before_taking_the_scope_lock_and_a_repeat_not_
     ]
     [stored] = vectors.retrieve(MEMORIES, [again[1].id or ''])
     assert stored.payload['text'] == 'Bob moved to Lisbon in May'
+
+
+@pytest.mark.parametrize('concurrency', [1, 2, 0])
+def test_searches_beyond_the_concurrency_wait_their_turn(concurrency: int) -> None:
+    from core.auth import Principal
+
+    vectors, clock = InMemoryVectorStore(), ManualClock(NOW)
+    writer = _owner(vectors, clock)
+    recall = RecallService(
+        vectors, HashEmbedder(), Bm25Encoder(), clock, writer, concurrency=concurrency
+    )
+    real = recall._search
+    lock = threading.Lock()
+    running, most = [0], [0]
+
+    def counted(req: SearchRequest, principal: Principal) -> Any:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            time.sleep(0.2)  # long enough for the other threads to arrive meanwhile
+            return real(req, principal)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    recall._search = counted  # type: ignore[method-assign]
+    admin = Principal(name='admin', admin=True)
+    writer.remember([MemoryIn(scope=SCOPE, text='Hana: I planted basil in the garden')])
+    answers: list[int] = []
+
+    def one() -> None:
+        req = SearchRequest(query='what did Hana plant?', scope=SCOPE, top_k=3, touch=False)
+        answers.append(len(recall.search(req, admin).hits))
+
+    try:
+        threads = [threading.Thread(target=one) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+        assert answers == [1, 1, 1, 1]
+        # 0 sets no limit: all four ran at once, so the count can tell the limit apart
+        assert most[0] == (concurrency or 4)
+    finally:
+        recall.close()
