@@ -31,6 +31,7 @@ from kg.kuzu_lifecycle import (
     open_recovering,
     reopen_when_idle,
 )
+from kg.kuzu_plans import PlanCache
 from kg.kuzu_rows import (
     CREATE_ENTITIES,
     CREATE_RELATION,
@@ -82,6 +83,13 @@ _VALID_AT = (
 _SMALL = 24
 
 
+def _prepare(conn: kuzu.Connection, query: str, params: dict[str, Any]) -> kuzu.PreparedStatement:
+    plan = kuzu.PreparedStatement(conn, query, params)
+    if not plan.is_success():  # a failed plan is not kept: its error, as `execute` gives it
+        raise RuntimeError(plan.get_error_message())
+    return plan
+
+
 class KuzuGraphStore:
     """GraphStore on one Kuzu database folder; one connection per thread, one writer at a time."""
 
@@ -108,6 +116,8 @@ class KuzuGraphStore:
         # to an earlier opening (`generation`) makes a new one. Weak: a finished thread's
         # connection goes with its thread-local, as it did before reopening existed
         self._conns: weakref.WeakSet[kuzu.Connection] = weakref.WeakSet()
+        # statements planned once per connection, emptied before a reopening closes them
+        self._plans = PlanCache(_prepare)
         self._generation = 0
         self._writes = 0
         self._last_write = time.monotonic()
@@ -188,7 +198,8 @@ class KuzuGraphStore:
             raise
 
     def _close_database(self) -> None:
-        # its connections before the database they were opened on
+        # planned statements before their connections, and those before their database
+        self._plans.clear()
         for conn in list(self._conns):
             conn.close()
         self._conns = weakref.WeakSet()
@@ -200,8 +211,11 @@ class KuzuGraphStore:
         with self._rw.read():
             return self._fetch(query, params)
 
+    def _execute(self, query: str, params: dict[str, Any] | None) -> Any:
+        return self._plans.execute(self._conn(), query, params)
+
     def _fetch(self, query: str, params: dict[str, Any] | None) -> list[list[Any]]:
-        result = self._conn().execute(query, params or {})
+        result = self._execute(query, params)
         assert not isinstance(result, list)
         try:
             return [list(row) for row in result.get_all()]
@@ -221,7 +235,7 @@ class KuzuGraphStore:
         self._write('COMMIT')
 
     def _write(self, query: str, params: dict[str, Any] | None = None) -> None:
-        result = self._conn().execute(query, params or {})
+        result = self._execute(query, params)
         for r in result if isinstance(result, list) else [result]:
             r.close()
 

@@ -742,3 +742,35 @@ def test_a_kuzu_write_that_fills_the_pool_reports_it_and_loses_no_earlier_commit
         assert len(again.relations_of([p.id for p in people])) == stored
     finally:
         again.close()
+
+
+def test_kuzu_plans_a_scalar_statement_once_per_connection_and_types(tmp_path: Path) -> None:
+    from kg.kuzu_store import KuzuGraphStore
+
+    store = KuzuGraphStore(tmp_path / 'graph.kuzu', reopen_after_writes=0)
+    planned: list[str] = []
+    prepare = store._plans._prepare
+
+    def counted(conn: Any, query: str, params: dict[str, Any]) -> Any:
+        planned.append(query)
+        return prepare(conn, query, params)
+
+    store._plans._prepare = counted
+    try:
+        store.upsert_entities([ent('Alice'), ent('Bob')])
+        store.upsert_entities([ent('Carol')])
+        other = 'agent:other'
+        store.upsert_entities([ent('Dan', scope=other)])
+        assert _names(store) == ['Alice', 'Bob', 'Carol']
+        # the same statement with other values of the same types: the first plan serves
+        assert [e.name for e in store.list_entities(other)] == ['Dan']
+        assert _names(store) == ['Alice', 'Bob', 'Carol']
+        assert len(planned) == len(set(planned))
+        # a list parameter is planned on every call, never from a cache
+        before = len(planned)
+        alice, dan = ent('Alice').id, ent('Dan', scope=other).id
+        assert [e.name for e in store.get_entities([alice, dan])] == ['Alice', 'Dan']
+        assert [e.name for e in store.get_entities([dan])] == ['Dan']
+        assert len(planned) == before
+    finally:
+        store.close()
