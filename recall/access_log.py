@@ -53,10 +53,11 @@ class SqliteAccessLog:
         self._db.execute('BEGIN')
         try:
             self._db.executemany(sql, rows)
+            self._db.execute('COMMIT')
         except BaseException:
-            self._db.execute('ROLLBACK')
+            if self._db.in_transaction:  # a failed COMMIT too: the next BEGIN must not fail
+                self._db.execute('ROLLBACK')
             raise
-        self._db.execute('COMMIT')
 
     def get(self, ids: Iterable[str]) -> dict[str, tuple[int, float]]:
         """{id: (recalls, latest epoch)} of these ids that have any."""

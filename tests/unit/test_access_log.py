@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
+
+import pytest
 
 from core.clock import ManualClock, to_epoch
 from recall.access_log import SqliteAccessLog
@@ -137,4 +140,25 @@ def test_one_add_or_absorb_is_one_commit_whatever_its_rows(tmp_path):
     log.close()
     again = SqliteAccessLog(tmp_path / 'access.sqlite3')
     assert again.get(['id-0', 'id-150']) == {'id-150': (1, 150.0)}
+    again.close()
+
+
+def test_a_failed_add_leaves_nothing_half_written_and_the_log_usable(tmp_path):
+    log = SqliteAccessLog(tmp_path / 'access.sqlite3')
+    log.add({'a': (1, 10.0)})
+    # a row SQLite refuses part-way through the batch: the rows before it must not land
+    log._db.execute(
+        "CREATE TRIGGER refuse BEFORE INSERT ON access WHEN NEW.id = 'bad' "
+        "BEGIN SELECT RAISE(ABORT, 'refused'); END"
+    )
+    with pytest.raises(sqlite3.IntegrityError):
+        log.add({'b': (1, 20.0), 'bad': (1, 30.0)})
+    assert not log._db.in_transaction
+    assert log._db.execute('SELECT id FROM access').fetchall() == [('a',)]
+    assert log.get(['a', 'b', 'bad']) == {'a': (1, 10.0)}
+    log._db.execute('DROP TRIGGER refuse')
+    log.add({'b': (2, 40.0)})
+    log.close()
+    again = SqliteAccessLog(tmp_path / 'access.sqlite3')
+    assert again.get(['a', 'b', 'bad']) == {'a': (1, 10.0), 'b': (2, 40.0)}
     again.close()
