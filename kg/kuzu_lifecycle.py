@@ -22,7 +22,7 @@ import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from core.errors import StoreUnavailable
 
@@ -94,10 +94,14 @@ def restore_wal(database: Path, kept: Path) -> None:
     os.replace(kept, wal_path(database))
 
 
-def reopen_when_idle(ref: weakref.ref[Any], stop: threading.Event, idle: float) -> None:
-    """The idle reopener's loop: a `KuzuGraphStore` by weak reference (see REOPEN_IDLE_S)."""
+def reopen_when_idle(
+    reopen_if_quiet: weakref.WeakMethod[Callable[[], bool]], stop: threading.Event, idle: float
+) -> None:
+    """The idle reopener's loop (see REOPEN_IDLE_S): a store's `_reopen_if_quiet` by weak
+    reference, so a store nobody closed can still be collected, and the loop then ends; the
+    method says False once the store is closed."""
     while not stop.wait(min(idle, 5.0)):
-        store = ref()
-        if store is None or not store._reopen_if_quiet():
+        method = reopen_if_quiet()
+        if method is None or not method():
             return
-        del store  # not held while waiting
+        del method  # its store is not held while waiting

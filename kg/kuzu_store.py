@@ -133,7 +133,7 @@ class KuzuGraphStore:
         self._idle_s = reopen_idle_s
         if reopen_idle_s > 0 and reopen_after_writes:
             # weak: a store nobody closed can still be collected, and its thread then ends
-            watch = (weakref.ref(self), self._stop, reopen_idle_s)
+            watch = (weakref.WeakMethod(self._reopen_if_quiet), self._stop, reopen_idle_s)
             threading.Thread(target=reopen_when_idle, args=watch, daemon=True).start()
 
     # ---- plumbing ------------------------------------------------------------------------

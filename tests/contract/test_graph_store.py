@@ -514,11 +514,16 @@ def test_a_kuzu_store_nobody_closed_is_not_kept_alive_by_its_idle_thread(tmp_pat
 
     from kg.kuzu_store import KuzuGraphStore
 
+    before = set(threading.enumerate())
     store = KuzuGraphStore(tmp_path / 'graph.kuzu', reopen_idle_s=0.1)
+    [idle] = [t for t in threading.enumerate() if t not in before]
     ref = weakref.ref(store)
     del store
     gc.collect()
     assert ref() is None
+    # and the thread, finding no store behind its weak reference, ends
+    idle.join(5)
+    assert not idle.is_alive()
 
 
 def test_large_batches_round_trip_every_field(store: GraphStore) -> None:
