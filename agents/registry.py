@@ -21,6 +21,7 @@ from core.auth import Principal
 from core.clock import Clock, SystemClock, from_epoch, to_epoch
 from core.errors import InvalidInput, NotFound, StoreUnavailable
 from core.scopes import agent_scope, check_scope, is_identifier
+from core.transactions import transaction
 
 FILENAME = 'registry.sqlite3'
 TOKEN_PREFIX = 'mnm_'
@@ -80,13 +81,8 @@ class Registry:
         with self._lock:
             try:
                 # IMMEDIATE takes the write lock up front, so two processes never deadlock
-                self._conn.execute('BEGIN IMMEDIATE')
-                try:
+                with transaction(self._conn, 'BEGIN IMMEDIATE'):
                     yield self._conn
-                except BaseException:
-                    self._conn.execute('ROLLBACK')
-                    raise
-                self._conn.execute('COMMIT')
             except sqlite3.Error as exc:
                 raise StoreUnavailable(f'token registry error: {exc}') from exc
 
