@@ -16,6 +16,7 @@ from typing import Any
 from consolidation.models import JobInfo, JobStatus
 from core.clock import Clock, from_epoch, to_epoch
 from core.errors import StoreUnavailable
+from core.transactions import transaction
 
 log = logging.getLogger(__name__)
 
@@ -234,8 +235,9 @@ class SqliteJobStore:
         _targets(scope, user_id)
         now = to_epoch(self._clock.now())
         with self._lock:
-            self._db.execute('BEGIN IMMEDIATE')
-            try:
+            # all or none: a cancel that fails part-way must not leave some of the scope's jobs
+            # running with their params erased from the others
+            with transaction(self._db, 'BEGIN IMMEDIATE'):
                 rows = self._db.execute(
                     "SELECT id, length(params) FROM jobs WHERE state IN ('queued', 'running')"
                     ' AND (?1 IS NULL OR scope = ?1)'
@@ -247,8 +249,6 @@ class SqliteJobStore:
                     ' WHERE id = ?',
                     [(JobStatus.CANCELLED.value, CANCELLED_ERROR, now, row[0]) for row in rows],
                 )
-            finally:
-                self._db.execute('COMMIT')
             if any((row[1] or 0) >= TRANSCRIPT_BYTES for row in rows):
                 # as for a finished job: the transcript must leave the WAL file too
                 self._db.execute('PRAGMA wal_checkpoint(TRUNCATE)')
@@ -272,24 +272,20 @@ class SqliteJobStore:
         """
         at = to_epoch(now)
         key = f'lock:{key}'  # the leases table holds both; a lock never blocks a lease
-        with self._lock:
-            self._db.execute('BEGIN IMMEDIATE')
-            try:
-                row = self._db.execute(
-                    'SELECT until, owner FROM leases WHERE key = ?', (key,)
-                ).fetchone()
-                if row is not None and row[0] > at and (not row[1] or owner_alive(row[1])):
-                    return float(row[0] - at)
-                if row is not None and row[0] > at:
-                    log.info('lock %s: its owner %s is gone; taken over', key, row[1])
-                self._db.execute(
-                    'INSERT INTO leases (key, until, owner) VALUES (?, ?, ?) ON CONFLICT(key)'
-                    ' DO UPDATE SET until = excluded.until, owner = excluded.owner',
-                    (key, at + seconds, self._owner),
-                )
-                return 0.0
-            finally:
-                self._db.execute('COMMIT')
+        with self._lock, transaction(self._db, 'BEGIN IMMEDIATE'):
+            row = self._db.execute(
+                'SELECT until, owner FROM leases WHERE key = ?', (key,)
+            ).fetchone()
+            if row is not None and row[0] > at and (not row[1] or owner_alive(row[1])):
+                return float(row[0] - at)
+            if row is not None and row[0] > at:
+                log.info('lock %s: its owner %s is gone; taken over', key, row[1])
+            self._db.execute(
+                'INSERT INTO leases (key, until, owner) VALUES (?, ?, ?) ON CONFLICT(key)'
+                ' DO UPDATE SET until = excluded.until, owner = excluded.owner',
+                (key, at + seconds, self._owner),
+            )
+            return 0.0
 
     def close(self) -> None:
         """Close the database."""

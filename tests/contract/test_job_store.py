@@ -245,3 +245,28 @@ def test_owner_liveness_tells_a_dead_or_recycled_pid_from_a_live_one():
     assert not owner_alive(_dead_owner())
     assert owner_alive(f'another-{socket.gethostname()}:{os.getpid()}:x')  # cannot tell: alive
     assert owner_alive('')  # an unknown (old) owner record
+
+
+def test_a_cancel_that_fails_part_way_cancels_nothing(tmp_path: Path, clock: ManualClock):
+    import sqlite3
+
+    store = SqliteJobStore(tmp_path / 'jobs.sqlite3', clock)
+    store.create('j1', 'episodic', 'consolidation', _session('agent:a', None), 'agent:a')
+    store.create('j2', 'episodic', 'consolidation', _session('agent:a', None), 'agent:a')
+    # the disk refuses the second row's update, after the first was written in the same cancel
+    other = sqlite3.connect(tmp_path / 'jobs.sqlite3')
+    other.execute(
+        "CREATE TRIGGER refuse BEFORE UPDATE OF state ON jobs WHEN NEW.id = 'j2'"
+        " BEGIN SELECT RAISE(ABORT, 'disk trouble'); END"
+    )
+    other.commit()
+    with pytest.raises(sqlite3.DatabaseError, match='disk trouble'):
+        store.cancel('agent:a', None)
+    other.execute('DROP TRIGGER refuse')
+    other.commit()
+    other.close()
+    # neither job was cancelled nor lost its params, and the store takes the next transaction
+    assert _states(store, 'j1', 'j2') == ['queued', 'queued']
+    assert sorted(p[0] for p in store.pending()) == ['j1', 'j2']
+    assert store.cancel('agent:a', None) == 2
+    store.close()
