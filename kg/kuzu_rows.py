@@ -104,6 +104,46 @@ def relation_props(r: Relation) -> dict[str, Any]:
     }
 
 
+# the tables (a store creates them when missing)
+SCHEMA = (
+    'CREATE NODE TABLE IF NOT EXISTS Entity(id STRING PRIMARY KEY, scope STRING, name STRING, '
+    'canonical_name STRING, type STRING, aliases STRING[], summary STRING, mention_count INT64, '
+    'attributes STRING, created_at TIMESTAMP, updated_at TIMESTAMP, merged_into STRING, '
+    'embedding FLOAT[])',
+    'CREATE NODE TABLE IF NOT EXISTS Chunk(id STRING PRIMARY KEY, scope STRING)',
+    'CREATE NODE TABLE IF NOT EXISTS Episode(id STRING PRIMARY KEY, scope STRING)',
+    # bi-temporal: valid_from/valid_to are world time, recorded_at/expired_at system time
+    'CREATE REL TABLE IF NOT EXISTS RELATES(FROM Entity TO Entity, id STRING, scope STRING, '
+    'predicate STRING, fact STRING, valid_from TIMESTAMP, valid_to TIMESTAMP, '
+    'recorded_at TIMESTAMP, expired_at TIMESTAMP, confidence DOUBLE, source_chunk STRING, '
+    'source_episode STRING)',
+    'CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Entity TO Chunk, FROM Entity TO Episode, '
+    'scope STRING, at TIMESTAMP)',
+)
+
+# Kuzu uses its primary-key index for `{id: $x}` only: `id IN $list` compares every row of the
+# table with every key, and an UNWIND's match joins against a scan of the table (below). Both
+# grow with the store, while one indexed statement per key, its plan kept (kg/kuzu_plans.py),
+# costs the same at any size: ~0.1 ms for an id lookup, ~1 ms for a write with a list parameter
+# (planned on every call). A store picks the cheaper by the table's row count, with these costs
+# per row of the table, measured at 50k chunks (bench/README.md, "Graph writes at scale").
+SMALL_BATCH = 24  # up to this many keys, one statement per key at any size
+IN_LIST_MS_PER_ROW_KEY = 9e-6  # `id IN $list`, per row and key
+UNWIND_SET_MS_PER_ROW = 1.3e-3  # an UNWIND whose match sets properties
+UNWIND_LINK_MS_PER_ROW = 7.3e-3  # an UNWIND whose matches create relationships
+
+
+def scan_cheaper(
+    table_rows: int, keys: int, per_key_ms: float, per_row_ms: float | None = None
+) -> bool:
+    """Whether one statement scanning a table of `table_rows` at `per_row_ms` a row (None: an
+    IN list of `keys`) costs less than `keys` indexed statements of `per_key_ms` each."""
+    if keys <= SMALL_BATCH:
+        return False
+    per_row = IN_LIST_MS_PER_ROW_KEY * keys if per_row_ms is None else per_row_ms
+    return table_rows * per_row < keys * per_key_ms
+
+
 # How bulk writes reach Kuzu 0.11, which puts a table's first 131,072 nodes in one node group:
 # - Never COPY into a rel table: it rebuilds the whole node group it writes to, so its memory and
 #   time grew with the store (500 relations: 4-5 s at ~98k stored). Once that no longer fit the

@@ -39,8 +39,12 @@ from kg.kuzu_rows import (
     CREATE_SOURCES,
     ENTITY_COLS,
     REL_COLS,
+    SCHEMA,
+    SMALL_BATCH,
     SOURCE_KINDS,
     SOURCE_TABLES,
+    UNWIND_LINK_MS_PER_ROW,
+    UNWIND_SET_MS_PER_ROW,
     WITH_EMBEDDING,
     entity_from_row,
     entity_props,
@@ -48,6 +52,7 @@ from kg.kuzu_rows import (
     mention_from_row,
     naive,
     relation_props,
+    scan_cheaper,
     unique_relations,
 )
 from kg.models import Entity, Mention, MentionRow, Relation, RelationRow, RelationUpdate
@@ -55,32 +60,12 @@ from kg.models import Entity, Mention, MentionRow, Relation, RelationRow, Relati
 log = logging.getLogger(__name__)
 
 # Kuzu TIMESTAMP is zone-less: we store naive UTC and re-attach UTC on the way out.
-_SCHEMA = (
-    'CREATE NODE TABLE IF NOT EXISTS Entity(id STRING PRIMARY KEY, scope STRING, name STRING, '
-    'canonical_name STRING, type STRING, aliases STRING[], summary STRING, mention_count INT64, '
-    'attributes STRING, created_at TIMESTAMP, updated_at TIMESTAMP, merged_into STRING, '
-    'embedding FLOAT[])',
-    'CREATE NODE TABLE IF NOT EXISTS Chunk(id STRING PRIMARY KEY, scope STRING)',
-    'CREATE NODE TABLE IF NOT EXISTS Episode(id STRING PRIMARY KEY, scope STRING)',
-    # bi-temporal: valid_from/valid_to are world time, recorded_at/expired_at system time
-    'CREATE REL TABLE IF NOT EXISTS RELATES(FROM Entity TO Entity, id STRING, scope STRING, '
-    'predicate STRING, fact STRING, valid_from TIMESTAMP, valid_to TIMESTAMP, '
-    'recorded_at TIMESTAMP, expired_at TIMESTAMP, confidence DOUBLE, source_chunk STRING, '
-    'source_episode STRING)',
-    'CREATE REL TABLE IF NOT EXISTS MENTIONS(FROM Entity TO Chunk, FROM Entity TO Episode, '
-    'scope STRING, at TIMESTAMP)',
-)
-
 _RETURN_ENTITY = ', '.join(f'e.{c}' for c in ENTITY_COLS)
 _RETURN_REL = 'a.id, b.id, ' + ', '.join(f'r.{c}' for c in REL_COLS)
 _VALID_AT = (
     'r.expired_at IS NULL AND (r.valid_from IS NULL OR r.valid_from <= $t) '
     'AND (r.valid_to IS NULL OR r.valid_to > $t)'
 )
-# Kuzu uses its primary-key index for `{id: $x}` only; `id IN $list` scans the table, as does an
-# UNWIND's match. Up to this many rows, one indexed statement per row (~2 ms each) is cheaper;
-# above it, the scan is (kg/kuzu_rows.py: which bulk writes match what).
-_SMALL = 24
 
 
 def _prepare(conn: kuzu.Connection, query: str, params: dict[str, Any]) -> kuzu.PreparedStatement:
@@ -100,16 +85,19 @@ class KuzuGraphStore:
         reopen_after_writes: int = REOPEN_AFTER_WRITES,
         reopen_min_interval_s: float = REOPEN_MIN_INTERVAL_S,
         reopen_idle_s: float = REOPEN_IDLE_S,
+        scans: bool = True,
     ) -> None:
         """`buffer_pool_bytes` bounds Kuzu's page cache (its own default is 80 % of RAM);
         the database is opened again after `reopen_after_writes` write calls (0: never) once
         `reopen_min_interval_s` have passed since it was opened (see REOPEN_AFTER_WRITES), and
-        after `reopen_idle_s` without writes (0: not; see REOPEN_IDLE_S)."""
+        after `reopen_idle_s` without writes (0: not; see REOPEN_IDLE_S); `scans=False` runs one
+        indexed statement per key at any size, as a big store does (kg/kuzu_rows.py)."""
         self._path = Path(path)
         self._path.parent.mkdir(parents=True, exist_ok=True)
         self._pool_bytes = buffer_pool_bytes
         self._reopen_after = reopen_after_writes
         self._reopen_interval = reopen_min_interval_s
+        self._scans = scans
         self._db = self._open()
         self._opened_at = time.monotonic()
         # connections of the open database, closed with it; a thread whose connection belongs
@@ -127,7 +115,7 @@ class KuzuGraphStore:
         self._rw = ReadWriteLock()
         self._closed = False
         with self._writing():
-            for ddl in _SCHEMA:
+            for ddl in SCHEMA:
                 self._conn().execute(ddl)
         self._stop = threading.Event()
         self._idle_s = reopen_idle_s
@@ -285,8 +273,11 @@ class KuzuGraphStore:
     def get_entities(self, ids: Sequence[str]) -> list[Entity]:
         if not ids:
             return []
-        rows = self._rows(
-            f'MATCH (e:Entity) WHERE e.id IN $ids RETURN {_RETURN_ENTITY}', {'ids': list(ids)}
+        rows = self._by_keys(
+            ('Entity', 0.25),
+            list(dict.fromkeys(ids)),
+            f'MATCH (e:Entity) WHERE e.id IN $keys RETURN {_RETURN_ENTITY}',
+            f'MATCH (e:Entity {{id: $key}}) RETURN {_RETURN_ENTITY}',
         )
         found = {r[0]: entity_from_row(r) for r in rows}
         return [found[i] for i in ids if i in found]
@@ -312,13 +303,17 @@ class KuzuGraphStore:
         if not unique:
             return
         with self._writing():
-            rows = self._by_keys(
-                sorted({r.subject_id for r in unique}),
-                'MATCH (a:Entity)-[r:RELATES]->(:Entity) WHERE a.id IN $keys AND r.id IN $ids '
-                'RETURN r.id',
-                'MATCH (a:Entity {id: $key})-[r:RELATES]->(:Entity) WHERE r.id IN $ids RETURN r.id',
-                {'ids': [r.id for r in unique]},
-            )
+            if self._scan_cheaper('Entity', 0.57, len(unique)):
+                rows = self._rows(
+                    'MATCH (a:Entity)-[r:RELATES]->(:Entity) WHERE a.id IN $keys AND r.id IN $ids '
+                    'RETURN r.id',
+                    {'keys': sorted({r.subject_id for r in unique}), 'ids': [r.id for r in unique]},
+                )
+            else:  # from the subject's index entry; scalars only, so its plan is kept
+                one = (
+                    'MATCH (a:Entity {id: $a})-[r:RELATES]->(:Entity) WHERE r.id = $id RETURN r.id'
+                )
+                rows = [x for r in unique for x in self._rows(one, {'a': r.subject_id, 'id': r.id})]
             stored = {r[0] for r in rows}
             fresh = [r for r in unique if r.id not in stored]
             if fresh:
@@ -327,7 +322,7 @@ class KuzuGraphStore:
     def _create_relations(self, fresh: list[Relation]) -> None:
         rows = [relation_props(r) for r in fresh]
         with self._transaction():
-            if len(rows) > _SMALL:  # one statement matching only entities (kg/kuzu_rows.py)
+            if self._scan_cheaper('Entity', 0.59, len(rows), UNWIND_LINK_MS_PER_ROW):
                 created = len(self._rows(CREATE_RELATIONS, {'rows': rows}))
             else:
                 created = sum(len(self._rows(CREATE_RELATION, row)) for row in rows)
@@ -414,19 +409,21 @@ class KuzuGraphStore:
             if source in links:
                 links[source].append({'e': entity, 'scope': m.scope, 'at': naive(m.at)})
         scopes = {m.source_id: m.scope for m in batch}
-        # new sources with their links: one statement (kg/kuzu_rows.py says why); Kuzu cannot
-        # type an empty list of links, so sources without one are created on their own
-        rows = [{'id': s, 'scope': scopes[s], 'links': ls} for s, ls in links.items() if ls]
-        bare = [{'id': s, 'scope': scopes[s]} for s, ls in links.items() if not ls]
-        if rows:
+        # new sources with their links: one statement (kg/kuzu_rows.py says why) while it beats a
+        # statement per link; Kuzu cannot type an empty list, so unlinked ones come on their own
+        n = sum(map(len, links.values()))
+        together = self._scan_cheaper('Entity', 0.33, n, UNWIND_LINK_MS_PER_ROW)
+        rows = [{'id': s, 'scope': scopes[s], 'links': ls} for s, ls in links.items() if together]
+        bare = [{'id': s, 'scope': scopes[s]} for s, ls in links.items() if not (ls and together)]
+        if rows := [r for r in rows if r['links']]:
             self._write(CREATE_SOURCES.format(table=table), {'rows': rows})
         if bare:
             self._write(
                 f'UNWIND $rows AS r CREATE (:{table} {{id: r.id, scope: r.scope}})', {'rows': bare}
             )
         linked = self._linked(table, [s for s in source_ids if s in stored])
-        todo = [m for k, m in known.items() if k[1] in stored and k not in linked]
-        with self._transaction():  # links of known sources: one statement per row
+        todo = [m for k, m in known.items() if k not in linked and (k[1] in stored or not together)]
+        with self._transaction():  # the other links: one statement per row
             for m in todo:
                 self._write(
                     f'MATCH (e:Entity {{id: $e}}), (c:{table} {{id: $c}}) '
@@ -437,6 +434,7 @@ class KuzuGraphStore:
     def _linked(self, table: str, source_ids: list[str]) -> set[tuple[str, str]]:
         """(entity, source) pairs already linked, for sources that exist."""
         rows = self._by_keys(
+            (table, 0.2),
             source_ids,
             f'MATCH (e:Entity)-[:MENTIONS]->(c:{table}) WHERE c.id IN $keys RETURN e.id, c.id',
             f'MATCH (e:Entity)-[:MENTIONS]->(c:{table} {{id: $key}}) RETURN e.id, c.id',
@@ -444,9 +442,9 @@ class KuzuGraphStore:
         return {(r[0], r[1]) for r in rows}
 
     def _each_or_unwind(self, statement: str, rows: list[dict[str, Any]]) -> None:
-        """Run `statement` (which reads row fields as `r.<field>`) for every row: one UNWIND
-        for many rows, one indexed statement per row for a few."""
-        if len(rows) > _SMALL:
+        """Run `statement` (which reads row fields as `r.<field>` and matches entities) for every
+        row: one UNWIND for many rows among few entities, else one indexed statement per row."""
+        if self._scan_cheaper('Entity', 1.0, len(rows), UNWIND_SET_MS_PER_ROW):
             self._write(f'UNWIND $rows AS r {statement}', {'rows': rows})
         elif rows:
             with self._transaction():
@@ -456,20 +454,28 @@ class KuzuGraphStore:
     def _existing(self, table: str, ids: list[str]) -> set[str]:
         """Which of `ids` are stored in a node table."""
         rows = self._by_keys(
+            (table, 0.1),
             ids,
             f'MATCH (n:{table}) WHERE n.id IN $keys RETURN n.id',
             f'MATCH (n:{table} {{id: $key}}) RETURN n.id',
         )
         return {r[0] for r in rows}
 
-    def _by_keys(
-        self, keys: list[str], many: str, one: str, params: dict[str, Any] | None = None
-    ) -> list[list[Any]]:
-        """Rows of `many` (`$keys` in an IN list: a table scan) for many keys, or of `one`
-        (`$key`, a primary-key lookup) run once per key for a few."""
-        if len(keys) > _SMALL:
-            return self._rows(many, {**(params or {}), 'keys': keys})
-        return [r for k in keys for r in self._rows(one, {**(params or {}), 'key': k})]
+    def _by_keys(self, cost: tuple[str, float], keys: list[str], many: str, one: str) -> list[Any]:
+        """Rows of `many` (`$keys` in an IN list: a scan of table `cost[0]`) or of `one` (`$key`,
+        a primary-key lookup of ~`cost[1]` ms) run once per key, whichever is cheaper."""
+        if self._scan_cheaper(*cost, len(keys)):
+            return self._rows(many, {'keys': keys})
+        return [r for k in keys for r in self._rows(one, {'key': k})]
+
+    def _scan_cheaper(
+        self, table: str, per_key_ms: float, keys: int, per_row: float | None = None
+    ) -> bool:
+        """kuzu_rows.scan_cheaper for `table` as it is now (counting its rows: ~0.3 ms)."""
+        if not self._scans or keys <= SMALL_BATCH:
+            return False
+        rows = self._rows(f'MATCH (n:{table}) RETURN count(*)')[0][0]
+        return scan_cheaper(int(rows), keys, per_key_ms, per_row)
 
     def mentions(self, entity_ids: Sequence[str], limit: int) -> list[Mention]:
         if not entity_ids:

@@ -23,12 +23,13 @@ T2 = datetime(2025, 1, 1, tzinfo=UTC)
 
 def make_store(kind: str, path: Path) -> GraphStore:
     """The store under test."""
-    if kind in ('kuzu', 'mirror', 'mirror-bg'):
+    if kind in ('kuzu', 'kuzu-by-key', 'mirror', 'mirror-bg'):
         from kg.kuzu_store import KuzuGraphStore
         from kg.mirror import MirroredGraphStore
 
-        kuzu = KuzuGraphStore(path / 'graph.kuzu')
-        if kind == 'kuzu':
+        # by key: every lookup and match goes through the primary-key index, as in a big store
+        kuzu = KuzuGraphStore(path / 'graph.kuzu', scans=kind != 'kuzu-by-key')
+        if kind in ('kuzu', 'kuzu-by-key'):
             return kuzu
         return MirroredGraphStore(kuzu, background=kind == 'mirror-bg')
     from kg.nx_store import NetworkxGraphStore
@@ -36,7 +37,7 @@ def make_store(kind: str, path: Path) -> GraphStore:
     return NetworkxGraphStore()
 
 
-@pytest.fixture(params=['kuzu', 'mirror', 'mirror-bg', 'networkx'])
+@pytest.fixture(params=['kuzu', 'kuzu-by-key', 'mirror', 'mirror-bg', 'networkx'])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
     s = make_store(request.param, tmp_path)
     yield s
@@ -342,7 +343,8 @@ def test_a_failed_durable_write_never_reaches_the_mirror(tmp_path: Path) -> None
 
 
 def test_large_batches_behave_like_small_ones(store: GraphStore) -> None:
-    # Kuzu switches from one statement per row to COPY/UNWIND above 24 rows: same contract
+    # Kuzu switches from one statement per row to a scan or UNWIND above 24 rows in a small
+    # table (and never in a big one, `kuzu-by-key`): the same contract either way
     people = [ent(f'Person {i}') for i in range(100)]
     store.upsert_entities(people, {p.id: [1.0, float(i)] for i, p in enumerate(people)})
     chain = [rel(people[i], 'knows', people[i + 1], T0) for i in range(99)]
@@ -560,7 +562,7 @@ def test_large_batches_round_trip_every_field(store: GraphStore) -> None:
 
 
 @pytest.mark.parametrize('size', [3, 30])
-@pytest.mark.parametrize('kind', ['kuzu', 'mirror'])
+@pytest.mark.parametrize('kind', ['kuzu', 'kuzu-by-key', 'mirror'])
 def test_a_batch_with_an_unknown_endpoint_stores_none_of_it(
     kind: str, size: int, tmp_path: Path
 ) -> None:
@@ -771,11 +773,52 @@ def test_kuzu_plans_a_scalar_statement_once_per_connection_and_types(tmp_path: P
         assert [e.name for e in store.list_entities(other)] == ['Dan']
         assert _names(store) == ['Alice', 'Bob', 'Carol']
         assert len(planned) == len(set(planned))
-        # a list parameter is planned on every call, never from a cache
+        # a few entities by id: one key lookup each, planned once for both calls
         before = len(planned)
         alice, dan = ent('Alice').id, ent('Dan', scope=other).id
         assert [e.name for e in store.get_entities([alice, dan])] == ['Alice', 'Dan']
         assert [e.name for e in store.get_entities([dan])] == ['Dan']
-        assert len(planned) == before
+        assert len(planned) == before + 1
+        # a list parameter is planned on every call, never from a cache
+        assert store.relations_of([alice, dan]) == store.relations_of([dan]) == []
+        assert len(planned) == before + 1
     finally:
         store.close()
+
+
+@pytest.mark.parametrize('scans', [True, False])
+def test_kuzu_scans_a_table_for_many_keys_only_while_it_is_small(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scans: bool
+) -> None:
+    # `id IN $list` and an UNWIND's match scan the whole table for every batch, a cost that
+    # grows with the store; in a big one (`scans=False` stands for it) each key goes through
+    # the index instead
+    from kg.kuzu_store import KuzuGraphStore
+
+    store = KuzuGraphStore(tmp_path / 'graph.kuzu', scans=scans)
+    sent: list[str] = []
+    execute = store._execute
+
+    def record(query: str, params: dict[str, Any] | None) -> Any:
+        sent.append(query)
+        return execute(query, params)
+
+    monkeypatch.setattr(store, '_execute', record)
+    people = [ent(f'Person {i}') for i in range(60)]
+    chain = [rel(people[i], 'knows', people[i + 1], T0) for i in range(59)]
+    mentions = [
+        Mention(entity_id=p.id, source_id=f'c{i}', scope=SCOPE, at=T0) for i, p in enumerate(people)
+    ]
+    for _ in range(2):  # created, then found stored
+        store.upsert_entities(people)
+        store.add_relations(chain)
+        store.add_mentions(mentions)
+    store.update_relations(
+        [RelationUpdate(id=r.id, subject_id=r.subject_id, valid_to=T1) for r in chain]
+    )
+    assert len(store.get_entities([p.id for p in people])) == 60
+    assert store.source_entities([f'c{i}' for i in range(60)])['c7'] == [people[7].id]
+    scans_for = (' IN $keys', 'UNWIND $rows AS r MATCH', 'UNWIND r.links AS l MATCH')
+    scanning = [q for q in sent if any(s in q for s in scans_for)]
+    assert bool(scanning) is scans
+    store.close()
