@@ -274,7 +274,7 @@ class KuzuGraphStore:
         if not ids:
             return []
         rows = self._by_keys(
-            ('Entity', 0.25),
+            ('Entity', 0.5),
             list(dict.fromkeys(ids)),
             f'MATCH (e:Entity) WHERE e.id IN $keys RETURN {_RETURN_ENTITY}',
             f'MATCH (e:Entity {{id: $key}}) RETURN {_RETURN_ENTITY}',
