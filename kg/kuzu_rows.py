@@ -154,12 +154,11 @@ def scan_cheaper(
 #   grew with the store (1,500 mentions at 120k chunks: failed with 256 MB, 10 s with 512 MB).
 # - Nodes: one UNWIND ... CREATE, which matches nothing.
 # - Mentions of new sources (nearly all): one statement that creates each source node and matches
-#   only its entities (500 chunks' 1,500 mentions at 120k chunks: 0.03 s; one statement per row
-#   0.8 s). Mentions of sources already stored: one statement per row.
-# - Relations: one statement whose two matches each bind one entity (500 relations: 0.06 s at 10k
-#   entities, 0.24 s at 41k; one statement per row 0.4-0.7 s at any size). It still scans the
-#   entity table, so it grows with the entities (~1 per 3 chunks with 1k-chunk scopes): what to
-#   watch toward 1M chunks. A few rows take one statement each.
+#   only its entities, while the entity table is small (scan_cheaper, UNWIND_LINK_MS_PER_ROW: it
+#   still scans the entities, 128 ms for a 64-chunk part at 17k); else the nodes by one UNWIND ...
+#   CREATE and each link by an indexed statement (~0.33 ms). Links of stored sources: per row.
+# - Relations: one statement whose two matches each bind one entity while the entity table is
+#   small (it scans it too: 121 ms for 53 relations at 17k entities), else per row (~0.6 ms).
 CREATE_ENTITIES = (
     'UNWIND $rows AS r CREATE (:Entity {{id: r.id, scope: r.scope, name: r.name, '
     'canonical_name: r.canonical_name, type: r.type, aliases: CAST(r.aliases AS STRING[]), '
