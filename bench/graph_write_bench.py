@@ -1,6 +1,6 @@
 """Graph writes at scale: what one bulk-ingest part costs the Kuzu store as the store grows.
 
-python bench/graph_write_bench.py                        # 10k, 100k and 300k chunks stored
+python bench/graph_write_bench.py                        # 10k, 100k and 300k chunks (~30 min)
 python bench/graph_write_bench.py --sizes 10000,50000    # a quicker check
 
 Grows one `KuzuGraphStore` (fresh temp dir, the service's defaults) through its own API to each
