@@ -468,15 +468,15 @@ def test_a_finished_threads_kuzu_connection_is_not_kept(tmp_path: Path) -> None:
         store.close()
 
 
-@pytest.mark.parametrize('options', [{'reopen_after_writes': 0}, {'reopen_after_writes': 2}])
+@pytest.mark.parametrize('reopen_after_writes', [0, 2])
 def test_a_kuzu_store_that_never_reopens_keeps_its_first_opening(
-    tmp_path: Path, options: dict[str, int]
+    tmp_path: Path, reopen_after_writes: int
 ) -> None:
     from kg.kuzu_store import KuzuGraphStore
 
     # reopening off, or on but the minimum interval (a minute by default) not yet passed:
     # single writes make many write calls, and an opening holds everyone out for a while
-    store = KuzuGraphStore(tmp_path / 'graph.kuzu', **options)
+    store = KuzuGraphStore(tmp_path / 'graph.kuzu', reopen_after_writes=reopen_after_writes)
     try:
         for i in range(5):
             store.upsert_entities([ent(f'P{i}')])
