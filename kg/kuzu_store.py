@@ -413,9 +413,9 @@ class KuzuGraphStore:
         # statement per link; Kuzu cannot type an empty list, so unlinked ones come on their own
         n = sum(map(len, links.values()))
         together = self._scan_cheaper('Entity', 0.33, n, UNWIND_LINK_MS_PER_ROW)
-        rows = [{'id': s, 'scope': scopes[s], 'links': ls} for s, ls in links.items() if together]
+        rows = [{'id': s, 'scope': scopes[s], 'links': ls} for s, ls in links.items() if ls]
         bare = [{'id': s, 'scope': scopes[s]} for s, ls in links.items() if not (ls and together)]
-        if rows := [r for r in rows if r['links']]:
+        if rows and together:
             self._write(CREATE_SOURCES.format(table=table), {'rows': rows})
         if bare:
             self._write(
