@@ -131,6 +131,7 @@ SMALL_BATCH = 24  # up to this many keys, one statement per key at any size
 IN_LIST_MS_PER_ROW_KEY = 9e-6  # `id IN $list`, per row and key
 UNWIND_SET_MS_PER_ROW = 1.3e-3  # an UNWIND whose match sets properties
 UNWIND_LINK_MS_PER_ROW = 7.3e-3  # an UNWIND whose matches create relationships
+DELETE_MS_PER_KEY = 1.5  # `MATCH (n:T {id: $id}) DETACH DELETE n` and the read of its links before
 
 
 def scan_cheaper(

@@ -37,6 +37,7 @@ from kg.kuzu_rows import (
     CREATE_RELATION,
     CREATE_RELATIONS,
     CREATE_SOURCES,
+    DELETE_MS_PER_KEY,
     ENTITY_COLS,
     REL_COLS,
     SCHEMA,
@@ -523,33 +524,32 @@ class KuzuGraphStore:
         return {source: sorted(entities) for source, entities in out.items()}
 
     def forget_sources(self, source_ids: Sequence[str]) -> list[str]:
-        if not source_ids:
-            return []
+        wanted = list(dict.fromkeys(source_ids))
         named: dict[str, None] = {}
         with self._writing():
-            for table in SOURCE_TABLES.values():
-                rows = self._rows(
-                    f'MATCH (e:Entity)-[:MENTIONS]->(c:{table}) WHERE c.id IN $ids RETURN e.id',
-                    {'ids': list(source_ids)},
-                )
-                named.update((row[0], None) for row in rows)
-                self._write(
-                    f'MATCH (c:{table}) WHERE c.id IN $ids DETACH DELETE c',
-                    {'ids': list(source_ids)},
-                )
+            for table in SOURCE_TABLES.values() if wanted else ():
+                named.update((entity, None) for entity, _ in self._linked(table, wanted))
+                self._delete_nodes(table, wanted)
         return list(named)
 
     def purge(self, relation_ids: Sequence[str], entity_ids: Sequence[str]) -> None:
         with self._writing():
-            if relation_ids:
+            if relation_ids:  # a relation's id is no key: this scans the relations either way
                 self._write(
                     'MATCH (:Entity)-[r:RELATES]->(:Entity) WHERE r.id IN $ids DELETE r',
                     {'ids': list(relation_ids)},
                 )
-            if entity_ids:
-                self._write(
-                    'MATCH (e:Entity) WHERE e.id IN $ids DETACH DELETE e', {'ids': list(entity_ids)}
-                )
+            self._delete_nodes('Entity', list(dict.fromkeys(entity_ids)))
+
+    def _delete_nodes(self, table: str, ids: list[str]) -> None:
+        """DETACH DELETE the nodes of `table` with these ids: one statement scanning the table,
+        or one primary-key lookup per id (DELETE_MS_PER_KEY), whichever is cheaper."""
+        if self._scan_cheaper(table, DELETE_MS_PER_KEY, len(ids)):
+            self._write(f'MATCH (n:{table}) WHERE n.id IN $ids DETACH DELETE n', {'ids': ids})
+        elif ids:
+            with self._transaction():
+                for key in ids:
+                    self._write(f'MATCH (n:{table} {{id: $id}}) DETACH DELETE n', {'id': key})
 
     # ---- full dumps (to fill an in-memory mirror) -------------------------------------------
 

@@ -821,4 +821,16 @@ def test_kuzu_scans_a_table_for_many_keys_only_while_it_is_small(
     scans_for = (' IN $keys', 'UNWIND $rows AS r MATCH', 'UNWIND r.links AS l MATCH')
     scanning = [q for q in sent if any(s in q for s in scans_for)]
     assert bool(scanning) is scans
+    sent.clear()  # deleting many nodes: one scan each while small, else one lookup per id
+    assert sorted(store.forget_sources([f'c{i}' for i in range(40)])) == sorted(
+        p.id for p in people[:40]
+    )
+    store.purge([], [p.id for p in people[:30]])
+    assert store.source_entities([f'c{i}' for i in range(60)]).keys() == {
+        f'c{i}' for i in range(40, 60)
+    }
+    assert len(store.get_entities([p.id for p in people])) == 30
+    deleting = [q for q in sent if 'DELETE' in q]
+    assert bool([q for q in deleting if ' IN $ids' in q]) is scans
+    assert bool([q for q in deleting if '{id: $id}' in q]) is not scans
     store.close()
