@@ -163,8 +163,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             print(row, flush=True)
         failed = False
     finally:
-        service.stop(keep_log=failed)
-        shutil.rmtree(data_home, ignore_errors=True)
+        service.stop(keep_log=failed, keep_data=failed)
+        if failed:  # what the service left, for a post-mortem (e.g. does the graph open?)
+            print(f'data kept for a post-mortem: {service.data_dir}', file=sys.stderr)
+        else:
+            shutil.rmtree(data_home, ignore_errors=True)
     return result
 
 
