@@ -10,6 +10,14 @@ sets such a log aside and opens the database without it rather than never openin
 (A CHECKPOINT of ours before closing did not help: after a write that filled the buffer pool
 it failed, the next one corrupted the file and the process crashed, where closing, which
 checkpoints on its own, did not; bench/README.md.)
+
+A database file Kuzu crashes on is worse: a segfault while opening it kills the service at every
+start (the fourth scale run's graph, after a failed bulk write). So a store that was not closed
+cleanly last time (its marker, `<db>.open`, is still there: the process died with the database
+open) first opens the database in a child process; when the child dies of a native crash, the
+log is set aside and, if that is not enough, the database file too, and the graph starts empty
+(the memories are intact; `mnemos reindex` extracts the graph again). A clean close removes the
+marker, so a normal start or reopening pays nothing for this.
 No kuzu call lives here (kg/kuzu_store.py holds them all).
 """
 
@@ -17,10 +25,12 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import subprocess
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -30,6 +40,14 @@ log = logging.getLogger(__name__)
 T = TypeVar('T')
 
 SET_ASIDE = '.unreplayable-'
+UNOPENABLE = '.unopenable-'
+OPEN_MARKER = '.open'
+# what a native crash dies of; a child killed otherwise (the OOM killer, a timeout) says nothing
+# about the file, and the file is then left where it is
+CRASH_SIGNALS = frozenset(
+    {signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT, signal.SIGILL, signal.SIGFPE}
+)
+PROBE_TIMEOUT_S = 600.0
 
 # Kuzu keeps native memory for what a database and its connections have written since they were
 # opened, released only when they close (CHECKPOINT gives none back): an in-process replay of
@@ -49,28 +67,90 @@ REOPEN_IDLE_S = 10.0
 REOPEN_IDLE_MIN_WRITES = 10
 
 
-def open_recovering(database: Path, open_database: Callable[[], T]) -> T:
+def open_recovering(
+    database: Path, open_database: Callable[[], T], probe: Sequence[str] | None = None
+) -> T:
     """`open_database()`; when it fails over the log beside `database`, once more with the log
-    set aside (logged as an error, the file kept). StoreUnavailable when it cannot open."""
+    set aside (logged as an error, the file kept). StoreUnavailable when it cannot open.
+
+    When the last process to open `database` did not close it (its marker is there) and
+    `probe` is given, the command (a child that opens the database and closes it) runs first;
+    if it dies of a native crash, the log and then the database file are set aside until it
+    does not (see the module's docstring)."""
+    if probe is not None:
+        if open_marker(database).exists():
+            survive_crashes(database, probe)
+        # before opening: a process that dies while opening leaves it too (a reopening crashed)
+        open_marker(database).write_text(str(os.getpid()))
     try:
-        return open_database()
+        opened = open_database()
     except RuntimeError as exc:  # locked, a log that cannot be replayed, a corrupt file
         kept = set_wal_aside(database, exc)
         if kept is None:
             raise StoreUnavailable(f'cannot open the graph at {database}: {exc}') from exc
-    try:
-        opened = open_database()
-    except RuntimeError as exc:
-        restore_wal(database, kept)
-        raise StoreUnavailable(f'cannot open the graph at {database}: {exc}') from exc
-    log.error(
-        'the graph at %s could not replay its write-ahead log; opened without it, the log is '
-        'kept as %s. Graph changes since its last checkpoint may be missing: `mnemos reindex` '
-        'extracts every memory again',
-        database,
-        kept,
-    )
+        try:
+            opened = open_database()
+        except RuntimeError as again:
+            restore_wal(database, kept)
+            raise StoreUnavailable(f'cannot open the graph at {database}: {again}') from again
+        log.error(
+            'the graph at %s could not replay its write-ahead log; opened without it, the log '
+            'is kept as %s. Graph changes since its last checkpoint may be missing: `mnemos '
+            'reindex` extracts every memory again',
+            database,
+            kept,
+        )
     return opened
+
+
+def survive_crashes(database: Path, probe: Sequence[str]) -> None:
+    """Run `probe`; while it dies of a native crash, set aside the log, then the database."""
+    if not crashes(probe):
+        return
+    kept = set_wal_aside(database, RuntimeError('the opening crashed'))
+    if kept is not None and not crashes(probe):
+        log.error(
+            'opening the graph at %s crashed a process; opened without its write-ahead log, '
+            'kept as %s. Graph changes since its last checkpoint may be missing: `mnemos '
+            'reindex` extracts every memory again',
+            database,
+            kept,
+        )
+        return
+    aside = database.with_name(f'{database.name}{UNOPENABLE}{_stamp()}')
+    os.replace(database, aside)
+    log.error(
+        'opening the graph at %s crashed a process; the database is set aside as %s (its log '
+        'as %s) and the graph starts empty. The memories are intact: `mnemos reindex` extracts '
+        'the graph from them again',
+        database,
+        aside,
+        kept or '(there was none)',
+    )
+
+
+def crashes(probe: Sequence[str], timeout: float = PROBE_TIMEOUT_S) -> bool:
+    """Whether the command dies of a native crash (CRASH_SIGNALS)."""
+    try:
+        done = subprocess.run(list(probe), capture_output=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        log.warning('opening the graph in a child took over %.0f s; opening it anyway', timeout)
+        return False
+    return -done.returncode in CRASH_SIGNALS
+
+
+def open_marker(database: Path) -> Path:
+    """The file that says a process has `database` open; removed when it closes it cleanly."""
+    return database.with_name(database.name + OPEN_MARKER)
+
+
+def closed_cleanly(database: Path) -> None:
+    """Remove the marker: the database was closed, so the next opening need not probe it."""
+    open_marker(database).unlink(missing_ok=True)
+
+
+def _stamp() -> str:
+    return f'{time.strftime("%Y%m%dT%H%M%S")}-{os.getpid()}'
 
 
 def wal_path(database: Path) -> Path:
@@ -84,7 +164,7 @@ def set_wal_aside(database: Path, error: BaseException) -> Path | None:
     wal = wal_path(database)
     if 'lock' in str(error).lower() or not wal.is_file():
         return None
-    kept = wal.with_name(f'{wal.name}{SET_ASIDE}{time.strftime("%Y%m%dT%H%M%S")}-{os.getpid()}')
+    kept = wal.with_name(f'{wal.name}{SET_ASIDE}{_stamp()}')
     os.replace(wal, kept)
     return kept
 

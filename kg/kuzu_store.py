@@ -28,6 +28,7 @@ from kg.kuzu_lifecycle import (
     REOPEN_IDLE_MIN_WRITES,
     REOPEN_IDLE_S,
     REOPEN_MIN_INTERVAL_S,
+    closed_cleanly,
     open_recovering,
     reopen_when_idle,
 )
@@ -67,6 +68,7 @@ _VALID_AT = (
     'r.expired_at IS NULL AND (r.valid_from IS NULL OR r.valid_from <= $t) '
     'AND (r.valid_to IS NULL OR r.valid_to > $t)'
 )
+_PROBE = 'import sys, kuzu; kuzu.Database(sys.argv[1], buffer_pool_size=int(sys.argv[2])).close()'
 
 
 def _prepare(conn: kuzu.Connection, query: str, params: dict[str, Any]) -> kuzu.PreparedStatement:
@@ -88,11 +90,10 @@ class KuzuGraphStore:
         reopen_idle_s: float = REOPEN_IDLE_S,
         scans: bool = True,
     ) -> None:
-        """`buffer_pool_bytes` bounds Kuzu's page cache (its own default is 80 % of RAM);
-        the database is opened again after `reopen_after_writes` write calls (0: never) once
-        `reopen_min_interval_s` have passed since it was opened (see REOPEN_AFTER_WRITES), and
-        after `reopen_idle_s` without writes (0: not; see REOPEN_IDLE_S); `scans=False` runs one
-        indexed statement per key at any size, as a big store does (kg/kuzu_rows.py)."""
+        """`buffer_pool_bytes` bounds Kuzu's page cache (its default: 80 % of RAM); the database
+        is opened again after `reopen_after_writes` write calls (0: never) once at least
+        `reopen_min_interval_s` passed, and after `reopen_idle_s` without writes (0: not; see
+        REOPEN_*); `scans=False` runs one indexed statement per key at any size (kuzu_rows.py)."""
         self._path = Path(path)
         self._path.parent.mkdir(parents=True, exist_ok=True)
         self._pool_bytes = buffer_pool_bytes
@@ -128,9 +129,9 @@ class KuzuGraphStore:
     # ---- plumbing ------------------------------------------------------------------------
 
     def _open(self) -> kuzu.Database:
-        return open_recovering(
-            self._path, lambda: kuzu.Database(str(self._path), buffer_pool_size=self._pool_bytes)
-        )
+        path, pool = str(self._path), self._pool_bytes  # the probe: kg/kuzu_lifecycle.py
+        opener = lambda: kuzu.Database(path, buffer_pool_size=pool)  # noqa: E731
+        return open_recovering(self._path, opener, [sys.executable, '-c', _PROBE, path, str(pool)])
 
     def _conn(self) -> kuzu.Connection:
         if self._closed:
@@ -173,9 +174,8 @@ class KuzuGraphStore:
             return not self._closed
 
     def _reopen(self) -> None:
-        """Close the database and its connections and open it again; the caller holds the
-        write lock, so no connection is in use. Closing checkpoints; a log it leaves that
-        cannot be replayed is set aside by the opening (kg/kuzu_lifecycle.py)."""
+        """Close the database and its connections and open it again (the caller holds the write
+        lock: no connection is in use). What the opening recovers from: kg/kuzu_lifecycle.py."""
         self._close_database()
         self._generation += 1
         self._writes = 0
@@ -193,6 +193,7 @@ class KuzuGraphStore:
             conn.close()
         self._conns = weakref.WeakSet()
         self._db.close()
+        closed_cleanly(self._path)
 
     def _rows(self, query: str, params: dict[str, Any] | None = None) -> list[list[Any]]:
         if getattr(self._local, 'writing', False):
