@@ -16,8 +16,8 @@ start (the fourth scale run's graph, after a failed bulk write). So a store that
 cleanly last time (its marker, `<db>.open`, is still there: the process died with the database
 open) first opens the database in a child process; when the child dies of a native crash, the
 log is set aside and, if that is not enough, the database file too, and the graph starts empty
-(the memories are intact; `mnemos reindex` extracts the graph again). A clean close removes the
-marker, so a normal start or reopening pays nothing for this.
+(the memories are intact: a second marker, `<db>.rebuild`, tells the service to extract them all
+again). A clean close removes the first marker, so a normal start or reopening pays nothing.
 No kuzu call lives here (kg/kuzu_store.py holds them all).
 """
 
@@ -42,6 +42,7 @@ T = TypeVar('T')
 SET_ASIDE = '.unreplayable-'
 UNOPENABLE = '.unopenable-'
 OPEN_MARKER = '.open'
+REBUILD_MARKER = '.rebuild'
 # what a native crash dies of; a child killed otherwise (the OOM killer, a timeout) says nothing
 # about the file, and the file is then left where it is
 CRASH_SIGNALS = frozenset(
@@ -119,10 +120,11 @@ def survive_crashes(database: Path, probe: Sequence[str]) -> None:
         return
     aside = database.with_name(f'{database.name}{UNOPENABLE}{_stamp()}')
     os.replace(database, aside)
+    rebuild_marker(database).write_text(aside.name)  # before anything can fail again
     log.error(
         'opening the graph at %s crashed a process; the database is set aside as %s (its log '
-        'as %s) and the graph starts empty. The memories are intact: `mnemos reindex` extracts '
-        'the graph from them again',
+        'as %s) and the graph starts empty. The memories are intact: the service extracts the '
+        'graph from them again',
         database,
         aside,
         kept or '(there was none)',
@@ -142,6 +144,11 @@ def crashes(probe: Sequence[str], timeout: float = PROBE_TIMEOUT_S) -> bool:
 def open_marker(database: Path) -> Path:
     """The file that says a process has `database` open; removed when it closes it cleanly."""
     return database.with_name(database.name + OPEN_MARKER)
+
+
+def rebuild_marker(database: Path) -> Path:
+    """The file that says the graph at `database` was started empty and awaits its rebuild."""
+    return database.with_name(database.name + REBUILD_MARKER)
 
 
 def closed_cleanly(database: Path) -> None:

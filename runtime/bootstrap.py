@@ -304,10 +304,25 @@ def build(
             # threads drain every queue; server mode: this process owns the graph and drains the
             # `graph` queue only (`mnemos worker` passes consume_jobs=False, starts its own).
             jobs.start()
+        if kg is not None:
+            _rebuild_graph_if_started_empty(settings, context)
     except BaseException:
         services.close()
         raise
     return services
+
+
+def _rebuild_graph_if_started_empty(settings: Settings, context: JobContext) -> None:
+    # the graph's database crashed Kuzu and was set aside (kg/kuzu_lifecycle.py): extract every
+    # memory again. The marker goes once all is queued (the outbox keeps the jobs); a start that
+    # dies before queues it all again: links and facts are not doubled, mention counts grow
+    from consolidation.rebuild import queue_graph_rebuild
+    from kg.kuzu_lifecycle import rebuild_marker
+
+    marker = rebuild_marker(settings.graph_path)
+    if marker.exists():
+        queue_graph_rebuild(context)
+        marker.unlink()
 
 
 def _build_graph(

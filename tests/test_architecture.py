@@ -52,7 +52,8 @@ ADAPTER_MODULES: dict[str, frozenset[str]] = {
     'vectors.onnx_int8': frozenset({'vectors.embedders'}),
     'kg.kuzu_store': frozenset(),
     'kg.kuzu_rows': frozenset({'kg.kuzu_store'}),
-    'kg.kuzu_lifecycle': frozenset({'kg.kuzu_store'}),
+    # and the composition root, for the marker that asks it to rebuild the graph
+    'kg.kuzu_lifecycle': frozenset({'kg.kuzu_store', 'runtime.bootstrap'}),
     'kg.mirror': frozenset(),
     'kg.extraction.spacy_extractor': frozenset(),
     'agents.registry': frozenset(),

@@ -51,13 +51,13 @@ def _names(store: KuzuGraphStore) -> list[str]:
     return sorted(e.name for e in store.list_entities(SCOPE))
 
 
-def _opening_crashes(path: Path) -> bool:
+def opening_crashes(path: Path) -> bool:
     code = f'import kuzu; kuzu.Database({str(path)!r}, buffer_pool_size=64 * 2**20).close()'
     done = subprocess.run([sys.executable, '-c', code], capture_output=True, check=False)
     return done.returncode == -signal.SIGSEGV
 
 
-def _break_metadata_chain(path: Path) -> None:
+def break_metadata_chain(path: Path) -> None:
     """Point the first link of the metadata page chain far past the end of the file."""
     data = bytearray(path.read_bytes())
     links = [
@@ -88,14 +88,14 @@ def _die_with_the_database_open(path: Path, names: list[str]) -> None:
 def test_a_graph_that_crashes_kuzu_is_set_aside_and_the_graph_starts_empty(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from kg.kuzu_lifecycle import UNOPENABLE, open_marker
+    from kg.kuzu_lifecycle import UNOPENABLE, open_marker, rebuild_marker
 
     path = tmp_path / 'graph.kuzu'
     store = _store(path)
     store.upsert_entities([ent(f'Person {i}') for i in range(50)])
     store.close()
-    _break_metadata_chain(path)
-    assert _opening_crashes(path)  # what the service would die of at every start
+    break_metadata_chain(path)
+    assert opening_crashes(path)  # what the service would die of at every start
     broken = path.read_bytes()
     open_marker(path).write_text('4242')  # the process that had it open died
 
@@ -109,7 +109,9 @@ def test_a_graph_that_crashes_kuzu_is_set_aside_and_the_graph_starts_empty(
         store.close()
     kept = [p for p in tmp_path.iterdir() if UNOPENABLE in p.name]
     assert len(kept) == 1 and kept[0].read_bytes() == broken  # nothing stored is destroyed
-    assert kept[0].name in caplog.text and 'mnemos reindex' in caplog.text
+    assert kept[0].name in caplog.text and 'extracts the graph from them again' in caplog.text
+    # what asks the service to extract every memory again (tests/e2e/test_graph_rebuild.py)
+    assert rebuild_marker(path).read_text() == kept[0].name
     assert not open_marker(path).exists()  # closed cleanly: the next start does not probe
     again = _store(path)
     try:
@@ -148,7 +150,7 @@ def test_a_process_killed_with_the_graph_open_loses_nothing_and_the_next_start_p
     assert not [p for p in tmp_path.iterdir() if lifecycle.UNOPENABLE in p.name]
 
 
-def test_a_log_the_opening_crashes_on_is_set_aside_and_the_database_kept(
+def test_a_log_theopening_crashes_on_is_set_aside_and_the_database_kept(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     from kg.kuzu_lifecycle import SET_ASIDE, UNOPENABLE, survive_crashes, wal_path
