@@ -105,8 +105,10 @@ def open_recovering(
 
 
 def survive_crashes(database: Path, probe: Sequence[str]) -> None:
-    """Run `probe`; while it dies of a native crash, set aside the log, then the database."""
-    if not crashes(probe):
+    """Run `probe`; while it dies of a native crash, set aside the log, then the database.
+    Only a crash that happens again counts: what a corrupt file does every time, unlike a
+    transient failure, which must not cost a sound database its place."""
+    if not (crashes(probe) and crashes(probe)):
         return
     kept = set_wal_aside(database, RuntimeError('the opening crashed'))
     if kept is not None and not crashes(probe):

@@ -192,3 +192,24 @@ def test_a_probe_that_hangs_is_given_up_on_and_the_file_left_alone(tmp_path: Pat
     from kg.kuzu_lifecycle import crashes
 
     assert crashes([sys.executable, '-c', 'import time; time.sleep(60)'], timeout=0.5) is False
+
+
+def test_a_crash_that_does_not_happen_again_leaves_everything_in_place(tmp_path: Path) -> None:
+    from kg.kuzu_lifecycle import survive_crashes, wal_path
+
+    path = tmp_path / 'graph.kuzu'
+    path.write_bytes(b'the database')
+    wal_path(path).write_bytes(b'a log')
+    once = tmp_path / 'crashed-once'
+    # a real native crash, the first time only (a transient failure, not the file)
+    crash_once = (
+        'import os, signal, sys; from pathlib import Path; p = Path(sys.argv[1]); '
+        'p.exists() or (p.touch(), os.kill(os.getpid(), signal.SIGSEGV))'
+    )
+    survive_crashes(path, [sys.executable, '-c', crash_once, str(once)])
+    assert once.exists()  # it did crash
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        'crashed-once',
+        'graph.kuzu',
+        'graph.kuzu.wal',
+    ]
