@@ -191,6 +191,25 @@ def test_mentions_link_entities_to_chunks_and_episodes(store: GraphStore) -> Non
     assert store.get_entities([bob.id])  # entities stay
 
 
+def test_the_links_of_one_source_keep_each_its_own_time_and_scope(store: GraphStore) -> None:
+    # the mirror shares one (time, kind, scope) between the links of a source when they agree;
+    # links that do not agree must still read back as written
+    alice, bob, carol = ent('Alice'), ent('Bob'), ent('Carol')
+    store.upsert_entities([alice, bob, carol])
+    store.add_mentions(
+        [
+            Mention(entity_id=alice.id, source_id='c1', scope=SCOPE, at=T0),
+            Mention(entity_id=bob.id, source_id='c1', scope=SCOPE, at=T0),
+        ]
+    )
+    store.add_mentions([Mention(entity_id=carol.id, source_id='c1', scope=SCOPE, at=T2)])
+    found = store.mentions([alice.id, bob.id, carol.id], 10)
+    assert sorted((m.entity_id, m.at) for m in found) == sorted(
+        [(alice.id, T0), (bob.id, T0), (carol.id, T2)]
+    )
+    assert {m.scope for m in found} == {SCOPE} and {m.kind for m in found} == {'chunk'}
+
+
 def test_source_entities_answer_which_entities_each_source_mentions(store: GraphStore) -> None:
     alice, bob, carol = ent('Alice'), ent('Bob'), ent('Carol')
     store.upsert_entities([alice, bob, carol])
