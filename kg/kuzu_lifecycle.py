@@ -27,6 +27,7 @@ import logging
 import os
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 import weakref
@@ -68,16 +69,19 @@ REOPEN_IDLE_S = 10.0
 REOPEN_IDLE_MIN_WRITES = 10
 
 
+# the command that opens the database at the given path in a child and closes it
+Probe = Callable[[Path], Sequence[str]]
+
+
 def open_recovering(
-    database: Path, open_database: Callable[[], T], probe: Sequence[str] | None = None
+    database: Path, open_database: Callable[[], T], probe: Probe | None = None
 ) -> T:
     """`open_database()`; when it fails over the log beside `database`, once more with the log
     set aside (logged as an error, the file kept). StoreUnavailable when it cannot open.
 
     When the last process to open `database` did not close it (its marker is there) and
-    `probe` is given, the command (a child that opens the database and closes it) runs first;
-    if it dies of a native crash, the log and then the database file are set aside until it
-    does not (see the module's docstring)."""
+    `probe` is given, the probe runs first; if it dies of a native crash, the log and then the
+    database file are set aside until it does not (see the module's docstring)."""
     if probe is not None:
         if open_marker(database).exists():
             survive_crashes(database, probe)
@@ -104,14 +108,19 @@ def open_recovering(
     return opened
 
 
-def survive_crashes(database: Path, probe: Sequence[str]) -> None:
+def survive_crashes(database: Path, probe: Probe) -> None:
     """Run `probe`; while it dies of a native crash, set aside the log, then the database.
-    Only a crash that happens again counts: what a corrupt file does every time, unlike a
-    transient failure, which must not cost a sound database its place."""
-    if not (crashes(probe) and crashes(probe)):
+    Only a crash that happens again, and not on an empty database, counts: what a corrupt
+    file does every time. A transient failure, or a Kuzu that crashes on any file (a broken
+    install), must not cost a sound database its place."""
+    if not (crashes(probe(database)) and crashes(probe(database))):
         return
+    with tempfile.TemporaryDirectory() as empty:
+        if crashes(probe(Path(empty) / 'control.kuzu')):
+            log.error('Kuzu crashes opening an empty database too: %s is left as it is', database)
+            return
     kept = set_wal_aside(database, RuntimeError('the opening crashed'))
-    if kept is not None and not crashes(probe):
+    if kept is not None and not crashes(probe(database)):
         log.error(
             'opening the graph at %s crashed a process; opened without its write-ahead log, '
             'kept as %s. Graph changes since its last checkpoint may be missing: `mnemos '

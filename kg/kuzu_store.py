@@ -130,8 +130,10 @@ class KuzuGraphStore:
 
     def _open(self) -> kuzu.Database:
         path, pool = str(self._path), self._pool_bytes  # the probe: kg/kuzu_lifecycle.py
-        opener = lambda: kuzu.Database(path, buffer_pool_size=pool)  # noqa: E731
-        return open_recovering(self._path, opener, [sys.executable, '-c', _PROBE, path, str(pool)])
+        probe = lambda p: [sys.executable, '-c', _PROBE, str(p), str(pool)]  # noqa: E731
+        return open_recovering(
+            self._path, lambda: kuzu.Database(path, buffer_pool_size=pool), probe
+        )
 
     def _conn(self) -> kuzu.Connection:
         if self._closed:
@@ -285,10 +287,8 @@ class KuzuGraphStore:
         return [found[i] for i in ids if i in found]
 
     def list_entities(self, scope: str) -> list[Entity]:
-        rows = self._rows(
-            f'MATCH (e:Entity) WHERE e.scope = $scope RETURN {_RETURN_ENTITY}', {'scope': scope}
-        )
-        return [entity_from_row(r) for r in rows]
+        query = f'MATCH (e:Entity) WHERE e.scope = $scope RETURN {_RETURN_ENTITY}'
+        return [entity_from_row(r) for r in self._rows(query, {'scope': scope})]
 
     def entity_embeddings(self, scope: str) -> dict[str, list[float]]:
         rows = self._rows(

@@ -164,7 +164,7 @@ def test_a_log_theopening_crashes_on_is_set_aside_and_the_database_kept(
         'os.path.exists(sys.argv[1]) and os.kill(os.getpid(), signal.SIGSEGV)'
     )
     with caplog.at_level('ERROR', logger='kg.kuzu_lifecycle'):
-        survive_crashes(path, [sys.executable, '-c', crash_with_log, str(wal_path(path))])
+        survive_crashes(path, lambda db: [sys.executable, '-c', crash_with_log, f'{db}.wal'])
     assert path.read_bytes() == b'the database'
     kept = [p for p in tmp_path.iterdir() if SET_ASIDE in p.name]
     assert len(kept) == 1 and kept[0].read_bytes() == b'a log'
@@ -206,10 +206,26 @@ def test_a_crash_that_does_not_happen_again_leaves_everything_in_place(tmp_path:
         'import os, signal, sys; from pathlib import Path; p = Path(sys.argv[1]); '
         'p.exists() or (p.touch(), os.kill(os.getpid(), signal.SIGSEGV))'
     )
-    survive_crashes(path, [sys.executable, '-c', crash_once, str(once)])
+    survive_crashes(path, lambda db: [sys.executable, '-c', crash_once, str(once)])
     assert once.exists()  # it did crash
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         'crashed-once',
         'graph.kuzu',
         'graph.kuzu.wal',
     ]
+
+
+def test_a_kuzu_that_crashes_on_any_database_leaves_the_files_in_place(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # a broken install (a build for another CPU) crashes on every file: not the file's fault
+    from kg.kuzu_lifecycle import survive_crashes, wal_path
+
+    path = tmp_path / 'graph.kuzu'
+    path.write_bytes(b'the database')
+    wal_path(path).write_bytes(b'a log')
+    crash = 'import os, signal; os.kill(os.getpid(), signal.SIGILL)'
+    with caplog.at_level('ERROR', logger='kg.kuzu_lifecycle'):
+        survive_crashes(path, lambda db: [sys.executable, '-c', crash, str(db)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['graph.kuzu', 'graph.kuzu.wal']
+    assert 'empty database too' in caplog.text
