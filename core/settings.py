@@ -44,8 +44,9 @@ class Settings(BaseModel):
     )
     vector_storage: Literal['ram', 'mmap'] = Field(
         default='ram',
-        description="embedded dense vectors: 'ram', or 'mmap' (on disk, paged in as read: "
-        'less RSS, slower cold searches); payloads are always on disk',
+        description="embedded dense vectors: 'ram', or 'mmap' (on disk with their int8 copy "
+        'and the BM25 index, paged in as read: less RSS, slower cold searches); payloads are '
+        'always on disk',
     )
     vector_segment_kb: int = Field(
         default=40_000,

@@ -31,11 +31,17 @@ class ShardLayout:
 
     def config(self, dense_dim: int) -> Any:
         """Edge's shard config for a collection of `dense_dim`-dimensional dense vectors."""
+        # `mmap` keeps what grows with the store on disk, paged in as searches read it: the
+        # vectors, their int8 copy and the BM25 inverted index. Kept in RAM, the int8 copy and
+        # the index took ~100 MB of anonymous memory per 150k points (~0.7 GB at 1M chunks,
+        # where the service held 2.4 GB) and a restart copied them in; searches after a restart
+        # pay the page faults (bench/README.md, "Tenth run")
+        on_disk = self.vector_storage == 'mmap'
         quantized = None
         if self.quantization == 'int8':
-            # the quantised copy stays in RAM (it is what HNSW walks); originals rescore
+            # HNSW walks the int8 copy; the originals rescore its candidates
             quantized = qe.ScalarQuantizationConfig(
-                type=qe.ScalarType.Int8, quantile=0.99, always_ram=True
+                type=qe.ScalarType.Int8, quantile=0.99, always_ram=not on_disk
             )
         hnsw = None
         if self.full_scan_kb is not None:
@@ -45,11 +51,15 @@ class ShardLayout:
             distance=qe.Distance.Cosine,
             quantization_config=quantized,
             hnsw_config=hnsw,
-            memory=qe.Memory.Cold if self.vector_storage == 'mmap' else None,
+            memory=qe.Memory.Cold if on_disk else None,
         )
         return qe.EdgeConfig(
             vectors={'dense': dense},
-            sparse_vectors={'bm25': qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            sparse_vectors={
+                'bm25': qe.EdgeSparseVectorParams(
+                    modifier=qe.Modifier.Idf, on_disk=True if on_disk else None
+                )
+            },
             # 4 segments before merging: Edge's automatic number merged the first two 10k
             # batches into one rebuilt segment (9.7 s instead of 2.7 s; 56 s vs 47 s for 100k)
             optimizers=qe.EdgeOptimizersConfig(

@@ -1230,3 +1230,41 @@ def test_edge_loads_its_shards_again_after_an_index_build_while_reads_go_on(
         assert store.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], ALL, 1)[0].id == pid(1)
     finally:
         store.close()
+
+
+@pytest.mark.parametrize('storage', ['ram', 'mmap'])
+def test_edge_mmap_keeps_the_int8_copy_and_the_bm25_index_on_disk(
+    tmp_path: Path, storage: str
+) -> None:
+    # what `mmap` promises: what grows with the store is paged from disk, not copied into RAM
+    # at every load (vectors/edge_translate.py); read from the layout of the built segments
+    import json
+
+    from vectors.edge import EdgeVectorStore
+
+    vs = EdgeVectorStore(
+        tmp_path / 'vectors',
+        auto_optimize=False,
+        vector_storage=storage,
+        quantization='int8',
+        indexing_threshold_kb=1,
+        full_scan_kb=1,
+    )
+    vs.ensure_collection(SPEC)
+    try:
+        vs.upsert(C, [point(n, dense=[1.0, n / 300, 0.5, 0.0]) for n in range(1, 301)])
+        vs.optimize()
+        assert vs._shards[C].info().indexed_vectors_count == 600  # type: ignore[attr-defined]
+    finally:
+        vs.close()
+    configs = [
+        json.loads(p.read_text())['config']
+        for p in (tmp_path / 'vectors' / C / 'segments').glob('*/segment.json')
+    ]
+    indexed = [c for c in configs if c['vector_data']['dense']['index']['type'] == 'hnsw']
+    assert indexed
+    for config in indexed:
+        quantized = config['vector_data']['dense']['quantization_config']['scalar']
+        assert quantized['always_ram'] is (storage == 'ram')
+        index = config['sparse_vector_data']['bm25']['index']['index_type']
+        assert index == ('ImmutableRam' if storage == 'ram' else 'Mmap')
