@@ -525,10 +525,11 @@ class KuzuGraphStore:
         return {source: sorted(entities) for source, entities in out.items()}
 
     def forget_sources(self, source_ids: Sequence[str]) -> list[str]:
-        wanted = list(dict.fromkeys(source_ids))
-        named: dict[str, None] = {}
+        wanted, named = list(dict.fromkeys(source_ids)), dict[str, None]()
+        if not wanted:  # nothing to forget: no write call
+            return []
         with self._writing():
-            for table in SOURCE_TABLES.values() if wanted else ():
+            for table in SOURCE_TABLES.values():
                 named.update((entity, None) for entity, _ in self._linked(table, wanted))
                 self._delete_nodes(table, wanted)
         return list(named)

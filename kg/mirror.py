@@ -304,7 +304,7 @@ class MirroredGraphStore:
             seen = (m.at, m.kind, sys.intern(m.scope))
             named = self._sources.get(m.source_id, ())
             # a source's links are made at its time in its scope: its entities share one tuple
-            # (~190 of the ~590 bytes a chunk with three links held; 1M chunks: ~190 MB)
+            # (~190 of the ~650 bytes a chunk with three links held; 1M chunks: ~190 MB)
             first = self._mentions.get(named[0], {}).get(m.source_id) if named else None
             links[m.source_id] = first if first == seen else seen
             if m.entity_id not in named:  # a chunk names a handful of entities
