@@ -291,11 +291,8 @@ class KuzuGraphStore:
         return [entity_from_row(r) for r in self._rows(query, {'scope': scope})]
 
     def entity_embeddings(self, scope: str) -> dict[str, list[float]]:
-        rows = self._rows(
-            'MATCH (e:Entity) WHERE e.scope = $scope AND e.embedding IS NOT NULL '
-            'RETURN e.id, e.embedding',
-            {'scope': scope},
-        )
+        query = 'MATCH (e:Entity) WHERE e.scope = $scope AND e.embedding IS NOT NULL RETURN '
+        rows = self._rows(query + 'e.id, e.embedding', {'scope': scope})
         return {r[0]: list(r[1]) for r in rows}
 
     # ---- relations -----------------------------------------------------------------------
