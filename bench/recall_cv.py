@@ -297,9 +297,12 @@ def cross_validate(
     metrics = [m for m in folds[0]['test'] if m != 'n']
     mean = {m: sum(f['test'][m] for f in folds) / len(folds) for m in metrics}
     learned_mean = {m: sum(f['learned']['test'][m] for f in folds) / len(folds) for m in metrics}
+    # a channel that found nothing for any question of a held-out conversation (the graph
+    # channel, when extraction had not caught up under load) scores 0 there, not a KeyError
+    nothing = dict.fromkeys(metrics, 0.0)
     channel_means = {
-        c: {m: sum(f['channels'][c][m] for f in folds) / len(folds) for m in metrics}
-        for c in folds[0]['channels']
+        c: {m: sum(f['channels'].get(c, nothing)[m] for f in folds) / len(folds) for m in metrics}
+        for c in dict.fromkeys(c for f in folds for c in f['channels'])
     }
     final, final_result = choose(questions, recipes, scorer, top_k)
     final_floor = choose_floor(questions, final, scorer, top_k)
