@@ -149,7 +149,11 @@ def crashes(probe: Sequence[str], timeout: float = PROBE_TIMEOUT_S) -> bool:
     except subprocess.TimeoutExpired:
         log.warning('opening the graph in a child took over %.0f s; opening it anyway', timeout)
         return False
-    return -done.returncode in CRASH_SIGNALS
+    if -done.returncode not in CRASH_SIGNALS:
+        return False
+    said = done.stderr.decode('utf-8', 'replace').strip()[-2000:] or '(nothing on stderr)'
+    log.warning('opening the graph in a child died of signal %d: %s', -done.returncode, said)
+    return True
 
 
 def open_marker(database: Path) -> Path:
