@@ -42,6 +42,12 @@ class Settings(BaseModel):
         ge=16,
         description="Kuzu's page cache; unset, Kuzu takes 80 % of the machine's RAM",
     )
+    graph_name_index_entities: int = Field(
+        default=50_000,
+        ge=0,
+        description="entities the scopes' name indexes keep in memory together (~4 KB each); "
+        'the least recently used scopes are dropped and loaded again from the graph when needed',
+    )
     vector_storage: Literal['ram', 'mmap'] = Field(
         default='ram',
         description="embedded dense vectors: 'ram', or 'mmap' (on disk with their int8 copy "

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 from rapidfuzz import fuzz
@@ -193,3 +194,51 @@ def embeddable(mention: EntityMention) -> bool:
     and were three quarters of the names on LoCoMo, at ~2 ms of model time each.
     """
     return mention.type is not EntityType.CONCEPT and len(normalize(mention.name)) >= _EMBED_CHARS
+
+
+# the scopes' name indexes kept in memory together, in entities: ~3.9 KB each (ad-hoc
+# tracemalloc of 20k: the Entity ~1.6 KB, keys, trigrams and half with a name vector ~2.3 KB),
+# so ~200 MB; a scope dropped is loaded again from the graph on its next write or search
+MAX_INDEX_ENTITIES = 50_000
+
+
+class NameIndexes:
+    """Each scope's NameIndex, loaded by `load(scope)` on first use and kept, most recently used
+    last. `trim` drops the least recently used once they hold more than `max_entities`
+    entities together: at 1M chunks over 901 scopes, keeping every index the service had
+    touched grew its memory by ~1.3 GB during one step's graph catch-up (bench/README.md).
+
+    Only the single writer trims (under its lock, between writes), so a write's own indexes
+    stay cached while it runs, and an index is never loaded while a write to its scope is
+    half done."""
+
+    def __init__(self, load: Callable[[str], NameIndex], max_entities: int) -> None:
+        self._load = load
+        self._max = max_entities
+        self._lock = threading.Lock()
+        self._cached: OrderedDict[str, NameIndex] = OrderedDict()
+
+    def get(self, scope: str) -> NameIndex:
+        """The scope's index, loaded now if it is not cached."""
+        with self._lock:
+            index = self._cached.get(scope)
+            if index is None:
+                index = self._cached[scope] = self._load(scope)
+            self._cached.move_to_end(scope)
+            return index
+
+    def trim(self) -> None:
+        """Drop least recently used indexes while they hold more than `max_entities`."""
+        with self._lock:
+            held = sum(len(i.entities) for i in self._cached.values())
+            while held > self._max and len(self._cached) > 1:
+                _, dropped = self._cached.popitem(last=False)
+                held -= len(dropped.entities)
+
+    def clear(self) -> None:
+        """Drop every index (erased entities must not be resolved to)."""
+        with self._lock:
+            self._cached.clear()
+
+    def __len__(self) -> int:
+        return len(self._cached)

@@ -49,7 +49,9 @@ from kg.resolution import (
     EMBED_MERGE,
     FUZZY_AMBIGUOUS,
     FUZZY_MERGE,
+    MAX_INDEX_ENTITIES,
     NameIndex,
+    NameIndexes,
     embeddable,
     normalize,
     types_compatible,
@@ -97,14 +99,18 @@ class KnowledgeGraphService:
     """The L2 semantic memory: writes resolve entities and apply temporal rules; reads rank."""
 
     def __init__(
-        self, store: GraphStore, extractor: Extractor, embedder: Embedder, clock: Clock
+        self,
+        store: GraphStore,
+        extractor: Extractor,
+        embedder: Embedder,
+        clock: Clock,
+        max_index_entities: int = MAX_INDEX_ENTITIES,
     ) -> None:
         self._store = store
         self._extractor = extractor
         self._embedder = embedder
         self._clock = clock
-        self._indexes: dict[str, NameIndex] = {}
-        self._index_lock = threading.Lock()
+        self._indexes = NameIndexes(self._load_index, max_index_entities)
         # one writer: resolution state and temporal reconciliation must see each other's writes
         self._write_lock = threading.RLock()
 
@@ -151,9 +157,8 @@ class KnowledgeGraphService:
         }
         if not seeds:
             return []
-        rels = self._store.neighbourhood(
-            list(seeds), max(1, hops), self._clock.now(), max_edges=_RELATED_EDGES
-        )
+        now = self._clock.now()
+        rels = self._store.neighbourhood(list(seeds), max(1, hops), now, max_edges=_RELATED_EDGES)
         weight = dict(seeds)
         for ident, dist in hop_distances(seeds, rels).items():
             weight.setdefault(ident, 1.0 / (1.0 + dist))
@@ -184,7 +189,7 @@ class KnowledgeGraphService:
 
     def erase_sources(self, ids: Sequence[str], scope: str | None = None) -> tuple[int, int]:
         """`kg.forget.erase_sources` (with `scope`: its whole graph); (facts, entities) erased."""
-        with self._write_lock, self._index_lock:
+        with self._write_lock:
             self._indexes.clear()  # name indexes must not resolve to erased entities
             return erase_sources(self._store, ids, self._clock.now(), scope)
 
@@ -305,16 +310,10 @@ class KnowledgeGraphService:
     # ---- internals: write path -------------------------------------------------------------
 
     def _index(self, scope: str) -> NameIndex:
-        index = self._indexes.get(scope)
-        if index is None:
-            with self._index_lock:
-                index = self._indexes.get(scope)
-                if index is None:
-                    index = NameIndex(
-                        self._store.list_entities(scope), self._store.entity_embeddings(scope)
-                    )
-                    self._indexes[scope] = index
-        return index
+        return self._indexes.get(scope)
+
+    def _load_index(self, scope: str) -> NameIndex:
+        return NameIndex(self._store.list_entities(scope), self._store.entity_embeddings(scope))
 
     def _ingest(self, items: list[_Pending]) -> None:
         with self._write_lock:
@@ -356,6 +355,7 @@ class KnowledgeGraphService:
                     for e in i.entity_ids
                 ]
             )
+            self._indexes.trim()
 
     def _name_vectors(self, items: list[_Pending]) -> dict[str, list[float]]:
         """Vectors of the mentioned names that may resolve by embedding: named things no scope

@@ -346,4 +346,6 @@ def _build_graph(
         settings.spacy_model, workers=settings.extract_workers, nice=settings.extract_worker_nice
     )
     closers.append(extractor.close)
-    return KnowledgeGraphService(store, extractor, embedder, clock)
+    return KnowledgeGraphService(
+        store, extractor, embedder, clock, max_index_entities=settings.graph_name_index_entities
+    )

@@ -324,3 +324,28 @@ def test_an_entity_named_everywhere_weighs_less_in_the_recall_channel(
     assert related[0].id == 'c9'
     assert {r.id for r in related} == {f'c{i}' for i in (1, 2, 3, 4, 5, 6, 9)}
     assert related[1].score < related[0].score
+
+
+def test_the_name_indexes_keep_a_bounded_number_of_entities_and_lose_nothing(
+    store: KuzuGraphStore, extractor: SpacyExtractor
+) -> None:
+    # every scope's index used to stay in memory for good (~1.3 GB more during one step of the
+    # 1M scale run); a dropped one is loaded again from the graph, so resolution still finds
+    # the entities written before
+    kg = KnowledgeGraphService(
+        store, extractor, TrigramEmbedder(), ManualClock(NOW), max_index_entities=3
+    )
+    scopes = [f'agent:bounded{i}' for i in range(4)]
+    for n, scope in enumerate(scopes):
+        text = 'Alice works at Acme. Bob lives in Lisbon.'
+        kg.index_chunks([ChunkText(id=f'c{n}', scope=scope, text=text, at=NOW)])
+        assert len(kg._indexes) <= 2  # 2 entities or more each: at most the last two kept
+    for scope in scopes:  # written again: the same entities, found through the store
+        kg.index_chunks(
+            [ChunkText(id=f'again-{scope}', scope=scope, text='Alice met Bob.', at=NOW)]
+        )
+    for scope in scopes:
+        names = sorted(e.name for e in store.list_entities(scope))
+        assert names.count('Alice') == 1 and names.count('Bob') == 1, names
+        alice = next(e for e in store.list_entities(scope) if e.name == 'Alice')
+        assert alice.mention_count == 2  # the count carried over a reload, not reset
