@@ -215,16 +215,28 @@ class NameIndexes:
     def __init__(self, load: Callable[[str], NameIndex], max_entities: int) -> None:
         self._load = load
         self._max = max_entities
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the cache itself: held for dict operations only
+        self._loading = threading.Lock()  # one load at a time; hits do not wait for it
         self._cached: OrderedDict[str, NameIndex] = OrderedDict()
 
     def get(self, scope: str) -> NameIndex:
         """The scope's index, loaded now if it is not cached."""
+        index = self._hit(scope)
+        if index is not None:
+            return index
+        with self._loading:
+            index = self._hit(scope)  # loaded while this one waited
+            if index is None:
+                index = self._load(scope)  # a big scope's takes a while: hits go on meanwhile
+                with self._lock:
+                    self._cached[scope] = index
+            return index
+
+    def _hit(self, scope: str) -> NameIndex | None:
         with self._lock:
             index = self._cached.get(scope)
-            if index is None:
-                index = self._cached[scope] = self._load(scope)
-            self._cached.move_to_end(scope)
+            if index is not None:
+                self._cached.move_to_end(scope)
             return index
 
     def trim(self) -> None:

@@ -55,3 +55,37 @@ def test_a_name_index_finds_the_entity_by_either_form():
     index = NameIndex([marathon, microsoft])
     assert index.exact('NYC Marathon') == marathon.id
     assert index.exact('Microsoft') == microsoft.id
+
+
+def test_a_cached_scope_is_served_while_another_scope_loads() -> None:
+    # a big scope's index takes a while to load (every entity read from the graph); searches
+    # of scopes already cached must not wait for it
+    import threading
+
+    from kg.resolution import NameIndex, NameIndexes
+
+    release = threading.Event()
+
+    def load(scope: str) -> NameIndex:
+        if scope == 'agent:big':
+            release.wait(10)
+        return NameIndex([])
+
+    indexes = NameIndexes(load, max_entities=10)
+    small = indexes.get('agent:small')
+    loader = threading.Thread(target=indexes.get, args=('agent:big',))
+    loader.start()
+    try:
+        answered = threading.Event()
+
+        def search_small() -> None:
+            indexes.get('agent:small')
+            answered.set()
+
+        threading.Thread(target=search_small).start()
+        assert answered.wait(2), 'a cached scope waited for another scope to load'
+        assert indexes.get('agent:small') is small
+    finally:
+        release.set()
+        loader.join()
+    assert len(indexes) == 2
