@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -12,6 +13,7 @@ if TYPE_CHECKING:
     from kg.service import KnowledgeGraphService
     from recall.service import RecallService
     from recall.write.writer import MemoryWriter
+    from vectors.models import PointFilter, StoredPoint
     from vectors.ports import Embedder, SparseEncoder, VectorStore
 
 
@@ -33,3 +35,17 @@ class JobContext:
     writer: MemoryWriter
     jobs: JobQueue
     kg: KnowledgeGraphService | None = None
+
+
+def pages(
+    ctx: JobContext, collection: str, flt: PointFilter, size: int
+) -> Iterator[list[StoredPoint]]:
+    """Every point of `collection` that matches `flt`, one scroll page of up to `size` at a
+    time (empty pages skipped)."""
+    offset: str | None = None
+    while True:
+        points, offset = ctx.vectors.scroll(collection, flt, size, offset)
+        if points:
+            yield points
+        if offset is None:
+            return

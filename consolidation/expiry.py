@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from consolidation.context import pages
 from core.clock import to_epoch
 from recall.decay import next_tier
 from recall.models import EPISODES, MEMORIES, Chunk
@@ -49,20 +50,10 @@ STALE_AFTER = timedelta(days=30)  # peripheral and untouched this long: prunable
 SUPERSEDED_GRACE = timedelta(days=7)  # audit trail kept this long after supersession
 
 
-def _pages(services: JobContext, collection: str, flt: PointFilter) -> Iterator[list[Any]]:
-    offset: str | None = None
-    while True:
-        points, offset = services.vectors.scroll(collection, flt, PAGE, offset)
-        if points:
-            yield points
-        if offset is None:
-            return
-
-
 def expire_episodes(services: JobContext, now: datetime) -> int:
     """Delete episodes whose `expires_at` has passed; returns how many."""
     flt = PointFilter(scopes=None, ranges={'expires_at': Range(lte=to_epoch(now))})
-    ids = [p.id for page in _pages(services, EPISODES, flt) for p in page]
+    ids = [p.id for page in pages(services, EPISODES, flt, PAGE) for p in page]
     for start in range(0, len(ids), PAGE):
         services.vectors.delete(EPISODES, ids[start : start + PAGE])
     return len(ids)
@@ -72,7 +63,7 @@ def decay_sweep(services: JobContext, now: datetime) -> int:
     """Apply `recall.decay.next_tier` to every live memory; returns the number of transitions."""
     flt = PointFilter(scopes=None, none_of={'superseded': [True]})
     changed = 0
-    for page in _pages(services, MEMORIES, flt):
+    for page in pages(services, MEMORIES, flt, PAGE):
         tiers: dict[str, Tier] = {}
         for point in page:
             chunk = Chunk.from_payload(point.payload)
@@ -121,7 +112,7 @@ def prunable(chunks: list[Chunk], now: datetime, floor: int) -> list[str]:
 def hygiene(services: JobContext, now: datetime) -> int:
     """Prune per (scope, kind) above the retention floors; returns how many memories went."""
     groups: dict[tuple[str, str], list[Chunk]] = defaultdict(list)
-    for page in _pages(services, MEMORIES, PointFilter(scopes=None)):
+    for page in pages(services, MEMORIES, PointFilter(scopes=None), PAGE):
         for point in page:
             chunk = Chunk.from_payload(point.payload)
             groups[(chunk.scope, chunk.kind.value)].append(chunk)

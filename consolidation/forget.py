@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from consolidation.context import pages
 from consolidation.episodic import ensure_episodes
 from core.scopes import Identifier, ScopeId
 from recall.models import EPISODES, MEMORIES
@@ -60,13 +61,7 @@ class ForgetReport(BaseModel):
 
 
 def _ids(ctx: JobContext, collection: str, flt: PointFilter) -> list[str]:
-    out: list[str] = []
-    offset: str | None = None
-    while True:
-        points, offset = ctx.vectors.scroll(collection, flt, _PAGE, offset)
-        out.extend(p.id for p in points)
-        if offset is None:
-            return out
+    return [p.id for page in pages(ctx, collection, flt, _PAGE) for p in page]
 
 
 def forget(ctx: JobContext, req: ForgetIn) -> ForgetReport:

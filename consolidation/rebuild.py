@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from consolidation.context import JobContext
+from consolidation.context import JobContext, pages
 from core.jobs import JobName
 from recall.models import EPISODES, MEMORIES
 from vectors.models import PointFilter
@@ -26,22 +26,15 @@ def queue_graph_rebuild(ctx: JobContext, page: int = PAGE, per_job: int = PER_JO
     """Queue the graph extraction of every stored memory and episode; returns how many."""
     every = PointFilter(scopes=None)
     queued = 0
-    offset: str | None = None
-    while True:
-        points, offset = ctx.vectors.scroll(MEMORIES, every, page, offset)
+    for points in pages(ctx, MEMORIES, every, page):
         ids = [p.id for p in points]
         for start in range(0, len(ids), per_job):
             ctx.jobs.enqueue(JobName.INDEX_GRAPH, ids=ids[start : start + per_job])
         queued += len(ids)
-        if offset is None:
-            break
-    while True:
-        points, offset = ctx.vectors.scroll(EPISODES, every, page, offset)
+    for points in pages(ctx, EPISODES, every, page):
         for point in points:
             scope = point.payload.get('scope')
             ctx.jobs.enqueue(JobName.SEMANTIC, scope=scope, episode_id=point.id)
         queued += len(points)
-        if offset is None:
-            break
     log.warning('queued the graph extraction of %d memories and episodes', queued)
     return queued
