@@ -150,14 +150,22 @@ def test_a_process_killed_with_the_graph_open_loses_nothing_and_the_next_start_p
     assert not [p for p in tmp_path.iterdir() if lifecycle.UNOPENABLE in p.name]
 
 
-def test_a_log_theopening_crashes_on_is_set_aside_and_the_database_kept(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    from kg.kuzu_lifecycle import SET_ASIDE, UNOPENABLE, survive_crashes, wal_path
+def _database_and_log(tmp_path: Path) -> Path:
+    """Stand-ins for a database file and its log (the probes below never open them)."""
+    from kg.kuzu_lifecycle import wal_path
 
     path = tmp_path / 'graph.kuzu'
     path.write_bytes(b'the database')
     wal_path(path).write_bytes(b'a log')
+    return path
+
+
+def test_a_log_theopening_crashes_on_is_set_aside_and_the_database_kept(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from kg.kuzu_lifecycle import SET_ASIDE, UNOPENABLE, survive_crashes
+
+    path = _database_and_log(tmp_path)
     # a real native crash, as long as the log is there
     crash_with_log = (
         'import os, signal, sys; '
@@ -195,11 +203,9 @@ def test_a_probe_that_hangs_is_given_up_on_and_the_file_left_alone(tmp_path: Pat
 
 
 def test_a_crash_that_does_not_happen_again_leaves_everything_in_place(tmp_path: Path) -> None:
-    from kg.kuzu_lifecycle import survive_crashes, wal_path
+    from kg.kuzu_lifecycle import survive_crashes
 
-    path = tmp_path / 'graph.kuzu'
-    path.write_bytes(b'the database')
-    wal_path(path).write_bytes(b'a log')
+    path = _database_and_log(tmp_path)
     once = tmp_path / 'crashed-once'
     # a real native crash, the first time only (a transient failure, not the file)
     crash_once = (
@@ -219,11 +225,9 @@ def test_a_kuzu_that_crashes_on_any_database_leaves_the_files_in_place(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     # a broken install (a build for another CPU) crashes on every file: not the file's fault
-    from kg.kuzu_lifecycle import survive_crashes, wal_path
+    from kg.kuzu_lifecycle import survive_crashes
 
-    path = tmp_path / 'graph.kuzu'
-    path.write_bytes(b'the database')
-    wal_path(path).write_bytes(b'a log')
+    path = _database_and_log(tmp_path)
     crash = 'import os, signal; os.kill(os.getpid(), signal.SIGILL)'
     with caplog.at_level('ERROR', logger='kg.kuzu_lifecycle'):
         survive_crashes(path, lambda db: [sys.executable, '-c', crash, str(db)])

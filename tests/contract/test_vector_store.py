@@ -736,12 +736,9 @@ def test_edge_optimize_keeps_every_point_queryable(tmp_path: Path) -> None:
         vs.close()
 
 
-@pytest.mark.parametrize('storage', ['ram', 'mmap'])
-def test_edge_int8_on_indexed_segments_walks_hnsw_within_a_scope_and_rescores(
-    tmp_path: Path, storage: str
-) -> None:
-    # what bench/quant_recall.py relies on: lowered thresholds index a small store, so its
-    # searches take a large store's paths (int8 copy, HNSW walk with the scope filter)
+def _indexed_int8_edge(tmp_path: Path, storage: str) -> Any:
+    """An int8 Edge store whose thresholds are lowered so that even a few hundred points are
+    indexed and quantised, as a large store's segments are."""
     from vectors.edge import EdgeVectorStore
 
     vs = EdgeVectorStore(
@@ -753,6 +750,16 @@ def test_edge_int8_on_indexed_segments_walks_hnsw_within_a_scope_and_rescores(
         full_scan_kb=1,
     )
     vs.ensure_collection(SPEC)
+    return vs
+
+
+@pytest.mark.parametrize('storage', ['ram', 'mmap'])
+def test_edge_int8_on_indexed_segments_walks_hnsw_within_a_scope_and_rescores(
+    tmp_path: Path, storage: str
+) -> None:
+    # what bench/quant_recall.py relies on: lowered thresholds index a small store, so its
+    # searches take a large store's paths (int8 copy, HNSW walk with the scope filter)
+    vs = _indexed_int8_edge(tmp_path, storage)
     try:
         rows = []
         for n in range(1, 401):
@@ -1240,17 +1247,7 @@ def test_edge_mmap_keeps_the_int8_copy_and_the_bm25_index_on_disk(
     # at every load (vectors/edge_translate.py); read from the layout of the built segments
     import json
 
-    from vectors.edge import EdgeVectorStore
-
-    vs = EdgeVectorStore(
-        tmp_path / 'vectors',
-        auto_optimize=False,
-        vector_storage=storage,
-        quantization='int8',
-        indexing_threshold_kb=1,
-        full_scan_kb=1,
-    )
-    vs.ensure_collection(SPEC)
+    vs = _indexed_int8_edge(tmp_path, storage)
     try:
         vs.upsert(C, [point(n, dense=[1.0, n / 300, 0.5, 0.0]) for n in range(1, 301)])
         vs.optimize()
