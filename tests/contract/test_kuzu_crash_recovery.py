@@ -160,7 +160,7 @@ def _database_and_log(tmp_path: Path) -> Path:
     return path
 
 
-def test_a_log_theopening_crashes_on_is_set_aside_and_the_database_kept(
+def test_a_log_the_opening_crashes_on_is_set_aside_and_the_database_kept(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     from kg.kuzu_lifecycle import SET_ASIDE, UNOPENABLE, survive_crashes
