@@ -4,7 +4,9 @@ The graph is derived: every fact in it was read from a memory or an episode summ
 database had to be started empty (Kuzu crashed on the file, kg/kuzu_lifecycle.py), the service
 queues the same jobs a write queues, for everything stored: `index_graph` for the memories, a
 page at a time, and `semantic` for each episode. The facts' validity does not depend on the
-order they are read in (kg/temporal.py closes a fact that arrives late where the next begins).
+order they are read in (kg/temporal.py closes a fact that arrives late where the next begins),
+and a rebuild that is cut short and queued again from the start counts nothing twice: the graph
+skips a chunk or an episode it already links (KnowledgeGraphService.index_chunks).
 """
 
 from __future__ import annotations

@@ -25,6 +25,15 @@ _CORPORATE = re.compile(
     r'(?:\s+(?:corporation|corp|incorporated|inc|limited|ltd|llc|plc|gmbh|co|company))+$|'
     r'(?:股份有限公司|有限责任公司|有限公司|公司|集团)$'
 )
+_QUERY_WORD = re.compile(r"[\w][\w'.-]*")
+_MAX_NGRAM = 4  # longest phrase of a query looked up as a name
+_STOP_WORDS = (
+    'a an the i me my you your we our he she it they them his her its their is are was were be '
+    'been do does did what who whom where when why how which that this these those of in on at '
+    'to for from with about and or not no yes any all some has have had will would can could '
+    'should shall may might must there here than then so if as by up out into over'
+)
+_STOP = frozenset(_STOP_WORDS.split())
 # well-known abbreviations, word by word: "NYC Marathon" is the New York City Marathon
 ABBREVIATIONS = {
     'nyc': 'new york city',
@@ -254,3 +263,31 @@ class NameIndexes:
 
     def __len__(self) -> int:
         return len(self._cached)
+
+
+def name_seeds(query: str, indexes: Sequence[NameIndex], fuzzy_cutoff: float) -> dict[str, float]:
+    """Entities a query names, by score: the longest phrases (up to four words) that are a name
+    or alias score 1.0; each word left over scores its fuzzy ratio / 100 against the names."""
+    words = _QUERY_WORD.findall(query)
+    seeds: dict[str, float] = {}
+    covered: set[int] = set()
+    for size in range(min(_MAX_NGRAM, len(words)), 0, -1):
+        for start in range(len(words) - size + 1):
+            span = set(range(start, start + size))
+            if span & covered:
+                continue
+            phrase = ' '.join(words[start : start + size])
+            if size == 1 and phrase.lower() in _STOP:
+                continue
+            for index in indexes:
+                found = index.exact(phrase)
+                if found is not None:
+                    seeds[found] = max(seeds.get(found, 0.0), 1.0)
+                    covered |= span
+    for i, word in enumerate(words):
+        if i in covered or word.lower() in _STOP:
+            continue
+        for index in indexes:
+            for found, score in index.fuzzy(word, fuzzy_cutoff, limit=2):
+                seeds[found] = max(seeds.get(found, 0.0), score / 100.0)
+    return seeds

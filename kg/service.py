@@ -5,7 +5,6 @@ from __future__ import annotations
 import heapq
 import logging
 import math
-import re
 import threading
 from collections import defaultdict
 from collections.abc import Sequence
@@ -53,6 +52,7 @@ from kg.resolution import (
     NameIndex,
     NameIndexes,
     embeddable,
+    name_seeds,
     normalize,
     types_compatible,
 )
@@ -61,8 +61,6 @@ from vectors.ports import Embedder
 
 log = logging.getLogger(__name__)
 
-_QUERY_WORD = re.compile(r"[\w][\w'.-]*")
-_MAX_NGRAM = 4
 _SEED_FUZZY = 88.0
 _CONFIDENT_SEED = 1.0  # exact name or alias matches seed the recall channel
 _SEED_EMBED = 0.6  # cosine of a query to a name; only used when no name matched lexically
@@ -72,13 +70,6 @@ _RELATED_ENTITIES = 100  # past this, an entity adds latency but no longer moves
 _RELATED_PER_ENTITY = 256  # chunks read per entity: the graph stage stays flat in store size
 _SEARCH_EDGES = 500
 _INGEST_GROUP = 512
-_STOP_WORDS = (
-    'a an the i me my you your we our he she it they them his her its their is are was were be '
-    'been do does did what who whom where when why how which that this these those of in on at '
-    'to for from with about and or not no yes any all some has have had will would can could '
-    'should shall may might must there here than then so if as by up out into over'
-)
-_STOP = frozenset(_STOP_WORDS.split())
 
 
 @dataclass
@@ -118,7 +109,12 @@ class KnowledgeGraphService:
 
     def index_chunks(self, chunks: Sequence[ChunkText]) -> dict[str, list[str]]:
         """Extract entities and relations into each chunk's scope graph; chunk id -> entity ids."""
-        out: dict[str, list[str]] = {}
+        # a chunk's text never changes: one the graph already links (a job replayed after a
+        # crash, a rebuild started twice) is not read again, so its mentions count once
+        out = self._store.source_entities([c.id for c in chunks])
+        chunks = [c for c in chunks if c.id not in out]
+        if not chunks:
+            return out
         group: list[_Pending] = []
         done = 0
         parts = self._extractor.extract_parts(
@@ -317,6 +313,13 @@ class KnowledgeGraphService:
 
     def _ingest(self, items: list[_Pending]) -> None:
         with self._write_lock:
+            # again under the lock: two runs of one job may have read the graph at once
+            linked = self._store.source_entities([i.source_id for i in items if i.source_id])
+            for item in items:
+                item.entity_ids = linked.get(item.source_id or '', [])
+            items = [i for i in items if i.source_id not in linked]
+            if not items:
+                return
             now = self._clock.now()
             touched: dict[str, Entity] = {}
             fresh: dict[str, Entity] = {}
@@ -550,31 +553,10 @@ class KnowledgeGraphService:
     # ---- internals: read path --------------------------------------------------------------
 
     def _seeds(self, query: str, scopes: Sequence[str], use_embeddings: bool) -> dict[str, float]:
-        words = _QUERY_WORD.findall(query)
-        seeds: dict[str, float] = {}
         indexes = [self._index(s) for s in scopes]
         if not any(ix.entities for ix in indexes):
             return {}
-        covered: set[int] = set()
-        for size in range(min(_MAX_NGRAM, len(words)), 0, -1):
-            for start in range(len(words) - size + 1):
-                span = set(range(start, start + size))
-                if span & covered:
-                    continue
-                phrase = ' '.join(words[start : start + size])
-                if size == 1 and phrase.lower() in _STOP:
-                    continue
-                for index in indexes:
-                    found = index.exact(phrase)
-                    if found is not None:
-                        seeds[found] = max(seeds.get(found, 0.0), 1.0)
-                        covered |= span
-        for i, word in enumerate(words):
-            if i in covered or word.lower() in _STOP:
-                continue
-            for index in indexes:
-                for found, score in index.fuzzy(word, _SEED_FUZZY, limit=2):
-                    seeds[found] = max(seeds.get(found, 0.0), score / 100.0)
+        seeds = name_seeds(query, indexes, _SEED_FUZZY)
         if not seeds and use_embeddings:
             vector = self._embedder.embed_query(query)
             for index in indexes:

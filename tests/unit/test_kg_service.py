@@ -349,3 +349,24 @@ def test_the_name_indexes_keep_a_bounded_number_of_entities_and_lose_nothing(
         assert names.count('Alice') == 1 and names.count('Bob') == 1, names
         alice = next(e for e in store.list_entities(scope) if e.name == 'Alice')
         assert alice.mention_count == 2  # the count carried over a reload, not reset
+
+
+def test_a_chunk_or_episode_read_twice_counts_once(
+    kg: KnowledgeGraphService, store: KuzuGraphStore
+) -> None:
+    # the outbox replays a job a crash cut short, and a graph rebuild that was itself cut short
+    # queues everything again: neither may count a mention twice or restate a fact
+    first = kg.index_chunks([chunk('c1', 'Alice works at Acme.', Y2023)])
+    again = kg.index_chunks(
+        [
+            chunk('c1', 'Alice works at Acme.', Y2023),
+            chunk('c2', 'Alice lives in Lisbon.', Y2023),
+        ]
+    )
+    assert again['c1'] == sorted(first['c1'])
+    kg.ingest_text(SCOPE, 'Alice met Bob in Lisbon.', Y2024, source_episode='ep1')
+    kg.ingest_text(SCOPE, 'Alice met Bob in Lisbon.', Y2024, source_episode='ep1')
+    alice = next(e for e in store.list_entities(SCOPE) if e.name == 'Alice')
+    assert alice.mention_count == 3  # c1, c2 and ep1, each once
+    detail = kg.entity(entity_id(SCOPE, 'alice'), [SCOPE])
+    assert [f.object for f in detail.history if f.predicate == 'works_at'] == ['Acme']
