@@ -17,7 +17,8 @@ cleanly last time (its marker, `<db>.open`, is still there: the process died wit
 open) first opens the database in a child process; when the child dies of a native crash, the
 log is set aside and, if that is not enough, the database file too, and the graph starts empty
 (the memories are intact: a second marker, `<db>.rebuild`, tells the service to extract them all
-again). A clean close removes the first marker, so a normal start or reopening pays nothing.
+again; it is left too when only the log was set aside, and the graph then skips what it links).
+A clean close removes the first marker, so a normal start or reopening pays nothing.
 No kuzu call lives here (kg/kuzu_store.py holds them all).
 """
 
@@ -98,10 +99,11 @@ def open_recovering(
         except RuntimeError as again:
             restore_wal(database, kept)
             raise StoreUnavailable(f'cannot open the graph at {database}: {again}') from again
+        request_rebuild(database, kept)
         log.error(
             'the graph at %s could not replay its write-ahead log; opened without it, the log '
-            'is kept as %s. Graph changes since its last checkpoint may be missing: `mnemos '
-            'reindex` extracts every memory again',
+            'is kept as %s. Graph changes since its last checkpoint may be missing: the next '
+            'start extracts the memories the graph does not link again',
             database,
             kept,
         )
@@ -121,17 +123,18 @@ def survive_crashes(database: Path, probe: Probe) -> None:
             return
     kept = set_wal_aside(database, RuntimeError('the opening crashed'))
     if kept is not None and not crashes(probe(database)):
+        request_rebuild(database, kept)
         log.error(
             'opening the graph at %s crashed a process; opened without its write-ahead log, '
-            'kept as %s. Graph changes since its last checkpoint may be missing: `mnemos '
-            'reindex` extracts every memory again',
+            'kept as %s. Graph changes since its last checkpoint may be missing: the service '
+            'extracts the memories the graph does not link again',
             database,
             kept,
         )
         return
     aside = database.with_name(f'{database.name}{UNOPENABLE}{_stamp()}')
     os.replace(database, aside)
-    rebuild_marker(database).write_text(aside.name)  # before anything can fail again
+    request_rebuild(database, aside)  # before anything can fail again
     log.error(
         'opening the graph at %s crashed a process; the database is set aside as %s (its log '
         'as %s) and the graph starts empty. The memories are intact: the service extracts the '
@@ -164,6 +167,12 @@ def open_marker(database: Path) -> Path:
 def rebuild_marker(database: Path) -> Path:
     """The file that says the graph at `database` was started empty and awaits its rebuild."""
     return database.with_name(database.name + REBUILD_MARKER)
+
+
+def request_rebuild(database: Path, why: Path) -> None:
+    """Leave the rebuild marker (naming the file set aside): the service's next start queues
+    the graph extraction of every memory and episode, and the graph skips those it links."""
+    rebuild_marker(database).write_text(why.name)
 
 
 def closed_cleanly(database: Path) -> None:

@@ -305,17 +305,17 @@ def build(
             # `graph` queue only (`mnemos worker` passes consume_jobs=False, starts its own).
             jobs.start()
         if kg is not None:
-            _rebuild_graph_if_started_empty(settings, context)
+            _rebuild_graph_if_asked(settings, context)
     except BaseException:
         services.close()
         raise
     return services
 
 
-def _rebuild_graph_if_started_empty(settings: Settings, context: JobContext) -> None:
-    # the graph's database crashed Kuzu and was set aside (kg/kuzu_lifecycle.py): extract every
-    # memory again. The marker goes once all is queued (the outbox keeps the jobs); a start that
-    # dies before queues it all again: links and facts are not doubled, mention counts grow
+def _rebuild_graph_if_asked(settings: Settings, context: JobContext) -> None:
+    # the graph's database or its log was set aside (kg/kuzu_lifecycle.py): extract every
+    # memory again; the graph skips those it already links. The marker goes once all is queued
+    # (the outbox keeps the jobs); a start that dies before that queues it all again
     from consolidation.rebuild import queue_graph_rebuild
     from kg.kuzu_lifecycle import rebuild_marker
 

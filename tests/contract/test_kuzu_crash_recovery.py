@@ -163,7 +163,7 @@ def _database_and_log(tmp_path: Path) -> Path:
 def test_a_log_the_opening_crashes_on_is_set_aside_and_the_database_kept(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from kg.kuzu_lifecycle import SET_ASIDE, UNOPENABLE, survive_crashes
+    from kg.kuzu_lifecycle import SET_ASIDE, UNOPENABLE, rebuild_marker, survive_crashes
 
     path = _database_and_log(tmp_path)
     # a real native crash, as long as the log is there
@@ -178,6 +178,7 @@ def test_a_log_the_opening_crashes_on_is_set_aside_and_the_database_kept(
     assert len(kept) == 1 and kept[0].read_bytes() == b'a log'
     assert not [p for p in tmp_path.iterdir() if UNOPENABLE in p.name]
     assert kept[0].name in caplog.text
+    assert rebuild_marker(path).read_text() == kept[0].name  # what only the log held comes back
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from api import create_app
-from kg.kuzu_lifecycle import UNOPENABLE, open_marker, rebuild_marker
+from kg.kuzu_lifecycle import SET_ASIDE, UNOPENABLE, open_marker, rebuild_marker, wal_path
 from runtime.bootstrap import build
 from tests.conftest import ADMIN_TOKEN, make_settings
 from tests.contract.test_kuzu_crash_recovery import break_metadata_chain, opening_crashes
@@ -54,6 +54,40 @@ def test_a_graph_that_crashes_kuzu_is_extracted_again_from_the_memories(tmp_path
         assert [p for p in tmp_path.iterdir() if UNOPENABLE in p.name]  # the old file is kept
         listed = client.get(f'/v1/memories?scope={SCOPE}', headers=AUTH).get_json()
         assert sorted(m['text'] for m in listed['items']) == sorted(TEXTS)
+    finally:
+        services.close()
+
+
+def _write(client, text: str) -> None:  # type: ignore[no-untyped-def]
+    body = {'scope': SCOPE, 'text': text, 'created_at': '2024-05-01T10:00:00Z'}
+    assert client.post('/v1/memories', json=body, headers=AUTH).status_code in (200, 201)
+
+
+def test_a_log_set_aside_costs_no_fact_and_counts_nothing_twice(tmp_path: Path) -> None:
+    # the graph opens without a log it cannot replay (kg/kuzu_lifecycle.py); what only that log
+    # held is extracted again at the next start, and what the file holds is not read twice
+    settings = make_settings(tmp_path, embedder='hash')
+    services = build(settings, inline_jobs=True)
+    _write(create_app(services=services).test_client(), TEXTS[0])
+    stale = wal_path(settings.graph_path).read_bytes()  # Alice's write, before its checkpoint
+    services.close()  # checkpointed: replaying `stale` now would insert Alice twice
+    # Bob's memory is stored while the graph is off: the graph file never holds his fact, as if
+    # his extraction had been in a log that is lost
+    services = build(make_settings(tmp_path, embedder='hash', graph_enabled=False))
+    _write(create_app(services=services).test_client(), TEXTS[1])
+    services.close()
+    wal_path(settings.graph_path).write_bytes(stale)
+
+    services = build(settings, inline_jobs=True)
+    try:
+        client = create_app(services=services).test_client()
+        assert [p for p in tmp_path.iterdir() if SET_ASIDE in p.name]  # the log was set aside
+        assert _facts(client) == {('Alice', 'works_at', 'Acme'), ('Bob', 'lives_in', 'Lisbon')}
+        assert not rebuild_marker(settings.graph_path).exists()
+        body = {'scope': SCOPE, 'q': 'Alice'}
+        found = client.get('/v1/kg/entities', query_string=body, headers=AUTH).get_json()
+        [alice] = [e for e in found['items'] if e['name'] == 'Alice']
+        assert alice['mention_count'] == 1  # her memory was linked: not extracted again
     finally:
         services.close()
 
