@@ -6,6 +6,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from vectors.paging import scroll_pages
+
 if TYPE_CHECKING:
     from consolidation.ports import JobQueue
     from core.clock import Clock
@@ -40,12 +42,5 @@ class JobContext:
 def pages(
     ctx: JobContext, collection: str, flt: PointFilter, size: int
 ) -> Iterator[list[StoredPoint]]:
-    """Every point of `collection` that matches `flt`, one scroll page of up to `size` at a
-    time (empty pages skipped)."""
-    offset: str | None = None
-    while True:
-        points, offset = ctx.vectors.scroll(collection, flt, size, offset)
-        if points:
-            yield points
-        if offset is None:
-            return
+    """`vectors.paging.scroll_pages` over the context's vector store."""
+    return scroll_pages(ctx.vectors, collection, flt, size)

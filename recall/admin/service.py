@@ -29,6 +29,7 @@ from recall.schemas import MemoryText
 from recall.tiers import Kind, Source, Tier
 from recall.write.writer import MemoryWriter
 from vectors.models import PointFilter
+from vectors.paging import scroll_pages
 from vectors.ports import VectorStore
 
 log = logging.getLogger(__name__)
@@ -326,13 +327,11 @@ class MemoryAdmin:
         scopes = sorted({c.scope for c in chunks})
         hashes = sorted({c.content_hash for c in chunks})
         flt = PointFilter(scopes=scopes, any_of={'content_hash': list(hashes)})
-        found: set[tuple[str, str]] = set()
-        offset: str | None = None
-        while True:
-            points, offset = self._vectors.scroll(MEMORIES, flt, 1000, offset)
-            found.update((str(p.payload['scope']), str(p.payload['content_hash'])) for p in points)
-            if offset is None:
-                return found
+        return {
+            (str(p.payload['scope']), str(p.payload['content_hash']))
+            for points in scroll_pages(self._vectors, MEMORIES, flt, 1000)
+            for p in points
+        }
 
     # ---- export -----------------------------------------------------------------------------
 
@@ -349,19 +348,14 @@ class MemoryAdmin:
         scopes = [scope] if scope is not None else self.scopes()
         written = 0
         for name in scopes:
-            offset: str | None = None
-            while True:
-                points, offset = self._vectors.scroll(
-                    MEMORIES, PointFilter(scopes=[name]), self._batch, offset
-                )
+            flt = PointFilter(scopes=[name])
+            for points in scroll_pages(self._vectors, MEMORIES, flt, self._batch):
                 for point in sorted(points, key=lambda p: p.id):
                     record = Chunk.from_payload(point.payload).model_dump(mode='json')
                     yield redact_record(record) if redact else record
                     written += 1
                     if written % self._progress_every == 0:
                         log.info('export: %d memories written (scope %s)', written, name)
-                if offset is None:
-                    break
         log.info('export finished: %d memories from %d scopes', written, len(scopes))
 
     # ---- import -----------------------------------------------------------------------------
@@ -505,15 +499,11 @@ class MemoryAdmin:
             scopes=[scope], any_of={'tier': [Tier.CORE.value]}, none_of={'superseded': [True]}
         )
         chunks: list[Chunk] = []
-        offset: str | None = None
-        while True:
+        for points in scroll_pages(self._vectors, MEMORIES, flt, self._batch):
             before = len(chunks)
-            points, offset = self._vectors.scroll(MEMORIES, flt, self._batch, offset)
             chunks.extend(Chunk.from_payload(p.payload) for p in points)
             if len(chunks) // self._progress_every > before // self._progress_every:
                 log.info('snapshot of %s: %d memories read', scope, len(chunks))
-            if offset is None:
-                break
         return sorted(chunks, key=lambda c: (c.created_at, c.id))
 
     def snapshot(self, scope: str) -> str:

@@ -21,6 +21,7 @@ from recall.normalize import content_hash, normalize_text, strip_recall_blocks
 from recall.tiers import Kind, Source
 from recall.write.writer import MemoryWriter
 from vectors.models import PointFilter, StoredPoint
+from vectors.paging import scroll_pages
 from vectors.ports import VectorStore
 
 log = logging.getLogger(__name__)
@@ -91,13 +92,7 @@ class DocumentIndex:
 
     def _stored(self, scope: str, path: str) -> list[StoredPoint]:
         flt = PointFilter(scopes=[scope], any_of={'doc_path': [path]})
-        points: list[StoredPoint] = []
-        offset: str | None = None
-        while True:
-            page, offset = self._vectors.scroll(MEMORIES, flt, 1000, offset)
-            points.extend(page)
-            if offset is None:
-                return points
+        return [p for page in scroll_pages(self._vectors, MEMORIES, flt, 1000) for p in page]
 
     def index(
         self, scope: str, path: str, markdown: str, *, user_id: str | None = None
