@@ -20,7 +20,7 @@ expected key phrase (case-insensitive). A fact matches when the predicate is equ
 and object agree after normalisation (one name may contain the other: "Acme" / "Acme Corp").
 "USER" in the labels is the speaker.
 
-Usage: .venv/bin/python bench/extraction_quality.py [--split all|dev|heldout] [--show-errors]
+Usage: .venv/bin/python bench/extraction_quality.py [--show-errors] [--speaker-prefix]
 """
 
 from __future__ import annotations
@@ -166,13 +166,18 @@ def score_capture(items: list[dict[str, Any]], errors: list[str]) -> dict[str, A
 
 
 def score_graph(
-    items: list[dict[str, Any]], extractor: SpacyExtractor, errors: list[str]
+    items: list[dict[str, Any]], extractor: SpacyExtractor, errors: list[str], prefixed: bool
 ) -> dict[str, Any]:
-    """Graph fact metrics over every item (an item with no labelled fact expects none)."""
+    """Graph fact metrics over every item (an item with no labelled fact expects none);
+    `prefixed`: each text as a client logging a chat writes it, "USER: <text>"."""
     tally, strict = Tally(), Tally()
     dates = Counter[str]()
     unscored = Counter[str]()
-    texts = [SourceText(text=strip_recall_blocks(i['text']), at=AT, speaker=SPEAKER) for i in items]
+    lead = f'{SPEAKER}: ' if prefixed else ''
+    texts = [
+        SourceText(text=lead + strip_recall_blocks(i['text']), at=AT, speaker=SPEAKER)
+        for i in items
+    ]
     start = time.perf_counter()
     extractions = extractor.extract(texts)
     seconds = time.perf_counter() - start
@@ -227,12 +232,21 @@ def main() -> None:
     """Score every language and split, print a table and write the JSON results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--show-errors', action='store_true')
+    parser.add_argument(
+        '--speaker-prefix',
+        action='store_true',
+        help='graph texts as a chat log writes them: "USER: <text>" (the speaker stays USER)',
+    )
     parser.add_argument('--out', type=Path, default=RESULTS)
     args = parser.parse_args()
     items = load()
     extractor = SpacyExtractor(Settings().spacy_model)
     extractor.extract([SourceText(text='warm up', at=AT)])
-    results: dict[str, Any] = {'items': len(items), 'data': str(DATA.relative_to(ROOT))}
+    results: dict[str, Any] = {
+        'items': len(items),
+        'data': str(DATA.relative_to(ROOT)),
+        'speaker_prefix': args.speaker_prefix,
+    }
     errors: list[str] = []
     for lang in ('en', 'zh'):
         for split in ('all', 'dev', 'heldout'):
@@ -241,7 +255,7 @@ def main() -> None:
             results[f'{lang}/{split}'] = {
                 'n': len(chosen),
                 'capture': score_capture(chosen, errs),
-                'graph': score_graph(chosen, extractor, errs),
+                'graph': score_graph(chosen, extractor, errs, args.speaker_prefix),
             }
             if split == 'all':
                 errors += errs

@@ -145,3 +145,33 @@ def test_language_routing_sends_only_chinese_text_to_jieba():
 def test_chinese_remarks_give_no_junk_facts(text: str, expected: set[tuple[str, str, str]]):
     out = ZhReader().read(SourceText(text=text, at=AT, speaker='me'))
     assert triples(out) == expected
+
+
+@pytest.mark.parametrize(
+    'text',
+    [
+        '我在阿里巴巴工作，住在杭州。',
+        '我妹妹张敏在腾讯工作。',
+        '我喜欢吃火锅。',
+    ],
+)
+@pytest.mark.parametrize('colon', [': ', '：', ' : '])
+def test_a_chat_logs_speaker_prefix_costs_no_chinese_fact(
+    extractor: SpacyExtractor, text: str, colon: str
+):
+    # "东升: 我在..." is how a client logging a chat writes a turn; with the name left in, the
+    # first clause began with it and every first-person fact in it was lost
+    bare = read(extractor, text, speaker='东升')
+    assert bare.relations
+    assert triples(read(extractor, f'东升{colon}{text}', speaker='东升')) == triples(bare)
+
+
+def test_a_time_before_the_subject_and_a_job_change_from_one_employer_to_another(
+    extractor: SpacyExtractor,
+):
+    out = read(extractor, '去年我从腾讯跳槽到了阿里巴巴。', speaker='东升')
+    [fact] = out.relations
+    assert (fact.subject, fact.predicate, fact.object) == ('东升', 'works_at', '阿里巴巴')
+    assert fact.valid_from == datetime(2025, 1, 1, tzinfo=UTC)
+    # jieba tags 阿里巴巴 as a person's name; an employer is an organisation
+    assert {e.name: e.type for e in out.entities}['阿里巴巴'] == EntityType.ORG
