@@ -143,3 +143,26 @@ def test_after_a_change_search_returns_the_new_value_not_the_old(  # type: ignor
     hits = client.post('/v1/memory_search', json=body, headers=AUTH).get_json()['hits']
     assert hits and expected in hits[0]['text']
     assert all(old.rstrip('.。') not in h['text'] for h in hits)
+
+
+def test_chinese_chat_turns_written_with_the_speakers_name_reach_the_graph(client):  # type: ignore[no-untyped-def]
+    # a client logging a chat writes "Name: words" (or "Name：words") and nothing else: the name
+    # is the speaker, and "我" in the turn is that speaker
+    scope = f'agent:zh{uuid.uuid4().hex[:8]}'
+    turns = [
+        ('张伟: 我在百度工作，住在北京。', '2023-03-01T10:00:00Z'),
+        ('张伟：去年我从百度跳槽到了阿里巴巴。', '2025-02-01T10:00:00Z'),
+    ]
+    for text, when in turns:
+        body = {'scope': scope, 'text': text, 'created_at': when}
+        response = client.post('/v1/memories', json=body, headers=AUTH)
+        assert response.status_code == 201, response.get_json()
+    wait_for(client, scope, '张伟', ['百度'], as_of='2023-06-01T00:00:00Z')
+    wait_for(client, scope, '张伟', ['阿里巴巴'])  # from 2024 ("去年" of the 2025 turn)
+    body = {'query': '阿里巴巴', 'scope': scope, 'hops': 1}
+    found = client.post('/v1/knowledge_graph_search', json=body, headers=AUTH).get_json()
+    assert {e['name']: e['type'] for e in found['entities']}['阿里巴巴'] == 'org'
+    body = {'query': '张伟', 'scope': scope, 'hops': 1}
+    facts = client.post('/v1/knowledge_graph_search', json=body, headers=AUTH).get_json()['facts']
+    said = {(f['subject'], f['predicate'], f['object']) for f in facts}
+    assert ('张伟', 'lives_in', '北京') in said
