@@ -76,8 +76,13 @@ class Service:
             self._conn = http.client.HTTPConnection('127.0.0.1', self.port, timeout=self.timeout)
         return self._conn
 
-    def request(self, method: str, path: str, body: Any = None) -> Any:
-        """One JSON request; the parsed answer, or ApiError for a non-2xx status.
+    def text(self, path: str) -> str:
+        """GET a text resource (e.g. Prometheus `/metrics`)."""
+        return str(self.request('GET', path, as_text=True))
+
+    def request(self, method: str, path: str, body: Any = None, *, as_text: bool = False) -> Any:
+        """One JSON request; the parsed answer (the text with `as_text`), or ApiError for a
+        non-2xx status.
 
         A dropped keep-alive connection is reopened and the request sent once more (every
         request the benchmarks send is idempotent: writes derive their ids from the content).
@@ -101,6 +106,8 @@ class Service:
         text = raw.decode('utf-8', errors='replace')
         if not 200 <= response.status < 300:
             raise ApiError(method, path, response.status, text)
+        if as_text:
+            return text
         return json.loads(text) if text else None
 
     def post(self, path: str, body: Any) -> Any:

@@ -132,6 +132,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             stored += len(items)
             small_scopes.extend(s for s, _ in adds if s != BIG and s not in small_scopes)
             waited = wait_idle(service.pid, timeout=1800)
+            # idle is not done: jobs that failed and wait for a retry leave the process idle too
+            # (the twelfth 1M run's last step went idle after 35 s where others took ~275 s)
+            pending = jobs_pending(service)
             full = small_scopes[:-1] or small_scopes  # the last may be partial
             qs = [questions[(asked + i) % len(questions)] for i in range(2 * args.queries)]
             asked += len(qs)
@@ -148,6 +151,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 'big_scope_chunks': args.big // args.steps * step,
                 'ingest_chunks_per_s': round(len(items) / ingest_s, 1),
                 'idle_wait_s': round(waited, 1),
+                'jobs_pending_at_idle': pending,
+                'log_errors': log_errors(service),
                 'big_p50_ms': round(percentile(big_ms, 50), 2),
                 'big_p95_ms': round(percentile(big_ms, 95), 2),
                 'small_p50_ms': round(percentile(small_ms, 50), 2),
@@ -155,8 +160,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 'rss_mb': round(rss_mb(service.pid), 1),
                 'disk_mb': round(disk_mb(service.data_dir), 1),
             }
+            if pending or row['log_errors']:
+                print(f'step {step}: {pending} jobs pending at idle, {row["log_errors"]} errors '
+                      'logged; the log is kept', file=sys.stderr)  # fmt: skip
             if args.restart:
-                service, again = restart(service, data_home, env, args.graph, qs[0])
+                keep = bool(pending or row['log_errors'])
+                service, again = restart(service, data_home, env, args.graph, qs[0], keep)
                 row.update({f'restart_{k}': v for k, v in again.items()})
             result['steps'].append(row)
             write_json('scale_bench', result)
@@ -171,13 +180,36 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def jobs_pending(service: Service) -> int:
+    """Accepted jobs not finished yet, from the service's `/metrics`."""
+    for line in service.text('/metrics').splitlines():
+        if line.startswith('mnemos_jobs_pending'):
+            return int(float(line.split()[-1]))
+    return 0
+
+
+def log_errors(service: Service) -> int:
+    """Lines of the service's log at ERROR level or starting a traceback."""
+    try:
+        text = service.log_path.read_text(errors='replace')
+    except OSError:
+        return 0
+    return sum(1 for line in text.splitlines() if ' ERROR ' in line or 'Traceback' in line)
+
+
 def restart(
-    service: Service, data_home: Path, env: dict[str, str], graph: bool, query: str
+    service: Service,
+    data_home: Path,
+    env: dict[str, str],
+    graph: bool,
+    query: str,
+    keep_log: bool = False,
 ) -> tuple[Service, dict[str, float]]:
-    """Stop the service, start it on the same data dir: seconds to healthy and to the first
-    answer of a big-scope search, and the RSS right after that answer."""
+    """Stop the service (keeping its log in bench/results with `keep_log`), start it on the
+    same data dir: seconds to healthy and to the first answer of a big-scope search, and the
+    RSS right after that answer."""
     data_dir = service.data_dir
-    service.stop(keep_data=True)
+    service.stop(keep_data=True, keep_log=keep_log)
     if service.work_dir != data_home:
         shutil.rmtree(service.work_dir, ignore_errors=True)  # a restarted one's log only
     started = time.perf_counter()
