@@ -159,10 +159,10 @@ def test_chinese_chat_turns_written_with_the_speakers_name_reach_the_graph(clien
         assert response.status_code == 201, response.get_json()
     wait_for(client, scope, '张伟', ['百度'], as_of='2023-06-01T00:00:00Z')
     wait_for(client, scope, '张伟', ['阿里巴巴'])  # from 2024 ("去年" of the 2025 turn)
-    body = {'query': '阿里巴巴', 'scope': scope, 'hops': 1}
-    found = client.post('/v1/knowledge_graph_search', json=body, headers=AUTH).get_json()
+    query: dict[str, object] = {'query': '阿里巴巴', 'scope': scope, 'hops': 1}
+    found = client.post('/v1/knowledge_graph_search', json=query, headers=AUTH).get_json()
     assert {e['name']: e['type'] for e in found['entities']}['阿里巴巴'] == 'org'
-    body = {'query': '张伟', 'scope': scope, 'hops': 1}
-    facts = client.post('/v1/knowledge_graph_search', json=body, headers=AUTH).get_json()['facts']
+    query = {'query': '张伟', 'scope': scope, 'hops': 1}
+    facts = client.post('/v1/knowledge_graph_search', json=query, headers=AUTH).get_json()['facts']
     said = {(f['subject'], f['predicate'], f['object']) for f in facts}
     assert ('张伟', 'lives_in', '北京') in said
