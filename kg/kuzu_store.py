@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from core.errors import StoreUnavailable
 from core.locks import ReadWriteLock
+from kg import kuzu_dump
 from kg.kuzu_lifecycle import (
     REOPEN_AFTER_WRITES,
     REOPEN_IDLE_MIN_WRITES,
@@ -43,7 +44,6 @@ from kg.kuzu_rows import (
     REL_COLS,
     SCHEMA,
     SMALL_BATCH,
-    SOURCE_KINDS,
     SOURCE_TABLES,
     UNWIND_LINK_MS_PER_ROW,
     UNWIND_SET_MS_PER_ROW,
@@ -553,36 +553,26 @@ class KuzuGraphStore:
     # ---- full dumps (to fill an in-memory mirror) -------------------------------------------
 
     def iter_entity_ids(self) -> Iterator[str]:
-        for row in self._dump('MATCH (e:Entity) RETURN e.id'):
-            yield row[0]
+        with self._rw.read():
+            yield from kuzu_dump.entity_ids(self._page)
 
     def iter_relation_rows(self) -> Iterator[RelationRow]:
-        query = (
-            'MATCH (a:Entity)-[r:RELATES]->(b:Entity) RETURN r.id, r.scope, a.id, r.predicate, '
-            'b.id, r.fact, r.valid_from, r.valid_to, r.recorded_at, r.expired_at, r.confidence, '
-            'r.source_chunk, r.source_episode'
-        )
-        intern = sys.intern  # ids and predicates repeat across rows: one copy of each in memory
-        for r in self._dump(query):
-            yield RelationRow(
-                r[0], intern(r[1]), intern(r[2]), intern(r[3]), intern(r[4]), r[5] or '', *r[6:]
-            )
+        with self._rw.read():
+            yield from kuzu_dump.relation_rows(self._page)
 
     def iter_mention_rows(self) -> Iterator[MentionRow]:
-        query = 'MATCH (e:Entity)-[m:MENTIONS]->(c) RETURN e.id, c.id, label(c), m.scope, m.at'
-        for r in self._dump(query):
-            kind = SOURCE_KINDS[r[2]]
-            yield MentionRow(sys.intern(r[0]), sys.intern(r[1]), kind, sys.intern(r[3]), r[4])
-
-    def _dump(self, query: str) -> Iterator[tuple[Any, ...]]:
-        # Arrow columns, timestamps as integer microseconds: 5x faster than rows of datetimes
         with self._rw.read():
-            result = self._conn().execute(query)
-            assert not isinstance(result, list)
-            try:
-                table = result.get_as_arrow(chunk_size=100_000)
-            finally:
-                result.close()
+            yield from kuzu_dump.mention_rows(self._page)
+
+    def _page(self, query: str, params: dict[str, Any]) -> Iterator[tuple[Any, ...]]:
+        # the caller holds the read lock (kg/kuzu_dump.py). Arrow columns, timestamps as
+        # integer microseconds: 5x faster than rows of datetimes
+        result = self._conn().execute(query, params)
+        assert not isinstance(result, list)
+        try:
+            table = result.get_as_arrow(chunk_size=100_000)
+        finally:
+            result.close()
         for batch in table.to_batches(max_chunksize=100_000):
             columns = [
                 (col.cast(pa.int64()) if pa.types.is_timestamp(col.type) else col).to_pylist()

@@ -51,7 +51,8 @@ ADAPTER_MODULES: dict[str, frozenset[str]] = {
     'vectors.embedders': frozenset(),
     'vectors.onnx_int8': frozenset({'vectors.embedders'}),
     'kg.kuzu_store': frozenset(),
-    'kg.kuzu_rows': frozenset({'kg.kuzu_store'}),
+    'kg.kuzu_rows': frozenset({'kg.kuzu_store', 'kg.kuzu_dump'}),
+    'kg.kuzu_dump': frozenset({'kg.kuzu_store'}),
     # and the composition root, for the marker that asks it to rebuild the graph
     'kg.kuzu_lifecycle': frozenset({'kg.kuzu_store', 'runtime.bootstrap'}),
     'kg.mirror': frozenset(),

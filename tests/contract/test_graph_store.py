@@ -282,6 +282,42 @@ def test_the_mirror_reopens_with_what_kuzu_holds(tmp_path: Path, reopen: str) ->
         again.close()
 
 
+def test_the_mirror_fills_from_a_graph_whose_whole_dump_outgrows_the_buffer_pool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the twelfth 1M scale run: one query over every mention (string ids at both ends) no longer
+    # fit Kuzu's 256 MB pool at ~900k chunks, so after a restart the mirror could not be filled
+    # and the graph refused every read and write. Here the same, scaled down: 20k chunks, an
+    # 8 MB pool, pages of 2,000 (the one-query dump fails on this file)
+    import kg.kuzu_dump
+    from kg.kuzu_store import KuzuGraphStore
+    from kg.mirror import MirroredGraphStore
+
+    path = tmp_path / 'graph.kuzu'
+    people = [ent(f'Person {i}') for i in range(2_000)]
+    chunks = [f'chunk-{i:06d}-{"x" * 30}' for i in range(20_000)]
+    durable = KuzuGraphStore(path)
+    durable.upsert_entities(people)
+    links = [(c, people[(i * 7 + k) % 2_000].id) for i, c in enumerate(chunks) for k in (0, 1)]
+    durable.add_mentions([Mention(entity_id=e, source_id=c, scope=SCOPE, at=T1) for c, e in links])
+    facts = [rel(people[i], 'knows', people[i + 1], T0, source_chunk=chunks[i]) for i in range(500)]
+    durable.add_relations(facts)
+    durable.close()
+
+    monkeypatch.setattr(kg.kuzu_dump, 'PAGE', 2_000)
+    mirror = MirroredGraphStore(KuzuGraphStore(path, buffer_pool_bytes=8 << 20))
+    try:
+        linked = mirror.source_entities(chunks)
+        assert len(linked) == len(chunks)
+        assert sorted((c, e) for c, es in linked.items() for e in es) == sorted(set(links))
+        stored = mirror.relations_of([p.id for p in people])
+        assert {(r.id, r.subject_id, r.object_id, r.fact, r.source_chunk) for r in stored} == {
+            (f.id, f.subject_id, f.object_id, f.fact, f.source_chunk) for f in facts
+        }
+    finally:
+        mirror.close()
+
+
 def test_writes_during_a_background_fill_reach_the_copy_once(tmp_path: Path) -> None:
     from kg.kuzu_store import KuzuGraphStore
     from kg.mirror import MirroredGraphStore
