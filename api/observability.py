@@ -264,6 +264,7 @@ def _probes(services: Services) -> dict[str, Any]:
     if kg is not None:
 
         def graph() -> None:
+            kg.probe()  # the mirror's fill (kg/mirror.py) failed: relations and mentions too
             with contextlib.suppress(NotFound):  # NotFound: the store answered
                 kg.entity(str(uuid.UUID(int=0)), ['readyz'])
 

@@ -283,6 +283,13 @@ class MirroredGraphStore:
                     if named is not None:
                         self._sources[source] = tuple(e for e in named if e != ident)
 
+    def probe(self) -> None:
+        """Raise StoreUnavailable when the copy could not be filled; never waits for a fill
+        under way. Entity reads go to the durable store, so they answer while every relation
+        and mention read fails: a health check must ask this too."""
+        if self._failed is not None:
+            raise StoreUnavailable('the graph mirror could not be filled') from self._failed
+
     def close(self) -> None:
         if self._loader is not None:
             self._loader.join()

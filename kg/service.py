@@ -274,6 +274,13 @@ class KnowledgeGraphService:
             as_of=when,
         )
 
+    def probe(self) -> None:
+        """Raise when the graph cannot serve reads (its store's own probe, where it has one:
+        an in-memory copy that failed to fill)."""
+        check = getattr(self._store, 'probe', None)
+        if callable(check):
+            check()
+
     def entity(self, entity_id: str, scopes: Sequence[str]) -> EntityDetail:
         """An entity with its aliases, facts valid now and full fact history; NotFound if unseen."""
         found = self._store.get_entities([entity_id])

@@ -219,6 +219,31 @@ def test_readyz_probes_the_graph_when_it_is_on(tmp_path):
     assert body['checks']['graph']['ok'] is True
 
 
+def test_readyz_is_503_when_the_graph_could_not_be_read_back(tmp_path, monkeypatch):
+    # the twelfth 1M scale run: the graph mirror could not be filled after a restart (Kuzu's
+    # buffer pool), entity reads still answered from Kuzu, and the service looked ready while
+    # every graph job failed
+    import kg.kuzu_dump
+    from api import create_app
+
+    def full(run):  # type: ignore[no-untyped-def]
+        raise RuntimeError('Buffer manager exception: Unable to allocate memory!')
+
+    monkeypatch.setattr(kg.kuzu_dump, 'mention_rows', full)
+    app = create_app(make_settings(tmp_path, embedder='hash', extract_workers=0))
+    try:
+        client = app.test_client()
+        deadline = time.monotonic() + 30  # the copy is filled on a thread
+        while (response := client.get('/readyz')).status_code == 200:
+            assert time.monotonic() < deadline, response.get_json()
+            time.sleep(0.05)
+    finally:
+        app.extensions['mnemos'].close()
+    assert response.status_code == 503
+    check = response.get_json()['checks']['graph']
+    assert check['ok'] is False and 'mirror could not be filled' in check['error']
+
+
 def test_readyz_is_503_naming_the_store_when_a_store_is_gone(tmp_path):
     app = _small_app(tmp_path)
     app.extensions['mnemos'].consolidation.vectors.close()  # the adapter behind recall too
