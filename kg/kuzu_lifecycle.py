@@ -102,8 +102,9 @@ def open_recovering(
         request_rebuild(database, kept)
         log.error(
             'the graph at %s could not replay its write-ahead log; opened without it, the log '
-            'is kept as %s. Graph changes since its last checkpoint may be missing: the next '
-            'start extracts the memories the graph does not link again',
+            'is kept as %s. Graph changes since its last checkpoint may be missing: the '
+            'service extracts the memories the graph does not link again (at this start, or '
+            'at the next one if this was a reopening)',
             database,
             kept,
         )
