@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-from vectors.paging import scroll_pages
 
 if TYPE_CHECKING:
     from consolidation.ports import JobQueue
@@ -15,7 +12,6 @@ if TYPE_CHECKING:
     from kg.service import KnowledgeGraphService
     from recall.service import RecallService
     from recall.write.writer import MemoryWriter
-    from vectors.models import PointFilter, StoredPoint
     from vectors.ports import Embedder, SparseEncoder, VectorStore
 
 
@@ -37,10 +33,3 @@ class JobContext:
     writer: MemoryWriter
     jobs: JobQueue
     kg: KnowledgeGraphService | None = None
-
-
-def pages(
-    ctx: JobContext, collection: str, flt: PointFilter, size: int
-) -> Iterator[list[StoredPoint]]:
-    """`vectors.paging.scroll_pages` over the context's vector store."""
-    return scroll_pages(ctx.vectors, collection, flt, size)

@@ -15,12 +15,12 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from consolidation.context import pages
 from core.clock import to_epoch
 from recall.decay import next_tier
 from recall.models import EPISODES, MEMORIES, Chunk
 from recall.tiers import Kind, Tier
 from vectors.models import PointFilter, Range
+from vectors.paging import scroll_pages
 
 if TYPE_CHECKING:
     from consolidation.context import JobContext
@@ -53,7 +53,7 @@ SUPERSEDED_GRACE = timedelta(days=7)  # audit trail kept this long after superse
 def expire_episodes(services: JobContext, now: datetime) -> int:
     """Delete episodes whose `expires_at` has passed; returns how many."""
     flt = PointFilter(scopes=None, ranges={'expires_at': Range(lte=to_epoch(now))})
-    ids = [p.id for page in pages(services, EPISODES, flt, PAGE) for p in page]
+    ids = [p.id for page in scroll_pages(services.vectors, EPISODES, flt, PAGE) for p in page]
     for start in range(0, len(ids), PAGE):
         services.vectors.delete(EPISODES, ids[start : start + PAGE])
     return len(ids)
@@ -63,7 +63,7 @@ def decay_sweep(services: JobContext, now: datetime) -> int:
     """Apply `recall.decay.next_tier` to every live memory; returns the number of transitions."""
     flt = PointFilter(scopes=None, none_of={'superseded': [True]})
     changed = 0
-    for page in pages(services, MEMORIES, flt, PAGE):
+    for page in scroll_pages(services.vectors, MEMORIES, flt, PAGE):
         tiers: dict[str, Tier] = {}
         for point in page:
             chunk = Chunk.from_payload(point.payload)
@@ -112,7 +112,7 @@ def prunable(chunks: list[Chunk], now: datetime, floor: int) -> list[str]:
 def hygiene(services: JobContext, now: datetime) -> int:
     """Prune per (scope, kind) above the retention floors; returns how many memories went."""
     groups: dict[tuple[str, str], list[Chunk]] = defaultdict(list)
-    for page in pages(services, MEMORIES, PointFilter(scopes=None), PAGE):
+    for page in scroll_pages(services.vectors, MEMORIES, PointFilter(scopes=None), PAGE):
         for point in page:
             chunk = Chunk.from_payload(point.payload)
             groups[(chunk.scope, chunk.kind.value)].append(chunk)

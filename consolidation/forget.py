@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from consolidation.context import pages
 from consolidation.episodic import ensure_episodes
 from core.scopes import Identifier, ScopeId
 from recall.models import EPISODES, MEMORIES
 from vectors.models import PointFilter
+from vectors.paging import scroll_pages
 
 if TYPE_CHECKING:
     from consolidation.context import JobContext
@@ -61,7 +61,7 @@ class ForgetReport(BaseModel):
 
 
 def _ids(ctx: JobContext, collection: str, flt: PointFilter) -> list[str]:
-    return [p.id for page in pages(ctx, collection, flt, _PAGE) for p in page]
+    return [p.id for page in scroll_pages(ctx.vectors, collection, flt, _PAGE) for p in page]
 
 
 def forget(ctx: JobContext, req: ForgetIn) -> ForgetReport:

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import logging
 
-from consolidation.context import JobContext, pages
+from consolidation.context import JobContext
 from core.jobs import JobName
 from recall.models import EPISODES, MEMORIES
 from vectors.models import PointFilter
+from vectors.paging import scroll_pages
 
 log = logging.getLogger(__name__)
 
@@ -28,12 +29,12 @@ def queue_graph_rebuild(ctx: JobContext, page: int = PAGE, per_job: int = PER_JO
     """Queue the graph extraction of every stored memory and episode; returns how many."""
     every = PointFilter(scopes=None)
     queued = 0
-    for points in pages(ctx, MEMORIES, every, page):
+    for points in scroll_pages(ctx.vectors, MEMORIES, every, page):
         ids = [p.id for p in points]
         for start in range(0, len(ids), per_job):
             ctx.jobs.enqueue(JobName.INDEX_GRAPH, ids=ids[start : start + per_job])
         queued += len(ids)
-    for points in pages(ctx, EPISODES, every, page):
+    for points in scroll_pages(ctx.vectors, EPISODES, every, page):
         for point in points:
             scope = point.payload.get('scope')
             ctx.jobs.enqueue(JobName.SEMANTIC, scope=scope, episode_id=point.id)
