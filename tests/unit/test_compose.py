@@ -43,6 +43,12 @@ def test_the_api_is_checked_on_healthz_and_workers_opt_out(compose) -> None:  # 
     assert 'ports' not in worker
 
 
+def test_the_api_port_is_published_on_loopback_only(compose) -> None:  # type: ignore[no-untyped-def]
+    # bearer tokens over plain HTTP: a TLS proxy on the host fronts it (docs/SERVER.md)
+    for mapping in compose['services']['api']['ports']:
+        assert str(mapping).startswith('127.0.0.1:'), mapping
+
+
 def test_the_qdrant_server_is_within_one_minor_version_of_the_client(compose) -> None:  # type: ignore[no-untyped-def]
     image = compose['services']['qdrant']['image']
     match = re.fullmatch(r'qdrant/qdrant:v(\d+)\.(\d+)\.(\d+)', image)
