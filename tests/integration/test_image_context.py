@@ -125,8 +125,9 @@ def test_a_wheel_of_the_image_context_installs_and_serves(tmp_path: Path) -> Non
     # the dependencies come from this venv, appended after the fresh venv's own site-packages
     # (a path line in a .pth file does not run that folder's own .pth files, so this
     # checkout's editable install stays out of sight)
+    ask = 'import sysconfig; print(sysconfig.get_paths()["purelib"])'
     purelib = subprocess.run(
-        [venv / 'bin' / 'python', '-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'],
+        [venv / 'bin' / 'python', '-c', ask],
         capture_output=True,
         text=True,
         check=True,
