@@ -6,7 +6,7 @@ from flask import Blueprint, Response, jsonify
 from pydantic import BaseModel, ConfigDict, Field
 
 from agents.ports import AgentDirectory, Team, TokenInfo
-from api.common import parse_args, parse_json, principal, services
+from api.common import is_token_id, parse_args, parse_json, path_id, principal, services
 from core.errors import Forbidden, InvalidInput, NotFound
 from core.scopes import Identifier, ScopeId, agent_scope, is_identifier
 
@@ -94,6 +94,7 @@ def list_tokens() -> Response:
 def revoke_token(token_id: str) -> Response:
     """Revoke a token; it gets 401 from then on."""
     _require_admin()
+    path_id('token_id', 'token', token_id, is_token_id, 'tok_ and 16 hex digits')
     info = _registry().revoke_token(token_id)
     return jsonify(info.model_dump(mode='json'))
 

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Self
+from urllib.parse import quote
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
@@ -137,6 +139,34 @@ def error_from_response(response: httpx.Response) -> MnemosError:
     return cls(response.status_code, code, message, details, body)
 
 
+# ---- ids in URL paths ----------------------------------------------------------------------
+
+UUID_PATTERN = r'^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+
+# The shape of each id the service takes in a URL path. An id is checked against its shape and
+# percent-encoded before it is put in a path: a `/` or a `..` in an id would otherwise walk the
+# request to another route (`../teams/core` from a memory id deletes a team).
+PATH_ID_PATTERNS: dict[str, str] = {
+    'memory_id': UUID_PATTERN,
+    'entity_id': UUID_PATTERN,
+    'job_id': UUID_PATTERN,
+    'session_key': r'^[A-Za-z0-9_.:-]{1,200}$',
+    'token_id': r'^tok_[0-9a-f]{16}$',
+    'team_id': r'^[A-Za-z0-9_.-]{1,128}$',
+}
+
+
+def path_segment(field: str, value: object) -> str:
+    """`value` as one percent-encoded URL path segment, after checking it has the shape of a
+    `field` id; `InvalidRequest` (nothing sent) naming `field` when it has not."""
+    pattern = PATH_ID_PATTERNS[field]
+    if not isinstance(value, str) or value in ('.', '..') or not re.match(pattern, value):
+        message = f'{field}: not a valid id (expected {pattern})'
+        detail = {'loc': [field], 'msg': f'must match {pattern}', 'type': 'value_error'}
+        raise InvalidRequest(422, 'invalid_request', message, [detail])
+    return quote(value, safe='')
+
+
 # ---- answers that have no model on the server side ------------------------------------------
 
 
@@ -227,6 +257,10 @@ def _model_of(model: type[BaseModel], value: BaseModel | Mapping[str, Any] | Non
     data = dict(value.model_dump() if isinstance(value, BaseModel) else (value or {}))
     data.update({k: v for k, v in fields.items() if v is not None})
     return model.model_validate(data)
+
+
+def _memory_segment(memory_id: str) -> str:
+    return path_segment('memory_id', memory_id)
 
 
 def _body(model: BaseModel) -> dict[str, Any]:
@@ -343,19 +377,25 @@ class MnemosClient:
 
     def get(self, memory_id: str) -> ChunkOut:
         """One memory by id."""
-        return ChunkOut.model_validate(self._json('GET', f'/v1/memories/{memory_id}'))
+        return ChunkOut.model_validate(
+            self._json('GET', f'/v1/memories/{_memory_segment(memory_id)}')
+        )
 
     def delete(self, memory_id: str) -> None:
         """Delete one memory."""
-        self.request('DELETE', f'/v1/memories/{memory_id}')
+        self.request('DELETE', f'/v1/memories/{_memory_segment(memory_id)}')
 
     def pin(self, memory_id: str) -> ChunkOut:
         """Pin: the memory becomes Core and is never demoted."""
-        return ChunkOut.model_validate(self._json('POST', f'/v1/memories/{memory_id}/pin'))
+        return ChunkOut.model_validate(
+            self._json('POST', f'/v1/memories/{_memory_segment(memory_id)}/pin')
+        )
 
     def unpin(self, memory_id: str) -> ChunkOut:
         """Unpin: the memory decays again."""
-        return ChunkOut.model_validate(self._json('POST', f'/v1/memories/{memory_id}/unpin'))
+        return ChunkOut.model_validate(
+            self._json('POST', f'/v1/memories/{_memory_segment(memory_id)}/unpin')
+        )
 
     def list_memories(
         self,
@@ -406,7 +446,11 @@ class MnemosClient:
 
     def entity(self, entity_id: str, scope: str) -> EntityDetail:
         """One entity: aliases, current facts and the full fact history."""
-        data = self._json('GET', f'/v1/kg/entities/{entity_id}', params={'scope': scope})
+        data = self._json(
+            'GET',
+            '/v1/kg/entities/' + path_segment('entity_id', entity_id),
+            params={'scope': scope},
+        )
         return EntityDetail.model_validate(data)
 
     def entities(self, scope: str, q: str | None = None, limit: int = 50) -> EntityList:
@@ -420,13 +464,16 @@ class MnemosClient:
         self, session_key: str, session: SessionIn | Mapping[str, Any] | None = None, **fields: Any
     ) -> SessionAccepted:
         """Hand a finished session to consolidation (episode, graph facts, dreaming)."""
+        key = path_segment('session_key', session_key)
         req = _model_of(SessionIn, session, **fields)
-        data = self._json('POST', f'/v1/sessions/{session_key}/complete', json_body=_body(req))
+        data = self._json('POST', f'/v1/sessions/{key}/complete', json_body=_body(req))
         return SessionAccepted.model_validate(data)
 
     def job(self, job_id: str) -> JobInfo:
         """A job's state: queued, running, done, failed or cancelled."""
-        return JobInfo.model_validate(self._json('GET', f'/v1/jobs/{job_id}'))
+        return JobInfo.model_validate(
+            self._json('GET', '/v1/jobs/' + path_segment('job_id', job_id))
+        )
 
     def wait_job(self, job_id: str, timeout: float = 60.0, poll: float = 0.2) -> JobInfo:
         """Poll a job until it is done, failed or cancelled; TimeoutError after `timeout` s."""
@@ -524,9 +571,11 @@ __all__ = [
     'MnemosClient',
     'MnemosError',
     'NotFound',
+    'PATH_ID_PATTERNS',
     'PayloadTooLarge',
     'ServerError',
     'SessionAccepted',
     'Unauthorized',
     'WriteResult',
+    'path_segment',
 ]

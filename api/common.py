@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import uuid
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from flask import current_app, g, request
@@ -10,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 from api.errors import MalformedRequest
 from core import jsonsafe
 from core.auth import Principal
-from core.errors import InvalidInput
+from core.errors import InvalidInput, NotFound
 
 if TYPE_CHECKING:
     from runtime.bootstrap import Services
@@ -36,6 +39,45 @@ def require_read(scope: str) -> None:
 def require_write(scope: str) -> None:
     """403 unless the caller may write `scope` (team members never write a leader's)."""
     principal().require_write(scope)
+
+
+TOKEN_ID_RE = re.compile(r'\Atok_[0-9a-f]{16}\Z')
+
+
+def is_uuid(value: str) -> bool:
+    """True when `value` parses as a uuid (memory, entity and job ids are uuids)."""
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
+def is_token_id(value: str) -> bool:
+    """True when `value` has the shape of the ids `POST /v1/tokens` hands out."""
+    return bool(TOKEN_ID_RE.match(value))
+
+
+class MalformedId(NotFound):
+    """A path id that does not have its route's shape: it names nothing, so it is a 404, and
+    the details name the path parameter and the shape it must have."""
+
+    def __init__(self, field: str, what: str, ident: str, shape: str) -> None:
+        super().__init__(what, ident)
+        self.details = [{'loc': ['path', field], 'msg': f'{what} ids are {shape}', 'id': ident}]
+
+
+def path_id(field: str, what: str, value: str, valid: Callable[[str], bool], shape: str) -> str:
+    """`value` when `valid` accepts it, else `MalformedId` naming `field`; every id taken from
+    a URL path goes through here before any store sees it."""
+    if not valid(value):
+        raise MalformedId(field, what, value, shape)
+    return value
+
+
+def memory_path_id(value: str, field: str = 'ident') -> str:
+    """A memory id from the path (a uuid)."""
+    return path_id(field, 'memory', value, is_uuid, 'uuids')
 
 
 class RequestInvalid(InvalidInput):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.common import parse_args, parse_json, require_read, services
+from api.common import is_uuid, parse_args, parse_json, path_id, require_read, services
 from core.errors import InvalidInput, StoreUnavailable
 from core.scopes import ScopeId, check_scope
 from kg.models import KGSearchRequest, KGSearchResponse
@@ -61,5 +61,6 @@ def get_entity(entity_id: str) -> Response:
         raise InvalidInput('scope', 'query parameter is required')
     check_scope(scope)
     require_read(scope)
+    path_id('entity_id', 'entity', entity_id, is_uuid, 'uuids')
     detail = _kg().entity(entity_id, [scope])
     return jsonify(detail.model_dump(mode='json'))

@@ -20,7 +20,7 @@ from mcp.server import Server
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from api.capture import BundleIn, CaptureIn
-from api.client import Bundle, CaptureResult, MnemosClient, MnemosError, WriteResult
+from api.client import UUID_PATTERN, Bundle, CaptureResult, MnemosClient, MnemosError, WriteResult
 from kg.models import KGSearchRequest, KGSearchResponse
 from recall.schemas import ChunkOut, MemoryIn, SearchRequest, SearchResponse
 
@@ -32,7 +32,9 @@ class MemoryRef(BaseModel):
 
     model_config = ConfigDict(extra='forbid')
 
-    id: str = Field(min_length=1, max_length=64, description='the memory id (a uuid)')
+    id: str = Field(
+        pattern=UUID_PATTERN, description='the memory id (a uuid) from a search or a write'
+    )
 
 
 class Deleted(BaseModel):

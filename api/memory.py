@@ -12,6 +12,7 @@ from api.common import (
     RequestInvalid,
     check_storable,
     json_body,
+    memory_path_id,
     parse_args,
     parse_json,
     principal,
@@ -42,10 +43,7 @@ def _out(chunk: Chunk) -> dict[str, Any]:
 
 def _memory(ident: str, *, write: bool = False) -> Chunk:
     # ids are uuids; anything else cannot exist, and unreadable ones must not leak existence
-    try:
-        uuid.UUID(ident)
-    except ValueError:
-        raise NotFound('memory', ident) from None
+    memory_path_id(ident)
     chunk = services().recall.get(ident)
     caller = principal()
     if not caller.can_read(chunk.scope):

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-import uuid
-
 from flask import Blueprint, Response, jsonify, url_for
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.common import parse_args, parse_json, principal, require_read, require_write, services
+from api.common import (
+    is_uuid,
+    parse_args,
+    parse_json,
+    path_id,
+    principal,
+    require_read,
+    require_write,
+    services,
+)
 from consolidation.models import EpisodeOut, SessionIn, is_session_key
 from core.errors import InvalidInput, NotFound
 from core.scopes import Identifier, ScopeId
@@ -31,10 +38,7 @@ def complete(session_key: str) -> tuple[Response, int, dict[str, str]]:
 @bp.get('/jobs/<job_id>')
 def job_status(job_id: str) -> Response:
     """A job's state (queued, running, done, failed or cancelled), attempts, error, result."""
-    try:
-        uuid.UUID(job_id)
-    except ValueError:
-        raise NotFound('job', job_id) from None
+    path_id('job_id', 'job', job_id, is_uuid, 'uuids')
     info = services().jobs.get(job_id)
     caller = principal()
     # jobs of scopes the caller cannot read, and system jobs for non-admins, do not exist to it
