@@ -37,6 +37,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.json.sort_keys = False  # type: ignore[attr-defined]
     errors.register(app)
     if services is None:
+        # the stores' own lines (a payload-cache warm-up, a replay) come in the chosen format too
+        observability.configure_logging(settings)
         services = build(settings)
         atexit.register(services.close)
     app.extensions['mnemos'] = services

@@ -107,7 +107,14 @@ def test_an_agent_request_logs_the_agent_and_an_anonymous_one_a_dash(client, age
     assert [(r.principal, r.status) for r in records] == [('agent:observer', 200), ('-', 401)]
 
 
-def test_json_log_format_writes_one_json_object_per_line(tmp_path):
+def test_json_log_format_writes_one_json_object_per_line(tmp_path, monkeypatch):
+    from vectors.edge import EdgeVectorStore
+
+    def warm_now(store: EdgeVectorStore, collection: str, flt: object, delay_s: float) -> None:
+        store.warm(collection, flt, idle_s=0)  # type: ignore[arg-type]
+
+    # the payload-cache warm-up logs while the app is built, as it does on a slow start
+    monkeypatch.setattr(EdgeVectorStore, 'warm_in_background', warm_now)
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     root = logging.getLogger()
@@ -123,6 +130,7 @@ def test_json_log_format_writes_one_json_object_per_line(tmp_path):
     finally:
         root.removeHandler(handler)
     entries = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert any(e['msg'].startswith('payload cache warmed') for e in entries)
     access = [e for e in entries if e['logger'] == 'mnemos.access']
     assert [(e['route'], e['status'], e['principal']) for e in access] == [
         ('/healthz', 200, '-'),
