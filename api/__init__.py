@@ -17,6 +17,7 @@ from api.capture import bp as capture_bp
 from api.graph import bp as graph_bp
 from api.memory import bp as memory_bp
 from api.sessions import bp as sessions_bp
+from api.updates import bp as updates_bp
 from core.auth import Principal
 from core.errors import Unauthorized
 from core.settings import Settings
@@ -63,7 +64,16 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             graph=services.kg is not None,
         )
 
-    for blueprint in (memory_bp, graph_bp, sessions_bp, admin_bp, agents_bp, capture_bp, ui.bp):
+    for blueprint in (
+        memory_bp,
+        updates_bp,
+        graph_bp,
+        sessions_bp,
+        admin_bp,
+        agents_bp,
+        capture_bp,
+        ui.bp,
+    ):
         app.register_blueprint(blueprint)
     return app
 

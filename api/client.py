@@ -30,8 +30,10 @@ from api.capture import BundleIn, CaptureIn
 from consolidation.models import FINAL_STATES, EpisodeOut, JobInfo, SessionIn
 from kg.models import EntityDetail, EntityOut, KGSearchRequest, KGSearchResponse
 from recall.admin.service import Dedupe, ImportReport
+from recall.history import MemoryHistory, UserList
 from recall.schemas import ChunkOut, MemoryIn, Receipt, SearchRequest, SearchResponse, Stats
 from recall.schemas import WriteResult as _WriteResult
+from recall.write.updates import MemoryPatch
 
 DEFAULT_URL = 'http://127.0.0.1:8765'
 
@@ -396,6 +398,35 @@ class MnemosClient:
         return ChunkOut.model_validate(
             self._json('POST', f'/v1/memories/{_memory_segment(memory_id)}/unpin')
         )
+
+    def update(
+        self,
+        memory_id: str,
+        *,
+        text: str | None = None,
+        tags: Sequence[str] | None = None,
+        importance: float | None = None,
+        pinned: bool | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        reason: str | None = None,
+    ) -> ChunkOut:
+        """Edit a memory (only the fields given change; tags and metadata are replaced); the
+        state it replaces is kept in its history."""
+        given: dict[str, Any] = {'text': text, 'tags': tags, 'importance': importance}
+        given |= {'pinned': pinned, 'metadata': metadata, 'reason': reason}
+        patch = MemoryPatch.model_validate({k: v for k, v in given.items() if v is not None})
+        data = self._json('PATCH', f'/v1/memories/{memory_id}', json_body=_body(patch))
+        return ChunkOut.model_validate(data)
+
+    def history(self, memory_id: str) -> MemoryHistory:
+        """A memory's versions, the writes merged into it and what superseded it (and why)."""
+        data = self._json('GET', f'/v1/memories/{memory_id}/history')
+        return MemoryHistory.model_validate(data)
+
+    def users(self, scope: str, limit: int = 100) -> UserList:
+        """The users with memories in `scope`, most memories first."""
+        params = {'scope': scope, 'limit': limit}
+        return UserList.model_validate(self._json('GET', '/v1/users', params=params))
 
     def list_memories(
         self,

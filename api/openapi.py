@@ -50,7 +50,7 @@ Body = type[BaseModel] | Raw
 class Operation:
     """One documented route: everything the OpenAPI document says about it."""
 
-    method: Literal['get', 'post', 'put', 'delete']
+    method: Literal['get', 'post', 'put', 'patch', 'delete']
     path: str
     endpoint: str
     summary: str

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from api import admin, agents, capture, graph, memory, sessions
+from api import admin, agents, capture, graph, memory, sessions, updates
 from api.openapi import Operation, Raw, register
 from api.responses import (
     BatchWritten,
@@ -33,7 +33,9 @@ from core.scopes import ScopeId
 from kg.models import EntityDetail, KGSearchRequest, KGSearchResponse
 from recall.admin.service import HydrateReport, ImportReport
 from recall.documents.index import DocumentReport
+from recall.history import MemoryHistory, UserList
 from recall.schemas import ChunkOut, MemoryIn, SearchRequest, SearchResponse, Stats
+from recall.write.updates import MemoryPatch
 
 
 class EntityArgs(BaseModel):
@@ -406,6 +408,40 @@ register(
         errors=(403,),
         tag='graph',
     )
+)
+
+# edits, history and users
+register(
+    Operation(
+        'patch',
+        '/v1/memories/{ident}',
+        'updates.update_memory',
+        "Edit a memory's text, tags, importance, pin or metadata",
+        path_params=MEMORY_ID,
+        body=MemoryPatch,
+        responses={200: ChunkOut},
+        errors=SCOPED,
+        description='The id stays. The replaced state is kept as a version (GET .../history); '
+        'searches read only the current one. A new text is embedded and extracted into the '
+        'graph again, and the facts only the old text said are retracted.',
+    ),
+    Operation(
+        'get',
+        '/v1/memories/{ident}/history',
+        'updates.memory_history',
+        "A memory's versions, merges and supersession",
+        path_params=MEMORY_ID,
+        responses={200: MemoryHistory},
+    ),
+    Operation(
+        'get',
+        '/v1/users',
+        'updates.list_users',
+        'Users with memories in a scope',
+        query=updates.UsersArgs,
+        responses={200: UserList},
+        errors=SCOPED,
+    ),
 )
 
 # the memory inspector page (static; it asks for a token and calls the routes above)

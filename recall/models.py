@@ -65,6 +65,40 @@ def episodes_spec(dense_dim: int) -> CollectionSpec:
 # ---- domain level --------------------------------------------------------------------------
 
 _TIME_FIELDS = ('created_at', 'accessed_at', 'updated_at', 'expires_at')
+# merge records kept per memory (the latest ones; `merge_count` counts every merge): a text
+# captured on every turn merges into one memory thousands of times
+MERGE_RECORDS = 20
+
+
+class MemoryVersion(BaseModel):
+    """An earlier state of a memory's editable fields, kept when an edit replaced it."""
+
+    model_config = ConfigDict(extra='ignore')
+
+    version: int = Field(ge=1, description='1 is the memory as first written')
+    text: str
+    tags: list[str] = Field(default_factory=list)
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    pinned: bool = False
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    since: datetime = Field(description='when this version was written')
+    replaced_at: datetime | None = Field(
+        default=None, description='when an edit replaced it; null for the current version'
+    )
+    changed: list[str] = Field(default_factory=list, description='the fields the edit changed')
+    reason: str | None = Field(default=None, description="the edit's reason, if one was given")
+
+
+class MergeRecord(BaseModel):
+    """A write that merged into this memory instead of becoming a memory of its own."""
+
+    model_config = ConfigDict(extra='ignore')
+
+    at: datetime
+    text: str = Field(description='the merged text as written (the memory keeps its own)')
+    reason: str = Field(description='same text, same entity key or similar text')
+    source: Source = Source.USER
+    trust: Trust = Trust.TRUSTED
 
 
 class Chunk(BaseModel):
@@ -106,6 +140,10 @@ class Chunk(BaseModel):
     # the memory written just after it (set when that one is written): neighbours by id. A
     # payload without the key predates it and is found by its successors' `prev_id` instead
     next_id: str | None = None
+    # what an edit replaced (oldest first) and what merged into it: history, never searched
+    versions: list[MemoryVersion] = Field(default_factory=list)
+    merges: list[MergeRecord] = Field(default_factory=list)
+    merge_count: int = 0
 
     def to_payload(self) -> dict[str, Any]:
         """JSON payload; datetimes become epoch seconds so range filters work in Qdrant."""

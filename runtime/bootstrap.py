@@ -33,10 +33,12 @@ from recall.access_log import SqliteAccessLog
 from recall.admin.service import MemoryAdmin
 from recall.documents.index import DocumentIndex
 from recall.documents.markdown import chunk_texts
+from recall.history import HistoryReader
 from recall.models import MEMORIES
 from recall.read.access import AccessOverlay
 from recall.read.channels import recallable
 from recall.service import RecallService
+from recall.write.updates import MemoryEditor
 from recall.write.writer import MemoryWriter
 from runtime.graph_index import KnowledgeGraphIndex
 from runtime.preload import model_choice
@@ -67,6 +69,8 @@ class Services:
     writer: MemoryWriter
     admin: MemoryAdmin
     documents: DocumentIndex
+    editor: MemoryEditor
+    history: HistoryReader
     agents: AgentDirectory
     episodes: EpisodeService
     jobs: JobQueue
@@ -289,6 +293,8 @@ def build(
         documents=DocumentIndex(
             vectors, writer, clock, chunk_texts, max_bytes=settings.max_document_bytes
         ),
+        editor=MemoryEditor(vectors, writer, clock),
+        history=HistoryReader(vectors),
         agents=agents,
         episodes=EpisodeService(context),
         jobs=jobs,

@@ -27,6 +27,7 @@ from recall.models import MEMORIES, Chunk, chunk_id
 from recall.normalize import content_hash, normalize_text
 from recall.schemas import MemoryText
 from recall.tiers import Kind, Source, Tier
+from recall.write.guards import redact_history
 from recall.write.writer import MemoryWriter
 from vectors.models import PointFilter
 from vectors.paging import scroll_pages
@@ -159,6 +160,9 @@ def redact_record(record: dict[str, Any]) -> dict[str, Any]:
     for name in ('text', 'abstract', 'source_ref', 'metadata', 'tags'):
         if out.get(name) is not None:
             out[name] = _redact_value(out[name])
+    for name in ('versions', 'merges'):  # a memory's history holds its earlier texts
+        if out.get(name):
+            out[name] = redact_history(out[name], _redact_value)
     if out.get('entity_key'):
         # entity keys such as `phone:+15550100` embed the value itself
         kind, _, _value = str(out['entity_key']).partition(':')

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from recall.normalize import content_hash
@@ -251,12 +252,26 @@ def _redact_value(value: Any) -> Any:
     return value
 
 
+def redact_history(entries: list[Any], redact: Callable[[Any], Any]) -> list[Any]:
+    """History entries (earlier versions, merged writes) with `redact` applied to their free
+    text only: their timestamps must stay readable."""
+    return [
+        {k: redact(v) if k in ('text', 'tags', 'metadata') else v for k, v in e.items()}
+        if isinstance(e, dict)
+        else e
+        for e in entries
+    ]
+
+
 def redact_secret_fields(record: dict[str, Any]) -> dict[str, Any]:
     """An exported chunk record with secret-looking spans masked in every free-text field."""
     out = dict(record)
     for name in ('text', 'abstract', 'source_ref', 'metadata', 'tags', 'entity_key'):
         if out.get(name) is not None:
             out[name] = _redact_value(out[name])
+    for name in ('versions', 'merges'):  # a memory's history holds its earlier texts
+        if out.get(name):
+            out[name] = redact_history(out[name], _redact_value)
     if out.get('text') != record.get('text') and 'content_hash' in out:
         out['content_hash'] = content_hash(out['text'])
     return out

@@ -59,6 +59,22 @@ def test_remember_get_pin_unpin_and_delete_round_trip(mnemos: MnemosClient, scop
     assert caught.value.details and isinstance(caught.value.details[0], dict)
 
 
+def test_update_history_and_users(mnemos: MnemosClient, scope: str) -> None:
+    written = mnemos.remember(scope, 'Standup at nine', user_id='alice')
+    assert written.id is not None
+    edited = mnemos.update(written.id, text='Standup at ten', tags=['team'], reason='moved')
+    assert (edited.id, edited.text, edited.tags) == (written.id, 'Standup at ten', ['team'])
+    seen = mnemos.history(written.id)
+    assert (seen.version, seen.versions[0].text, seen.versions[0].reason) == (
+        2,
+        'Standup at nine',
+        'moved',
+    )
+    assert [(u.user_id, u.memories) for u in mnemos.users(scope).users] == [('alice', 1)]
+    with pytest.raises(NotFound):
+        mnemos.history(str(uuid.uuid4()))
+
+
 def test_batch_search_stats_and_listing(mnemos: MnemosClient, scope: str) -> None:
     batch = mnemos.remember_batch(
         [
