@@ -399,34 +399,22 @@ class MnemosClient:
             self._json('POST', f'/v1/memories/{_memory_segment(memory_id)}/unpin')
         )
 
-    def update(
-        self,
-        memory_id: str,
-        *,
-        text: str | None = None,
-        tags: Sequence[str] | None = None,
-        importance: float | None = None,
-        pinned: bool | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        reason: str | None = None,
-    ) -> ChunkOut:
-        """Edit a memory (only the fields given change; tags and metadata are replaced); the
-        state it replaces is kept in its history."""
-        given: dict[str, Any] = {'text': text, 'tags': tags, 'importance': importance}
-        given |= {'pinned': pinned, 'metadata': metadata, 'reason': reason}
-        patch = MemoryPatch.model_validate({k: v for k, v in given.items() if v is not None})
-        data = self._json('PATCH', f'/v1/memories/{memory_id}', json_body=_body(patch))
-        return ChunkOut.model_validate(data)
+    def update(self, memory_id: str, **changes: Any) -> ChunkOut:
+        """Edit a memory: `text`, `tags`, `importance`, `pinned`, `metadata` (tags and metadata
+        are replaced) and a `reason`; the state it replaces is kept in its history."""
+        body = _body(MemoryPatch.model_validate(changes))
+        path = f'/v1/memories/{_memory_segment(memory_id)}'
+        return ChunkOut.model_validate(self._json('PATCH', path, json_body=body))
 
     def history(self, memory_id: str) -> MemoryHistory:
         """A memory's versions, the writes merged into it and what superseded it (and why)."""
-        data = self._json('GET', f'/v1/memories/{memory_id}/history')
-        return MemoryHistory.model_validate(data)
+        path = f'/v1/memories/{_memory_segment(memory_id)}/history'
+        return MemoryHistory.model_validate(self._json('GET', path))
 
     def users(self, scope: str, limit: int = 100) -> UserList:
         """The users with memories in `scope`, most memories first."""
-        params = {'scope': scope, 'limit': limit}
-        return UserList.model_validate(self._json('GET', '/v1/users', params=params))
+        data = self._json('GET', '/v1/users', params={'scope': scope, 'limit': limit})
+        return UserList.model_validate(data)
 
     def list_memories(
         self,
