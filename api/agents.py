@@ -99,6 +99,25 @@ def revoke_token(token_id: str) -> Response:
     return jsonify(info.model_dump(mode='json'))
 
 
+@bp.get('/whoami')
+def whoami() -> Response:
+    """Who the bearer token stands for: admin, or an agent with its own and granted scopes
+    (tools in front of the API check a token and find its default scope with this)."""
+    caller = principal()
+    own = agent_scope(caller.agent_id) if caller.agent_id is not None else None
+    writable = ['*'] if caller.admin else [s for s in (own, *caller.extra_scopes) if s]
+    if own is not None:
+        writable.insert(1, f'{own}:*')
+    return jsonify(
+        name=caller.name,
+        admin=caller.admin,
+        agent_id=caller.agent_id,
+        scope=own,
+        writable=writable,
+        read_fallback=list(caller.leader_scopes),
+    )
+
+
 @bp.put('/teams/<team_id>')
 def put_team(team_id: str) -> Response:
     """Create or replace a team; members read the leader's memory as fallback."""

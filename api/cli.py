@@ -227,13 +227,27 @@ def reindex(args: argparse.Namespace) -> int:
 
 
 def mcp(args: argparse.Namespace) -> int:
-    """Serve the MCP tools (stdio, or streamable HTTP with --http PORT) over a running service."""
-    from api.mcp_server import run
+    """Serve the MCP tools over a running service: on stdio with --token (or KG_API_TOKEN),
+    or as streamable HTTP with --http PORT, where every caller sends its own bearer token."""
+    from api import mcp_server
 
+    if args.http is not None:
+        if args.token:
+            raise SystemExit(
+                'mnemos: mcp --http takes no --token: each HTTP caller sends its own '
+                '(Authorization: Bearer <token>)'
+            )
+        return mcp_server.run_http(
+            args.url,
+            args.http,
+            host=args.host,
+            allow_hosts=args.allow_host,
+            allow_origins=args.allow_origin,
+        )
     token = args.token or os.environ.get('KG_API_TOKEN')
     if not token:
         raise SystemExit('mnemos: mcp needs a token: set KG_API_TOKEN or pass --token')
-    return run(args.url, token, http_port=args.http, host=args.host)
+    return mcp_server.run_stdio(args.url, token)
 
 
 def worker(args: argparse.Namespace) -> int:
@@ -302,9 +316,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser('mcp', help='MCP server (stdio, or streamable HTTP) over a running service')
     p.add_argument('--url', required=True, help='the Mnemos service, e.g. http://127.0.0.1:8765')
-    p.add_argument('--token', help='default KG_API_TOKEN')
-    p.add_argument('--http', type=int, metavar='PORT', help='serve streamable HTTP on PORT')
+    p.add_argument('--token', help='stdio only; default KG_API_TOKEN')
+    p.add_argument(
+        '--http',
+        type=int,
+        metavar='PORT',
+        help='serve streamable HTTP on PORT; each request needs Authorization: Bearer <token>',
+    )
     p.add_argument('--host', default='127.0.0.1', help='with --http (default 127.0.0.1)')
+    p.add_argument(
+        '--allow-host',
+        action='append',
+        default=[],
+        metavar='NAME[:PORT]',
+        help='with --http: a Host header to accept besides the loopback names and the bind '
+        'address (repeatable; needed for --host 0.0.0.0)',
+    )
+    p.add_argument(
+        '--allow-origin',
+        action='append',
+        default=[],
+        metavar='ORIGIN',
+        help='with --http: a browser Origin to accept besides those of the allowed hosts',
+    )
     p.set_defaults(func=mcp)
 
     p = sub.add_parser('worker', help='consolidation worker (server mode, KG_REDIS_URL)')

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -174,13 +174,15 @@ def call_tool(
     return types.CallToolResult(content=_text(data), structured_content=data)
 
 
-def build_server(client: MnemosClient) -> Server[Any]:
-    """The low-level MCP server over `client` (low-level: the schemas are ours, verbatim)."""
+def build_server(client_for: Callable[[Any], MnemosClient]) -> Server[Any]:
+    """The low-level MCP server (low-level: the schemas are ours, verbatim); `client_for`
+    gives the client a call runs with from the HTTP request that carried it (None on stdio)."""
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[t.spec() for t in TOOLS])
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        client = client_for(ctx.request)
         # the client is synchronous: run it off the event loop
         return await anyio.to_thread.run_sync(call_tool, client, params.name, params.arguments)
 
@@ -195,19 +197,47 @@ def build_server(client: MnemosClient) -> Server[Any]:
     )
 
 
-def run(url: str, token: str, *, http_port: int | None = None, host: str = '127.0.0.1') -> int:
-    """Serve until stdin closes (stdio) or the process is stopped (HTTP on `http_port`)."""
+def run_stdio(url: str, token: str) -> int:
+    """Serve over stdio with `token` until stdin closes."""
     # one log line per service call would drown the MCP client's stderr log
     logging.getLogger('httpx').setLevel(logging.WARNING)
     with MnemosClient(url, token) as client:
-        server = build_server(client)
-        if http_port is None:
-            anyio.run(_serve_stdio, server)
-            return 0
-        import uvicorn
+        anyio.run(_serve_stdio, build_server(lambda _request: client))
+    return 0
 
-        app = server.streamable_http_app(host=host)
-        uvicorn.run(app, host=host, port=http_port, log_level='warning')
+
+def run_http(
+    url: str,
+    port: int,
+    *,
+    host: str = '127.0.0.1',
+    allow_hosts: Sequence[str] = (),
+    allow_origins: Sequence[str] = (),
+) -> int:
+    """Serve streamable HTTP on `host:port` until stopped: each request needs its own bearer
+    token (see api/mcp_http.py), and every call runs with it."""
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from api.mcp_http import Gatekeeper, TokenVerifier, allowed_hosts, allowed_origins, caller_token
+
+    logging.getLogger('httpx').setLevel(logging.WARNING)
+    verifier = TokenVerifier(url)
+    server = build_server(lambda request: verifier.client(caller_token(request)))
+    hosts = allowed_hosts(host, allow_hosts)
+    origins = allowed_origins(hosts, allow_origins)
+    # the SDK's own Host/Origin check stays on too, with the same lists
+    security = TransportSecuritySettings(allowed_hosts=hosts, allowed_origins=origins)
+    app = server.streamable_http_app(host=host, transport_security=security)
+    try:
+        uvicorn.run(
+            Gatekeeper(app, verifier, hosts=hosts, origins=origins),
+            host=host,
+            port=port,
+            log_level='warning',
+        )
+    finally:
+        verifier.close()
     return 0
 
 

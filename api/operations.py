@@ -26,6 +26,7 @@ from api.responses import (
     TokenCreated,
     TokenList,
     TokenRevoked,
+    WhoAmI,
 )
 from consolidation.forget import ForgetIn, ForgetReport
 from consolidation.models import JobInfo, SessionIn
@@ -334,6 +335,14 @@ register(
         tag='documents',
     ),
     # ---- tokens and teams ---------------------------------------------------------------------
+    Operation(
+        'get',
+        '/v1/whoami',
+        'agents.whoami',
+        'Who the token stands for: admin, or an agent and its scopes',
+        responses={200: WhoAmI},
+        tag='agents',
+    ),
     Operation(
         'post',
         '/v1/tokens',

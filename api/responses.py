@@ -173,6 +173,19 @@ class TokenRevoked(BaseModel):
     revoked_at: datetime | None
 
 
+class WhoAmI(BaseModel):
+    """`GET /v1/whoami`: the caller as the service sees its token."""
+
+    name: str = Field(description='`admin`, or `agent:<agent_id>`')
+    admin: bool
+    agent_id: str | None = None
+    scope: str | None = Field(
+        description="an agent's own scope (`agent:<agent_id>`); null for admin"
+    )
+    writable: list[str] = Field(description='scopes it may write (`*`: every scope)')
+    read_fallback: list[str] = Field(description="team leaders' scopes it reads, never writes")
+
+
 class TeamOut(BaseModel):
     """A team and its leader's scope."""
 

@@ -3,7 +3,6 @@ streamable HTTP, against a real service on a loopback port."""
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -16,6 +15,8 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from api.client import MnemosClient
 from api.mcp_server import TOOLS
@@ -111,11 +112,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+async def http_session_calls(mcp_url: str, scope: str) -> dict[str, Any]:
+    """`session_calls` over streamable HTTP, with the admin token as this caller's bearer."""
+    async with create_mcp_http_client(headers={'Authorization': f'Bearer {TOKEN}'}) as http:
+        return await session_calls(streamable_http_client(mcp_url, http_client=http), scope)
+
+
 def test_streamable_http_serves_the_same_tools(url: str) -> None:
     port = free_port()
-    env = {**os.environ, 'KG_API_TOKEN': TOKEN}
     cmd = [sys.executable, '-m', 'api.cli', 'mcp', '--url', url, '--http', str(port)]
-    proc = subprocess.Popen(cmd, env=env, cwd=ROOT)
+    proc = subprocess.Popen(cmd, cwd=ROOT)
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -126,7 +132,7 @@ def test_streamable_http_serves_the_same_tools(url: str) -> None:
                 assert proc.poll() is None and time.monotonic() < deadline, 'mcp --http never up'
                 time.sleep(0.1)
         scope = f'agent:h{uuid.uuid4().hex[:10]}'
-        check_session(anyio.run(session_calls, f'http://127.0.0.1:{port}/mcp', scope), scope)
+        check_session(anyio.run(http_session_calls, f'http://127.0.0.1:{port}/mcp', scope), scope)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
