@@ -10,7 +10,7 @@ from typing import Literal, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from core.clock import aware, aware_or_none
-from core.scopes import ScopeId
+from core.scopes import Identifier, ScopeId
 
 # Fixed namespace: entity and relation ids are stable across processes and re-ingestion.
 KG_NAMESPACE = uuid.UUID('8d1f6c2a-4b7e-4f0e-9c3d-6b6e6f77676b')
@@ -257,9 +257,17 @@ class KGSearchRequest(BaseModel):
 
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     scope: ScopeId
-    as_of: datetime | None = Field(default=None, description='world time; default now')
+    as_of: datetime | None = Field(
+        default=None, description='world time; default the time the question names, else now'
+    )
     hops: int = Field(default=2, ge=1, le=3)
     limit: int = Field(default=10, ge=1, le=100)
+    user_id: Identifier | None = Field(
+        default=None, description='who "I"/"my"/"我" are in the question (the asking user)'
+    )
+    include_history: bool = Field(
+        default=False, description='also facts that no longer hold (current: false), latest first'
+    )
 
     @field_validator('as_of')
     @classmethod

@@ -291,3 +291,29 @@ def name_seeds(query: str, indexes: Sequence[NameIndex], fuzzy_cutoff: float) ->
             for found, score in index.fuzzy(word, fuzzy_cutoff, limit=2):
                 seeds[found] = max(seeds.get(found, 0.0), score / 100.0)
     return seeds
+
+
+_CJK_RUN = re.compile(r'[\u3400-\u4dbf\u4e00-\u9fff]+')
+_MAX_CJK_NAME = 8  # characters: the longest Chinese name looked up inside a question
+
+
+def cjk_seeds(query: str, indexes: Sequence[NameIndex]) -> dict[str, float]:
+    """Entities a Chinese query names inside a run of characters ("张伟在哪里工作" names 张伟):
+    the longest substrings (2 to 8 characters) that are a name or alias score 1.0. Chinese has
+    no spaces, so the graph's own names are the segmentation: a word splitter would have to
+    know every name the graph knows to cut at it."""
+    seeds: dict[str, float] = {}
+    for run in _CJK_RUN.findall(query):
+        covered = [False] * len(run)
+        for size in range(min(_MAX_CJK_NAME, len(run)), 1, -1):
+            for start in range(len(run) - size + 1):
+                if any(covered[start : start + size]):
+                    continue
+                phrase = run[start : start + size]
+                for index in indexes:
+                    found = index.exact(phrase)
+                    if found is not None:
+                        seeds[found] = 1.0
+                        covered[start : start + size] = [True] * size
+                        break
+    return seeds

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import heapq
 import logging
-import math
 import threading
 from collections import defaultdict
 from collections.abc import Sequence
@@ -35,14 +33,12 @@ from kg.models import (
 )
 from kg.ports import Extractor, GraphStore
 from kg.ranking import (
-    connecting_paths,
     entity_out,
     fact_out,
-    hop_distances,
     matching_entities,
-    personalized_pagerank,
     survivor,
 )
+from kg.reads import GraphReads
 from kg.resolution import (
     EMBED_AMBIGUOUS,
     EMBED_MERGE,
@@ -52,23 +48,14 @@ from kg.resolution import (
     NameIndex,
     NameIndexes,
     embeddable,
-    name_seeds,
     normalize,
     types_compatible,
 )
-from vectors.models import ChunkText, ScoredPoint
+from vectors.models import ChunkText, ScoredPoint, SlotEvidence
 from vectors.ports import Embedder
 
 log = logging.getLogger(__name__)
 
-_SEED_FUZZY = 88.0
-_CONFIDENT_SEED = 1.0  # exact name or alias matches seed the recall channel
-_SEED_EMBED = 0.6  # cosine of a query to a name; only used when no name matched lexically
-_MAX_SEEDS = 8
-_RELATED_EDGES = 200
-_RELATED_ENTITIES = 100  # past this, an entity adds latency but no longer moves a rank
-_RELATED_PER_ENTITY = 256  # chunks read per entity: the graph stage stays flat in store size
-_SEARCH_EDGES = 500
 _INGEST_GROUP = 512
 
 
@@ -104,6 +91,7 @@ class KnowledgeGraphService:
         self._indexes = NameIndexes(self._load_index, max_index_entities)
         # one writer: resolution state and temporal reconciliation must see each other's writes
         self._write_lock = threading.RLock()
+        self._reads = GraphReads(store, self._index, embedder, clock)
 
     # ---- recall.ports.GraphIndex -----------------------------------------------------------
 
@@ -144,35 +132,13 @@ class KnowledgeGraphService:
         self, query: str, scopes: Sequence[str], hops: int, limit: int
     ) -> list[ScoredPoint]:
         """Chunks that mention entities within `hops` of those named in `query`, best first."""
-        # the channel speaks only for entities the query names outright (name or alias): a
-        # fuzzy or embedding guess fed recall noise that lowered it (bench/locomo.py --cv)
-        seeds = {
-            k: v
-            for k, v in self._seeds(query, scopes, use_embeddings=False).items()
-            if v >= _CONFIDENT_SEED
-        }
-        if not seeds:
-            return []
-        now = self._clock.now()
-        rels = self._store.neighbourhood(list(seeds), max(1, hops), now, max_edges=_RELATED_EDGES)
-        weight = dict(seeds)
-        for ident, dist in hop_distances(seeds, rels).items():
-            weight.setdefault(ident, 1.0 / (1.0 + dist))
-        entities = self._entities(list(weight), scopes)
-        for ident in weight:
-            # an entity named in every chunk (the speaker of a chat) says little about any one
-            # of them: damp by how many chunks mention it, as IDF does for words
-            count = entities[ident].mention_count if ident in entities else 1
-            weight[ident] /= math.log2(2 + count)
-        ranked = sorted(weight, key=lambda i: -weight[i])[:_RELATED_ENTITIES]
-        scores: dict[str, float] = defaultdict(float)
-        # capped fan-out: an entity every chunk names would make this grow with the store
-        mentions = self._store.chunk_mentions(ranked, per_entity=_RELATED_PER_ENTITY)
-        for ident, chunks in mentions.items():
-            for chunk in chunks:
-                scores[chunk] += weight[ident]
-        best = heapq.nsmallest(limit, scores.items(), key=lambda kv: (-kv[1], kv[0]))
-        return [ScoredPoint(id=cid, score=score) for cid, score in best]
+        return self._reads.related_chunks(query, scopes, hops, limit)
+
+    def slot_evidence(
+        self, query: str, scopes: Sequence[str], user_id: str | None
+    ) -> SlotEvidence | None:
+        """`kg.reads.GraphReads.slot_evidence`: what the graph knows of the slot a query asks."""
+        return self._reads.slot_evidence(query, scopes, user_id)
 
     def source_entities(self, ids: Sequence[str]) -> dict[str, list[str]]:
         """Ids of the entities each chunk/episode mentions; sources naming none left out."""
@@ -240,39 +206,9 @@ class KnowledgeGraphService:
     # ---- reads -----------------------------------------------------------------------------
 
     def search(self, req: KGSearchRequest, scopes: list[str]) -> KGSearchResponse:
-        """Seed by name/alias/fuzzy/embedding, traverse valid at `as_of`, rank by personalised
-        PageRank from the seeds; entities, facts with validity windows, and connecting paths."""
-        when = req.as_of or self._clock.now()
-        seeds = self._seeds(req.query, scopes, use_embeddings=True)
-        if not seeds:
-            return KGSearchResponse(as_of=when)
-        rels = self._store.neighbourhood(list(seeds), req.hops, when, max_edges=_SEARCH_EDGES)
-        import networkx as nx  # here, not at the top: ~0.2 s of every start (kg/ranking.py)
-
-        graph = nx.Graph()
-        graph.add_nodes_from(seeds)
-        for rel in rels:
-            w = rel.confidence + (
-                graph[rel.subject_id][rel.object_id]['weight']
-                if graph.has_edge(rel.subject_id, rel.object_id)
-                else 0.0
-            )
-            graph.add_edge(rel.subject_id, rel.object_id, weight=w)
-        ranks = personalized_pagerank(graph, seeds) if graph.number_of_edges() else dict(seeds)
-        top = sorted(ranks, key=lambda i: -ranks[i])[: req.limit]
-        entities = self._entities(top, scopes)
-        top = [i for i in top if i in entities]
-        chosen = set(top)
-        facts = [r for r in rels if r.subject_id in chosen and r.object_id in chosen]
-        facts.sort(key=lambda r: -(ranks.get(r.subject_id, 0) + ranks.get(r.object_id, 0)))
-        facts = facts[: req.limit * 3]
-        names = {i: e.name for i, e in entities.items()}
-        return KGSearchResponse(
-            entities=[entity_out(entities[i], ranks.get(i, 0.0), i in seeds) for i in top],
-            facts=[fact_out(r, names, when) for r in facts],
-            paths=connecting_paths(graph, rels, seeds, top, names, req.limit),
-            as_of=when,
-        )
+        """`kg.reads.GraphReads.search`: entities, facts valid at the question's time (its slot's
+        first), and the paths that connect them."""
+        return self._reads.search(req, scopes)
 
     def probe(self) -> None:
         """Raise when the graph cannot serve reads (its store's own probe, where it has one:
@@ -556,34 +492,3 @@ class KnowledgeGraphService:
                 for m in self._store.mentions([dup.id], 100_000)
             ]
         )
-
-    # ---- internals: read path --------------------------------------------------------------
-
-    def _seeds(self, query: str, scopes: Sequence[str], use_embeddings: bool) -> dict[str, float]:
-        indexes = [self._index(s) for s in scopes]
-        if not any(ix.entities for ix in indexes):
-            return {}
-        seeds = name_seeds(query, indexes, _SEED_FUZZY)
-        if not seeds and use_embeddings:
-            vector = self._embedder.embed_query(query)
-            for index in indexes:
-                for found, sim in index.nearest(vector, _SEED_EMBED, limit=3):
-                    seeds[found] = max(seeds.get(found, 0.0), sim * 0.5)
-        best = sorted(seeds.items(), key=lambda kv: -kv[1])[:_MAX_SEEDS]
-        return dict(best)
-
-    def _entities(self, ids: Sequence[str], scopes: Sequence[str]) -> dict[str, Entity]:
-        out: dict[str, Entity] = {}
-        missing = []
-        for ident in ids:
-            for scope in scopes:
-                entity = self._index(scope).entities.get(ident)
-                if entity is not None:
-                    out[ident] = entity
-                    break
-            else:
-                missing.append(ident)
-        for entity in self._store.get_entities(missing):
-            if entity.scope in scopes:
-                out[entity.id] = entity
-        return out

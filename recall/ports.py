@@ -8,6 +8,7 @@ from typing import Protocol
 from vectors.models import (
     ChunkText,
     ScoredPoint,
+    SlotEvidence,
 )
 
 
@@ -22,6 +23,14 @@ class GraphIndex(Protocol):
         self, query: str, scopes: Sequence[str], hops: int, limit: int
     ) -> list[ScoredPoint]:
         """Chunks that mention entities within `hops` of those named in `query`, best first."""
+        ...
+
+    def slot_evidence(
+        self, query: str, scopes: Sequence[str], user_id: str | None
+    ) -> SlotEvidence | None:
+        """For a question about one slot of a subject it names ("where does Dana work now",
+        "我住在哪里" asked by `user_id`): the chunks stating the value that holds at the
+        question's time and those stating values that do not; None when the graph is not sure."""
         ...
 
     def entities_of(self, ids: Sequence[str]) -> dict[str, list[str]]:

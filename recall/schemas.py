@@ -252,6 +252,10 @@ class Hit(BaseModel):
     metadata: dict[str, Any]
     abstract: str | None = Field(default=None, description='L0: one line (with `abstracts`)')
     overview: str | None = Field(default=None, description='L1: key points (with `abstracts`)')
+    superseded_by: str | None = Field(
+        default=None,
+        description='a later memory replaced this one: it answers a question about a past time',
+    )
 
 
 class Receipt(BaseModel):

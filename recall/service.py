@@ -36,6 +36,7 @@ from recall.read.fusion import (
     learned_scores,
     shipped_model,
 )
+from recall.read.history import not_then, past_period
 from recall.read.policy import apply_policy
 from recall.read.touches import AccessRecorder
 from recall.schemas import (
@@ -95,6 +96,7 @@ class _Scored:
             pinned=c.pinned,
             created_at=c.created_at,
             metadata=c.metadata,
+            superseded_by=c.superseded_by,
         )
 
 
@@ -216,6 +218,10 @@ class RecallService:
         started = time.perf_counter()
         latency: dict[str, float] = {}
         principal.require_read(req.scope)
+        # a question about a time that has ended also reads the memories replaced since
+        period = None if req.include_superseded else past_period(req.query, self._clock.now())
+        if period is not None:
+            req = req.model_copy(update={'include_superseded': True})
         recipe = self._recipe(req)
         query_vectors = self._reader.encode(req, latency)
         terms = query_terms(req.query)
@@ -246,6 +252,9 @@ class RecallService:
         t = time.perf_counter()
         floor = req.min_score if req.min_score is not None else recipe.min_score
         ranked = self._rank(req, recipe, found, terms, floor)
+        if period is not None:
+            gone = not_then([h.chunk for h in ranked.hits], period, self._vectors)
+            ranked.hits[:] = [h for h in ranked.hits if h.id not in gone]
         chosen, policy_tier = apply_policy(ranked.hits, found.payloads, req.top_k)
         hits = [c.hit() for c in chosen]
         latency['rank'] = _ms(t)
@@ -342,9 +351,11 @@ class RecallService:
         def signals(ident: str) -> dict[str, float]:
             # a turn found through its neighbour shares in the neighbour's confidence
             lenders = [sure(i) for i in found.lent_by.get(ident, ()) if i in payloads]
+            # and in the relevance the graph vouches for (recall.read.evidence)
+            vouched = found.graph.sure.get(ident, 0.0)
             return {
                 **cheap(ident),
-                'confidence': max([sure(ident), *(CONTEXT_SHARE * c for c in lenders)]),
+                'confidence': max([sure(ident), vouched, *(CONTEXT_SHARE * c for c in lenders)]),
             }
 
         ids = [f.id for f in found.fused if f.id in payloads]
@@ -368,7 +379,10 @@ class RecallService:
         else:
             base = {f.id: f.score for f in found.fused}
             order = ids
-        window = order[:size]
+        # the graph's slot evidence (recall.read.evidence); a chunk it says holds is ranked even
+        # when it would sit below the window
+        base, moved = found.graph.lift(base)
+        window = order[:size] + [i for i in order[size:] if i in found.graph.sure]
         in_window = set(window)
         fused_by_id = {f.id: f for f in found.fused}
         factors: dict[str, dict[str, float]] = {}
@@ -393,6 +407,7 @@ class RecallService:
             spoke = 1.0 + recipe.speaker_boost * signal['speaker_named'] if model is None else 1.0
             when = 1.0 + recipe.date_boost * signal['date_match'] if model is None else 1.0
             user = USER_BOOST if req.user_id is not None and chunk.user_id == req.user_id else 1.0
+            graph = moved.get(ident, 1.0)
             trusted = UNTRUSTED_FACTOR if chunk.trust != Trust.TRUSTED else 1.0
             if req.explain:
                 factors[ident] = {
@@ -420,6 +435,7 @@ class RecallService:
                 ('date_boost', when),
                 ('user_boost', user),
                 ('trust_factor', trusted),
+                ('graph_factor', graph),
             ):
                 if value != 1.0:
                     components[name] = value
@@ -446,7 +462,8 @@ class RecallService:
         return (
             method == 'learned'
             and req.mode == SearchMode.HYBRID
-            and all(c in LEARNED_CHANNELS for c in found.channels)
+            # the graph speaks through its slot evidence, not as a channel of the model
+            and all(c in LEARNED_CHANNELS or c == 'graph' for c in found.channels)
         )
 
     def close(self) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kg.service import KnowledgeGraphService
-from vectors.models import ChunkText, ScoredPoint
+from vectors.models import ChunkText, ScoredPoint, SlotEvidence
 
 
 class KnowledgeGraphIndex:
@@ -24,6 +24,12 @@ class KnowledgeGraphIndex:
     ) -> list[ScoredPoint]:
         """Chunks that mention entities within `hops` of those named in `query`, best first."""
         return self._kg.related_chunks(query, scopes, hops, limit)
+
+    def slot_evidence(
+        self, query: str, scopes: Sequence[str], user_id: str | None
+    ) -> SlotEvidence | None:
+        """What the graph knows of the slot `query` asks about: chunks holding, chunks stale."""
+        return self._kg.slot_evidence(query, scopes, user_id)
 
     def entities_of(self, ids: Sequence[str]) -> dict[str, list[str]]:
         """Chunk id -> ids of the entities it mentions; chunks that mention none left out."""

@@ -16,6 +16,7 @@ from vectors.models import (
     CollectionSpec,
     PointFilter,
     ScoredPoint,
+    SlotEvidence,
     SparseVector,
     StoredPoint,
     VectorPoint,
@@ -215,6 +216,12 @@ class RecordingGraphIndex:
         wanted = f'entity:{query.split()[0].lower()}' if query.split() else ''
         ids = [cid for cid, ents in self.mentions.items() if wanted in ents]
         return [ScoredPoint(id=cid, score=1.0) for cid in ids[:limit]]
+
+    def slot_evidence(
+        self, query: str, scopes: Sequence[str], user_id: str | None
+    ) -> SlotEvidence | None:
+        """The fake graph knows no slots."""
+        return None
 
     def entities_of(self, ids: Sequence[str]) -> dict[str, list[str]]:
         """The recorded mentions of these chunks."""

@@ -50,6 +50,16 @@ class ScoredPoint(BaseModel):
     payload: dict[str, Any] = Field(default_factory=dict)
 
 
+class SlotEvidence(BaseModel):
+    """What the graph knows of the slot a query asks about (where someone lives, works…):
+    the chunks stating the value that holds at the query's time, and the chunks stating values
+    of that slot that no longer hold (or did not yet) then."""
+
+    holding: list[str] = Field(default_factory=list)
+    stale: list[str] = Field(default_factory=list)
+    past: bool = Field(default=False, description='the query names a time that has ended')
+
+
 class Range(BaseModel):
     """Inclusive numeric range; timestamps are epoch seconds."""
 

@@ -14,7 +14,7 @@ import logging
 import time
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -22,6 +22,7 @@ from core.overlap import Deferred, Overlap
 from recall.models import ANY_USER, EPISODES, MEMORIES
 from recall.ports import GraphIndex
 from recall.read.context import CONTEXT_DEPTH, context_list, neighbours_of
+from recall.read.evidence import GraphVerdict, slot_verdict
 from recall.read.filters import apply_search_filters
 from recall.read.fusion import Fused, FusionConfig, fuse, graph_weight
 from recall.schemas import SearchMode, SearchRequest
@@ -51,6 +52,8 @@ class Found:
     payloads: dict[str, dict[str, Any]]
     # a context-channel candidate -> the hits it neighbours (it shares their confidence)
     lent_by: dict[str, list[str]]
+    # the graph's slot evidence: factors on scores, relevance it vouches for (recall.read.evidence)
+    graph: GraphVerdict = field(default_factory=GraphVerdict)
 
 
 def recallable(scopes: list[str] | None) -> PointFilter:
@@ -207,7 +210,8 @@ class ChannelReader:
                 for other in others:
                     lent_by.setdefault(other, []).append(source)
             latency['context'] = latency.get('context', 0.0) + _ms(t)
-        if self._graph is not None and hybrid and recipe.weight('graph') > 0:
+        graph_on = self._graph is not None and hybrid and recipe.weight('graph') > 0
+        if graph_on:
             t = time.perf_counter()
             channels['graph'] = self._graph_channel(
                 req.query, scopes, flt, req.hops, depth, payloads
@@ -223,7 +227,31 @@ class ChannelReader:
         # the learned model ranks later (_rank); RRF gives the preliminary order and receipt
         fused = fuse(lists, 'rrf' if method == 'learned' else method, weights)
         latency['fuse'] = latency.get('fuse', 0.0) + _ms(t)
-        return Found(channels=channels, fused=fused, payloads=payloads, lent_by=lent_by)
+        verdict = GraphVerdict()
+        if graph_on:
+            t = time.perf_counter()
+            verdict = self._slot_verdict(req, scopes, flt, payloads, fused)
+            latency['graph'] = latency.get('graph', 0.0) + _ms(t)
+        return Found(
+            channels=channels, fused=fused, payloads=payloads, lent_by=lent_by, graph=verdict
+        )
+
+    def _slot_verdict(
+        self,
+        req: SearchRequest,
+        scopes: list[str],
+        flt: PointFilter,
+        payloads: dict[str, dict[str, Any]],
+        fused: list[Fused],
+    ) -> GraphVerdict:
+        assert self._graph is not None
+        try:
+            return slot_verdict(
+                self._graph, self._vectors, req.query, scopes, req.user_id, flt, payloads, fused
+            )
+        except Exception:  # the graph is an extra channel: recall must not fail with it
+            log.exception('graph slot evidence failed; answering without it')
+            return GraphVerdict()
 
     def neighbours(
         self,
