@@ -14,6 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from core.errors import ConfigurationError
 
 ENV_PREFIX = 'KG_'
+# read by clients of a service (the address `mnemos_client` falls back to), not by the service:
+# both often share one environment, so the service lets them pass
+CLIENT_VARIABLES = frozenset({'KG_URL'})
 
 
 class Settings(BaseModel):
@@ -228,7 +231,7 @@ class Settings(BaseModel):
             values.update(_read_file(path))
         fields = set(cls.model_fields)
         for key, raw in env.items():
-            if not key.startswith(ENV_PREFIX) or key == 'KG_CONFIG':
+            if not key.startswith(ENV_PREFIX) or key == 'KG_CONFIG' or key in CLIENT_VARIABLES:
                 continue
             name = key[len(ENV_PREFIX) :].lower()
             if name not in fields:
