@@ -14,11 +14,13 @@ import pytest
 from pydantic import BaseModel
 
 from core.settings import Settings
+from mnemos_client import AsyncMnemos, Mnemos
 from mnemos_client import models as m
 from mnemos_client import options as o
 
 REQUESTS: dict[type[BaseModel], str] = {
     m.MemoryIn: 'MemoryIn',
+    m.MemoryPatch: 'MemoryPatch',
     m.SearchFilters: 'SearchFilters',
     m.SearchRequest: 'SearchRequest',
     m.CaptureIn: 'CaptureIn',
@@ -36,6 +38,13 @@ REQUESTS: dict[type[BaseModel], str] = {
 ANSWERS: dict[type[BaseModel], str] = {
     m.ErrorDetail: 'ErrorDetail',
     m.Memory: 'ChunkOut',
+    m.MemoryVersion: 'MemoryVersion',
+    m.MergeRecord: 'MergeRecord',
+    m.Superseder: 'Superseder',
+    m.SupersededMemory: 'SupersededMemory',
+    m.MemoryHistory: 'MemoryHistory',
+    m.UserCount: 'UserCount',
+    m.UserList: 'UserList',
     m.WriteResult: 'MemoryWritten',
     m.BatchItemError: 'BatchItemError',
     m.BatchItemResult: 'BatchItem',
@@ -79,11 +88,61 @@ ANSWERS: dict[type[BaseModel], str] = {
 # option TypedDict -> (request model, the fields the call takes positionally)
 OPTIONS: dict[Any, tuple[str, set[str]]] = {
     o.MemoryOptions: ('MemoryIn', {'scope', 'text'}),
+    o.MemoryChanges: ('MemoryPatch', set()),
     o.SearchOptions: ('SearchRequest', {'query', 'scope'}),
     o.CaptureOptions: ('CaptureIn', {'scope', 'text'}),
     o.BundleOptions: ('BundleIn', {'scope', 'message'}),
     o.GraphSearchOptions: ('KGSearchRequest', {'query', 'scope'}),
     o.SessionOptions: ('SessionIn', {'scope', 'messages'}),
+}
+
+# every operation of the document -> the client method that calls it, or why there is none
+OPERATIONS: dict[str, str] = {
+    'healthz': 'health',
+    'observability_readyz': 'ready',
+    'memory_create_memory': 'remember',
+    'memory_create_memories': 'remember_batch',
+    'memory_list_memories': 'list_memories',
+    'memory_get_memory': 'get',
+    'memory_delete_memory': 'delete',
+    'memory_pin_memory': 'pin',
+    'memory_unpin_memory': 'unpin',
+    'memory_memory_search': 'search',
+    'memory_memory_stats': 'stats',
+    'updates_update_memory': 'update',
+    'updates_memory_history': 'history',
+    'updates_list_users': 'users',
+    'capture_capture_turn': 'capture',
+    'capture_recall_bundle': 'bundle',
+    'graph_knowledge_graph_search': 'kg_search',
+    'graph_get_entity': 'entity',
+    'graph_list_entities': 'entities',
+    'sessions_complete': 'complete_session',
+    'sessions_job_status': 'job',
+    'sessions_episodes': 'episodes',
+    'admin_export': 'export',
+    'admin_import_': 'import_records',
+    'admin_forget_': 'forget',
+}
+# operations an application does not call: pages, scrapes, and the operator's admin routes
+# (`request()` reaches them)
+NOT_WRAPPED = {
+    'observability_metrics',
+    'openapi_openapi_json',
+    'openapi_docs',
+    'openapi_docs_asset',
+    'ui_page',
+    'ui_asset',
+    'admin_snapshot',
+    'admin_hydrate',
+    'admin_index_document',
+    'admin_delete_document',
+    'agents_create_token',
+    'agents_list_tokens',
+    'agents_revoke_token',
+    'agents_put_team',
+    'agents_get_team',
+    'agents_delete_team',
 }
 
 ENUMS: dict[str, Any] = {
@@ -102,7 +161,7 @@ ENUMS: dict[str, Any] = {
 
 
 @pytest.fixture(scope='module')
-def schemas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+def document(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     from api import create_app
 
     data_dir = Path(tmp_path_factory.mktemp('openapi-data'))
@@ -111,9 +170,27 @@ def schemas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     )
     app = create_app(settings)
     try:
-        yield app.test_client().get('/openapi.json').get_json()['components']['schemas']
+        yield app.test_client().get('/openapi.json').get_json()
     finally:
         app.extensions['mnemos'].close()
+
+
+@pytest.fixture(scope='module')
+def schemas(document: dict[str, Any]) -> dict[str, Any]:
+    return dict(document['components']['schemas'])
+
+
+def test_every_operation_has_a_client_method_in_both_clients(document: dict[str, Any]) -> None:
+    operations = {
+        op['operationId']
+        for methods in document['paths'].values()
+        for op in methods.values()
+        if isinstance(op, dict) and 'operationId' in op
+    }
+    unknown = operations - set(OPERATIONS) - NOT_WRAPPED
+    assert not unknown, f'operations without a client method: {sorted(unknown)}'
+    for name in OPERATIONS.values():
+        assert callable(getattr(Mnemos, name)) and callable(getattr(AsyncMnemos, name)), name
 
 
 @pytest.mark.parametrize('model', list(REQUESTS), ids=lambda c: c.__name__)

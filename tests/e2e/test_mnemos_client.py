@@ -63,6 +63,19 @@ def test_remember_get_pin_unpin_and_delete_round_trip(mnemos: Mnemos, scope: str
     assert caught.value.details and isinstance(caught.value.details[0], dict)
 
 
+def test_update_keeps_the_old_version_in_the_history_and_users_are_listed(
+    mnemos: Mnemos, scope: str
+) -> None:
+    written = mnemos.remember(scope, 'Gina lives in Porto', user_id='gina')
+    assert written.id is not None
+    updated = mnemos.update(written.id, text='Gina lives in Lisbon', reason='moved')
+    assert updated.text == 'Gina lives in Lisbon' and updated.id == written.id
+    history = mnemos.history(written.id)
+    assert [v.text for v in history.versions] == ['Gina lives in Porto']
+    assert history.current.text == 'Gina lives in Lisbon'
+    assert [(u.user_id, u.memories) for u in mnemos.users(scope).users] == [('gina', 1)]
+
+
 def test_batch_search_stats_and_listing(mnemos: Mnemos, scope: str) -> None:
     batch = mnemos.remember_batch(
         [

@@ -177,6 +177,20 @@ def pin(memory_id: str, pinned: bool) -> Call[m.Memory]:
     return Call('POST', path, reader(m.Memory))
 
 
+def update(memory_id: str, changes: m.MemoryPatch) -> Call[m.Memory]:
+    path = f'/v1/memories/{path_segment("memory_id", memory_id)}'
+    return Call('PATCH', path, reader(m.Memory), json=body(changes))
+
+
+def history(memory_id: str) -> Call[m.MemoryHistory]:
+    path = f'/v1/memories/{path_segment("memory_id", memory_id)}/history'
+    return Call('GET', path, reader(m.MemoryHistory))
+
+
+def users(scope: str, limit: int) -> Call[m.UserList]:
+    return Call('GET', '/v1/users', reader(m.UserList), params=query(scope=scope, limit=limit))
+
+
 def list_memories(
     scope: str | None, kind: str | None, q: str | None, limit: int, offset: str | None
 ) -> Call[m.MemoryPage]:

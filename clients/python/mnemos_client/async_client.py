@@ -20,6 +20,7 @@ from mnemos_client.options import (
     BundleOptions,
     CaptureOptions,
     GraphSearchOptions,
+    MemoryChanges,
     MemoryOptions,
     SearchOptions,
     SessionOptions,
@@ -175,6 +176,19 @@ class AsyncMnemos:
     async def unpin(self, memory_id: str) -> m.Memory:
         """Unpin: the memory decays again."""
         return await self.run(calls.pin(memory_id, False))
+
+    async def update(self, memory_id: str, **changes: Unpack[MemoryChanges]) -> m.Memory:
+        """Edit a memory (`text`, `tags`, `importance`, `pinned`, `metadata`, and a `reason`);
+        the state it replaces is kept in its history, a new text is embedded and extracted anew."""
+        return await self.run(calls.update(memory_id, calls.build(m.MemoryPatch, changes)))
+
+    async def history(self, memory_id: str) -> m.MemoryHistory:
+        """A memory's versions, the writes merged into it and what superseded it (and why)."""
+        return await self.run(calls.history(memory_id))
+
+    async def users(self, scope: str, limit: int = 100) -> m.UserList:
+        """The users with memories in `scope`, most memories first."""
+        return await self.run(calls.users(scope, limit))
 
     async def list_memories(
         self,

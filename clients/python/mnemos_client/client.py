@@ -18,6 +18,7 @@ from mnemos_client.options import (
     BundleOptions,
     CaptureOptions,
     GraphSearchOptions,
+    MemoryChanges,
     MemoryOptions,
     SearchOptions,
     SessionOptions,
@@ -173,6 +174,19 @@ class Mnemos:
     def unpin(self, memory_id: str) -> m.Memory:
         """Unpin: the memory decays again."""
         return self.run(calls.pin(memory_id, False))
+
+    def update(self, memory_id: str, **changes: Unpack[MemoryChanges]) -> m.Memory:
+        """Edit a memory (`text`, `tags`, `importance`, `pinned`, `metadata`, and a `reason`);
+        the state it replaces is kept in its history, a new text is embedded and extracted anew."""
+        return self.run(calls.update(memory_id, calls.build(m.MemoryPatch, changes)))
+
+    def history(self, memory_id: str) -> m.MemoryHistory:
+        """A memory's versions, the writes merged into it and what superseded it (and why)."""
+        return self.run(calls.history(memory_id))
+
+    def users(self, scope: str, limit: int = 100) -> m.UserList:
+        """The users with memories in `scope`, most memories first."""
+        return self.run(calls.users(scope, limit))
 
     def list_memories(
         self,

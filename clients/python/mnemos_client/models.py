@@ -90,6 +90,17 @@ class MemoryIn(Request):
     entity_key: str | None = Field(default=None, min_length=3, max_length=256)
 
 
+class MemoryPatch(Request):
+    """Changes to a memory (`PATCH /v1/memories/{id}`); tags and metadata are replaced."""
+
+    text: str | None = None
+    tags: list[str] | None = None
+    importance: float | None = None
+    pinned: bool | None = None
+    metadata: dict[str, Any] | None = None
+    reason: str | None = None
+
+
 class SearchFilters(Request):
     """Restrict a search to kinds, tiers, a user, tags, pinned state or a creation window."""
 
@@ -255,6 +266,78 @@ class WriteResult(Answer):
     merged_into: str | None = None
     superseded: list[str] = Field(default_factory=list)
     memory: Memory | None = None
+
+
+class MemoryVersion(Answer):
+    """One state of a memory: its text and fields from `since` until `replaced_at`."""
+
+    version: int
+    text: str
+    tags: list[str] = Field(default_factory=list)
+    importance: float = 0.5
+    pinned: bool = False
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    since: datetime
+    replaced_at: datetime | None = None
+    changed: list[str] = Field(default_factory=list)
+    reason: str | None = None
+
+
+class MergeRecord(Answer):
+    """A write merged into a memory."""
+
+    at: datetime
+    text: str
+    reason: str
+    source: str = 'user'
+    trust: str = 'trusted'
+
+
+class Superseder(Answer):
+    """What superseded a memory, when and why."""
+
+    id: str | None
+    text: str | None
+    at: datetime | None
+    reason: str | None
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class SupersededMemory(Answer):
+    """A memory this one superseded."""
+
+    id: str
+    text: str
+    at: datetime | None
+
+
+class MemoryHistory(Answer):
+    """A memory's versions (oldest first, then `current`), merges and supersession."""
+
+    id: str
+    scope: str
+    version: int
+    current: MemoryVersion
+    versions: list[MemoryVersion]
+    merges: list[MergeRecord]
+    merge_count: int
+    superseded: bool
+    superseded_by: Superseder | None
+    supersedes: list[SupersededMemory]
+
+
+class UserCount(Answer):
+    """A user and how many memories of a scope are theirs."""
+
+    user_id: str
+    memories: int
+
+
+class UserList(Answer):
+    """The users with memories in a scope, most first."""
+
+    scope: str
+    users: list[UserCount]
 
 
 class BatchItemError(Answer):

@@ -41,6 +41,17 @@ class MemoryOptions(TypedDict, total=False):
     entity_key: str | None
 
 
+class MemoryChanges(TypedDict, total=False):
+    """Changes of `update` (`MemoryPatch`)."""
+
+    text: str | None
+    tags: list[str] | None
+    importance: float | None
+    pinned: bool | None
+    metadata: dict[str, Any] | None
+    reason: str | None
+
+
 class SearchOptions(TypedDict, total=False):
     """Options of `search` (`SearchRequest` less `query` and `scope`)."""
 
