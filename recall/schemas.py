@@ -98,6 +98,10 @@ class WriteResult(BaseModel):
     reason: str | None = None
     merged_into: str | None = None
     superseded: list[str] = Field(default_factory=list)
+    redacted: list[str] = Field(
+        default_factory=list,
+        description='secret spans masked before storing, as <field>:<kind> (text:password)',
+    )
 
     def still_superseding(self, revived: set[str]) -> WriteResult:
         """This result without the memories a later merge of its batch made current again."""

@@ -6,28 +6,31 @@ anew, so they go through `MemoryWriter.store`; reads (export, snapshot) use the 
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from core import jsonsafe
 from core.clock import Clock, storable
 from core.errors import InvalidInput
 from core.scopes import ScopeId
-from core.text import EMAIL_PATTERN
 from recall.admin.collisions import owned, split_merges
+from recall.admin.redaction import redact_record
+from recall.admin.reports import Dedupe as Dedupe
+from recall.admin.reports import HydrateReport as HydrateReport
+from recall.admin.reports import ImportReport as ImportReport
+from recall.admin.reports import LineError, Redactions
+from recall.admin.snapshot import SnapshotEntry, parse_snapshot
+from recall.admin.snapshot import render_snapshot as render_snapshot
 from recall.models import MEMORIES, Chunk, chunk_id
 from recall.normalize import content_hash, normalize_text
 from recall.schemas import MemoryText
-from recall.tiers import Kind, Source, Tier
-from recall.write.guards import redact_history
+from recall.tiers import Source, Tier
+from recall.write.guards import redact_chunk
 from recall.write.writer import MemoryWriter
 from vectors.models import PointFilter
 from vectors.paging import scroll_pages
@@ -37,47 +40,8 @@ log = logging.getLogger(__name__)
 
 BATCH = 256
 PROGRESS_EVERY = 1000
-MAX_REPORTED_ERRORS = 100
 # facet() needs a bound; more distinct scopes than this in one store is not a realistic setup
 MAX_SCOPES = 100_000
-
-
-class Dedupe(StrEnum):
-    """How an import treats records that are already stored (or repeated in the file)."""
-
-    NONE = 'none'
-    ID = 'id'
-    ID_TEXT = 'id_text'
-
-
-class LineError(BaseModel):
-    """Why one input line (or snapshot entry) was not imported."""
-
-    line: int
-    error: str
-    message: str
-    details: Any = None
-
-
-class ImportReport(BaseModel):
-    """Counts of an import; `errors` lists the first invalid lines with their numbers."""
-
-    read: int = 0
-    imported: int = 0
-    skipped_duplicate: int = 0
-    invalid: int = 0
-    dry_run: bool = False
-    dedupe: Dedupe = Dedupe.ID
-    errors: list[LineError] = Field(default_factory=list)
-    errors_truncated: bool = False
-
-    def add_error(self, error: LineError) -> None:
-        """Count an invalid line; keep its details while the list is short."""
-        self.invalid += 1
-        if len(self.errors) < MAX_REPORTED_ERRORS:
-            self.errors.append(error)
-        else:
-            self.errors_truncated = True
 
 
 class ImportRecord(Chunk):
@@ -115,176 +79,6 @@ class ImportRecord(Chunk):
         data['updated_at'] = self.updated_at or data['created_at']
         data['content_hash'] = content_hash(self.text)
         return Chunk.model_validate(data)
-
-
-# ---- redaction ------------------------------------------------------------------------------
-
-_EMAIL = re.compile(EMAIL_PATTERN)
-_PHONE_CANDIDATE = re.compile(r'(?<![\w.])\+?\(?\d[\d\s().-]{5,}\d(?![\w.])')
-_NOT_PHONE = re.compile(
-    r'^\d{4}[-./]\d{1,2}[-./]\d{1,2}$'  # dates
-    r'|^\d{1,2}[-./]\d{1,2}[-./]\d{2,4}$'
-    r'|^\d{1,3}(?:\.\d{1,3}){3}$'  # IPv4 addresses
-)
-EMAIL_PLACEHOLDER = '[email]'
-PHONE_PLACEHOLDER = '[phone]'
-
-
-def _phone(match: re.Match[str]) -> str:
-    found = match.group(0)
-    digits = sum(ch.isdigit() for ch in found)
-    # dates, addresses and short numbers are not phone numbers; E.164 allows 7 to 15 digits
-    if not 7 <= digits <= 15 or _NOT_PHONE.match(found.strip()):
-        return found
-    return PHONE_PLACEHOLDER
-
-
-def redact_text(text: str) -> str:
-    """`text` with email addresses and phone numbers replaced by placeholders."""
-    return _PHONE_CANDIDATE.sub(_phone, _EMAIL.sub(EMAIL_PLACEHOLDER, text))
-
-
-def _redact_value(value: Any) -> Any:
-    if isinstance(value, str):
-        return redact_text(value)
-    if isinstance(value, list):
-        return [_redact_value(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _redact_value(v) for k, v in value.items()}
-    return value
-
-
-def redact_record(record: dict[str, Any]) -> dict[str, Any]:
-    """A chunk record with personal data redacted from every free-text field."""
-    out = dict(record)
-    for name in ('text', 'abstract', 'source_ref', 'metadata', 'tags'):
-        if out.get(name) is not None:
-            out[name] = _redact_value(out[name])
-    for name in ('versions', 'merges'):  # a memory's history holds its earlier texts
-        if out.get(name):
-            out[name] = redact_history(out[name], _redact_value)
-    if out.get('entity_key'):
-        # entity keys such as `phone:+15550100` embed the value itself
-        kind, _, _value = str(out['entity_key']).partition(':')
-        out['entity_key'] = f'{kind}:[redacted]'
-    if out.get('text') != record.get('text'):
-        out['content_hash'] = content_hash(out['text'])
-    return out
-
-
-# ---- snapshot format ------------------------------------------------------------------------
-
-_ENTRY = re.compile(r'^<!-- mnemos:memory (\{.*\}) -->[ \t]*$', re.MULTILINE)
-_SNAPSHOT_FIELDS = (
-    'id', 'user_id', 'kind', 'importance', 'importance_label', 'confidence', 'pinned',
-    'access_count', 'created_at', 'updated_at', 'accessed_at', 'expires_at', 'source',
-    'source_ref', 'trust', 'tags', 'entity_key', 'abstract', 'metadata',
-)  # fmt: skip
-
-
-class SnapshotEntry(BaseModel):
-    """One Core memory parsed from a snapshot; `text` is the Markdown body under its heading."""
-
-    model_config = ConfigDict(extra='ignore')
-
-    text: str = Field(min_length=1)
-    user_id: str | None = None
-    kind: Kind = Kind.NOTE
-    importance: float = Field(default=0.7, ge=0.0, le=1.0)
-    importance_label: str | None = None
-    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
-    pinned: bool = False
-    access_count: int = Field(default=0, ge=0)
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
-    accessed_at: datetime | None = None
-    expires_at: datetime | None = None
-    source: Source | None = None
-    source_ref: str | None = None
-    trust: str | None = None
-    tags: list[str] = Field(default_factory=list)
-    entity_key: str | None = None
-    abstract: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator('created_at', 'updated_at', 'accessed_at', 'expires_at')
-    @classmethod
-    def _storable(cls, value: datetime | None) -> datetime | None:
-        return storable(value) if value is not None else None  # epoch seconds must read back
-
-
-class HydrateReport(BaseModel):
-    """Counts of a hydrate: entries read, written, skipped because already stored, invalid."""
-
-    read: int = 0
-    written: int = 0
-    skipped_existing: int = 0
-    invalid: int = 0
-    format: str = 'snapshot'
-    errors: list[LineError] = Field(default_factory=list)
-
-    def add_error(self, error: LineError) -> None:
-        """Count an invalid entry; keep its details while the list is short."""
-        self.invalid += 1
-        if len(self.errors) < MAX_REPORTED_ERRORS:
-            self.errors.append(error)
-
-
-def _title(text: str) -> str:
-    first = ' '.join(text.split())
-    return first if len(first) <= 60 else first[:57].rstrip() + '...'
-
-
-def render_snapshot(scope: str, chunks: Sequence[Chunk], taken_at: datetime) -> str:
-    """Markdown of Core memories: a heading and a metadata comment per memory, then its text."""
-    lines = [
-        f'# Core memories of {scope}',
-        '',
-        f'- scope: `{scope}`',
-        f'- memories: {len(chunks)}',
-        f'- taken_at: {taken_at.isoformat()}',
-        '',
-    ]
-    for number, chunk in enumerate(chunks, 1):
-        data = chunk.model_dump(mode='json')
-        meta = {k: data[k] for k in _SNAPSHOT_FIELDS if data.get(k) not in (None, [], {})}
-        lines += [
-            f'## {number}. {_title(chunk.text)}',
-            f'<!-- mnemos:memory {json.dumps(meta, ensure_ascii=False, sort_keys=True)} -->',
-            '',
-            chunk.text.strip(),
-            '',
-        ]
-    return '\n'.join(lines)
-
-
-def parse_snapshot(markdown: str) -> tuple[list[tuple[int, dict[str, Any]]], bool]:
-    """(entry number, raw fields incl. text) per entry, and whether the text was a snapshot."""
-    matches = list(_ENTRY.finditer(markdown))
-    if not matches:
-        return [], False
-    entries: list[tuple[int, dict[str, Any]]] = []
-    for index, match in enumerate(matches):
-        end = len(markdown)
-        if index + 1 < len(matches):
-            # the body ends where the next entry's heading line starts
-            next_start = matches[index + 1].start()
-            heading = markdown.rfind('\n', 0, max(next_start - 1, 0))
-            end = heading + 1 if heading >= match.end() else next_start
-        body = markdown[match.end() : end].strip()
-        try:
-            meta = jsonsafe.loads(match.group(1))
-        except jsonsafe.NotJson:
-            meta = None
-        if not isinstance(meta, dict):
-            entries.append((index + 1, {'_invalid': 'metadata comment is not a JSON object'}))
-            continue
-        if jsonsafe.too_deep(meta) is not None:
-            problem = f'metadata comment is nested deeper than {jsonsafe.MAX_DEPTH} levels'
-            entries.append((index + 1, {'_invalid': problem}))
-            continue
-        entries.append((index + 1, {**meta, 'text': body}))
-    return entries, True
 
 
 # ---- the service ----------------------------------------------------------------------------
@@ -454,7 +248,7 @@ class MemoryAdmin:
                 )
             )
             return None
-        return chunk
+        return _masked(chunk, number, report)
 
     def _import_batch(
         self,
@@ -584,7 +378,7 @@ class MemoryAdmin:
                 'content_hash': content_hash(entry.text),
             }
             data.setdefault('source', Source.IMPORT.value)
-            chunk = Chunk.model_validate(data)
+            chunk = _masked(Chunk.model_validate(data), number, report)
         except (ValidationError, InvalidInput) as exc:
             message = 'entry has no text' if isinstance(exc, InvalidInput) else str(exc)
             report.add_error(
@@ -592,3 +386,11 @@ class MemoryAdmin:
             )
             return None
         return chunk
+
+
+def _masked(chunk: Chunk, number: int, report: Redactions) -> Chunk:
+    """`chunk` with secret spans masked in every free-text field, reported by line."""
+    clean, found = redact_chunk(chunk)
+    if found:
+        report.add_redaction(number, found)
+    return clean

@@ -21,7 +21,7 @@ from recall.normalize import name_key, normalize_text, strip_recall_blocks
 from recall.schemas import MemoryIn
 from recall.tiers import ImportanceLabel, Kind, Source, Tier
 from recall.write.deterministic import Captured, deterministic_capture
-from recall.write.guards import injection_reason, is_system_channel, secret_kind
+from recall.write.guards import injection_reason, is_system_channel, mask_turn
 from recall.write.importance import grade, label_for
 from recall.write.rules import (
     ANAPHORIC_LESSON,
@@ -580,12 +580,12 @@ def capture(
     injected = injection_reason(own, source)
     if injected is not None:
         return whole(SkipReason.INJECTED, injected)
-    secret = secret_kind(own)
-    if secret is not None:
-        return whole(SkipReason.SECRET, secret)
+    own, masked = mask_turn(own)  # the secret spans go, the rest of the turn stays (seed 004)
+    if not own:
+        return whole(SkipReason.SECRET, masked[0])
     candidates, skipped = _analyse(own, now)
     kept, dropped = _select(candidates)
-    skipped += dropped
+    skipped += dropped + [Skipped(text=m, reason=SkipReason.SECRET, detail=m) for m in masked]
     captured = deterministic_capture(own, now)
     reason: SkipReason | None = None
     if not kept:

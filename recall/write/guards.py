@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from recall.normalize import content_hash
+from recall.models import Chunk
+from recall.normalize import content_hash, strip_recall_blocks
 from recall.read.bundle import RECALL_MARKER
+from recall.schemas import MemoryIn
+from recall.write import scanner
 
 SYSTEM_CHANNELS = frozenset({'heartbeat', 'cron', 'system'})
 # runtime-built user-role messages carry one of these tags (seed 001: source=internal|banner|…)
@@ -126,130 +129,80 @@ def explicit_injection(text: str) -> str | None:
 
 
 # ---- secrets ----------------------------------------------------------------------------------
-# Credentials and payment numbers never become memory (seed 004: "skip secrets-like strings"):
-# a recalled memory is pasted into prompts and exports, so a stored key would leak again and
-# again. Each pattern names its kind; the skip reason is `secret:<kind>`.
-_SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, flags))
-    for name, pattern, flags in (
-        (
-            'private_key',
-            # the whole block when it ends, else everything after its header
-            r'-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----'
-            r'(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*)',
-            re.DOTALL,
-        ),
-        ('api_key', r'\b(?:sk|pk|rk)[-_](?:(?:live|test|proj|ant)[-_])?[A-Za-z0-9_-]{16,}', 0),
-        ('aws_access_key', r'\b(?:AKIA|ASIA)[0-9A-Z]{16}\b', 0),
-        ('github_token', r'\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})', 0),
-        ('slack_token', r'\bxox[abposr]-[A-Za-z0-9-]{10,}', 0),
-        ('google_api_key', r'\bAIza[0-9A-Za-z_-]{35}\b', 0),
-        ('jwt', r'\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}', 0),
-        ('bearer_token', r'\bbearer\s+[A-Za-z0-9._~+/-]{16,}=*', re.IGNORECASE),
-        (
-            'password',
-            r'(?:\b(?:password|passwd|passphrase|pwd|pw|passcode|pin code)\b'
-            r'(?:\s+(?:is|=|:)|\s*[:=：])\s*["\']?\S{3,}'
-            r'|(?:密码|口令|登录密码|支付密码)\s*(?:是|为|:|：|=)\s*\S{3,})',
-            re.IGNORECASE,
-        ),
-    )
-)
-# 13-19 digits, optionally grouped by single spaces or dashes; not part of a longer number,
-# word, path or URL (ids in upload URLs pass Luhn one time in ten), not a phone number written
-# with `+`; a Luhn check then drops nine random digit runs in ten
-_CARD = re.compile(r'(?<![\w+/.])(?<!\+ )[2-6]\d{3}(?:[ -]?\d){9,15}(?![\w/])')
-# a digit run the writer labels as a card number is one whether or not it passes Luhn (people
-# mistype, and a mistyped card number is still private)
-_CARD_LABEL = re.compile(
-    r'(?:card\s*(?:number|no\.?|#)|credit\s*card|debit\s*card|卡号|银行卡|信用卡|储蓄卡)'
-    r'[^\d\n]{0,12}$',
-    re.IGNORECASE,
-)
-_IBAN = re.compile(r'\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b')
-
-
-def _luhn(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
-def _card_spans(text: str) -> list[tuple[int, int]]:
-    spans = []
-    for match in _CARD.finditer(text):
-        digits = re.sub(r'\D', '', match.group())
-        if not (13 <= len(digits) <= 19 and len(set(digits)) > 1):
-            continue
-        labelled = _CARD_LABEL.search(text[max(0, match.start() - 40) : match.start()])
-        if labelled or _luhn(digits):
-            spans.append(match.span())
-    return spans
-
-
-def _iban_spans(text: str) -> list[tuple[int, int]]:
-    spans = []
-    for match in _IBAN.finditer(text):
-        compact = match.group().replace(' ', '')
-        if not 15 <= len(compact) <= 34:
-            continue
-        # ISO 13616: move the first four characters to the end, letters to numbers, mod 97 == 1
-        moved = compact[4:] + compact[:4]
-        number = ''.join(str(int(ch, 36)) for ch in moved)
-        if int(number) % 97 == 1:
-            spans.append(match.span())
-    return spans
+# the scanner itself is `recall.write.scanner`; these are the names the write paths call
 
 
 def secret_spans(text: str) -> list[tuple[str, int, int]]:
     """(kind, start, end) of every secret-looking span in `text`, in order."""
-    found = [(kind, *m.span()) for kind, rx in _SECRET_PATTERNS for m in rx.finditer(text)]
-    found += [('card_number', *span) for span in _card_spans(text)]
-    found += [('iban', *span) for span in _iban_spans(text)]
-    return sorted(found, key=lambda f: (f[1], -f[2]))
+    return scanner.secret_spans(text)
 
 
 def secret_kind(text: str) -> str | None:
     """The kind of the first secret in `text` (api_key, password, card_number, ...), or None."""
-    spans = secret_spans(text)
+    spans = scanner.secret_spans(text)
     return spans[0][0] if spans else None
+
+
+def mask_turn(text: str) -> tuple[str, list[str]]:
+    """A turn with its secret spans masked ('' when nothing else is left), and the kinds
+    masked."""
+    clean, kinds = scanner.redact(text)
+    return ('' if kinds and scanner.only_secrets(clean) else clean), kinds
 
 
 def redact_secrets(text: str) -> str:
     """`text` with each secret-looking span replaced by `[redacted:<kind>]`."""
-    out: list[str] = []
-    at = 0
-    for kind, start, end in secret_spans(text):
-        if start < at:
-            continue  # overlaps a span already redacted
-        out.append(text[at:start])
-        out.append(f'[redacted:{kind}]')
-        at = end
-    out.append(text[at:])
-    return ''.join(out)
+    return scanner.redact(text)[0]
 
 
 def explicit_skip(text: str) -> str | None:
-    """Why an explicit write is skipped: `injected:<fingerprint>` or `secret:<kind>`, or None."""
+    """Why an explicit write is refused: `injected:<fingerprint>`, or `secret:<kind>` for a text
+    that holds a secret or, masked already, nothing but masked secrets (`remember` masks first,
+    so only the second case skips a write there)."""
     injected = explicit_injection(text)
     if injected is not None:
         return f'injected:{injected}'
     kind = secret_kind(text)
-    return f'secret:{kind}' if kind is not None else None
+    if kind is not None:
+        return f'secret:{kind}'
+    masked = scanner.PLACEHOLDER.search(text)
+    if masked is None or not scanner.only_secrets(text):
+        return None
+    return 'secret:' + masked.group().removeprefix('[redacted:').removesuffix(']')
 
 
-def _redact_value(value: Any) -> Any:
-    if isinstance(value, str):
-        return redact_secrets(value)
-    if isinstance(value, list):
-        return [_redact_value(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _redact_value(v) for k, v in value.items()}
-    return value
+def redact_item(item: MemoryIn) -> tuple[MemoryIn, list[str]]:
+    """A write with secret spans masked in its text, metadata (keys and values), tags,
+    source_ref and entity_key, and what was masked (`text:password`, `metadata.pin:...`)."""
+    fields = {name: getattr(item, name) for name in scanner.TEXT_FIELDS if hasattr(item, name)}
+    clean, found = scanner.redact_fields(fields)
+    return (item.model_copy(update=clean) if found else item), found
+
+
+def without_recall(item: MemoryIn) -> MemoryIn:
+    """`item` with injected recall blocks cut from its text (unchanged if nothing remains)."""
+    text = strip_recall_blocks(item.text)
+    return item.model_copy(update={'text': text}) if text and text != item.text else item
+
+
+def guarded_items(items: Iterable[MemoryIn]) -> tuple[list[MemoryIn], list[list[str]]]:
+    """Writes without injected recall blocks (recall is never persisted, seed 001; a write that
+    is only one keeps its text so the injection guard skips it with its reason) and with secret
+    spans masked in every field, and what was masked per write."""
+    guarded = [redact_item(without_recall(i)) for i in items]
+    return [i for i, _ in guarded], [found for _, found in guarded]
+
+
+def redact_chunk(chunk: Chunk) -> tuple[Chunk, list[str]]:
+    """A chunk with secret spans masked in every free-text field; the content hash follows the
+    text, the id is kept (imports keep ids)."""
+    fields = chunk.model_dump(include={*scanner.TEXT_FIELDS, *scanner.HISTORY_FIELDS})
+    clean, found = scanner.redact_fields(fields)
+    if not found:
+        return chunk, []
+    if clean['text'] != chunk.text:
+        clean['content_hash'] = content_hash(clean['text'])
+    return Chunk.model_validate({**chunk.model_dump(), **clean}), found
 
 
 def redact_history(entries: list[Any], redact: Callable[[Any], Any]) -> list[Any]:
@@ -265,13 +218,7 @@ def redact_history(entries: list[Any], redact: Callable[[Any], Any]) -> list[Any
 
 def redact_secret_fields(record: dict[str, Any]) -> dict[str, Any]:
     """An exported chunk record with secret-looking spans masked in every free-text field."""
-    out = dict(record)
-    for name in ('text', 'abstract', 'source_ref', 'metadata', 'tags', 'entity_key'):
-        if out.get(name) is not None:
-            out[name] = _redact_value(out[name])
-    for name in ('versions', 'merges'):  # a memory's history holds its earlier texts
-        if out.get(name):
-            out[name] = redact_history(out[name], _redact_value)
-    if out.get('text') != record.get('text') and 'content_hash' in out:
+    out, found = scanner.redact_fields(record)
+    if found and out.get('text') != record.get('text') and 'content_hash' in out:
         out['content_hash'] = content_hash(out['text'])
     return out

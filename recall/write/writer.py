@@ -24,14 +24,14 @@ from core.jobs import JobName, Jobs
 from core.roles import GraphRole
 from recall.decay import next_tier
 from recall.models import ANY_USER, MEMORIES, Chunk, chunk_id, memories_spec
-from recall.normalize import content_hash, normalize_text, strip_recall_blocks
+from recall.normalize import content_hash, normalize_text
 from recall.ports import AccessLog, GraphIndex
 from recall.read.context import speaker_of
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
 from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Tier
 from recall.write.capture import CaptureDecision, capture
 from recall.write.conflicts import detect, merge_agrees, slot_changed, slot_of, with_slot_tag
-from recall.write.guards import explicit_skip
+from recall.write.guards import explicit_skip, guarded_items, redact_chunk, redact_secret_fields
 from recall.write.importance import write_grade
 from recall.write.merging import merged_change, same_subject
 from recall.write.recalls import record_recalls
@@ -149,16 +149,18 @@ class MemoryWriter:
         """
         for index, item in enumerate(items):
             self.check_text(item.text, 'text' if len(items) == 1 else f'items.{index}.text')
-        # recall is never persisted (seed 001); a write that is only a recall block keeps its
-        # text so the injection guard skips it with its reason
-        items = [without_recall(i) for i in items]
+        items, masked = guarded_items(items)  # recall blocks cut, secrets masked
         ids = [chunk_id(i.scope, i.user_id, normalize_text(i.text)) for i in items]
         skips = [explicit_skip(i.text) for i in items]
         # the embedding is a write's dearest step and needs no lock: done before it, writes of
         # one scope wait for each other only for the store's reads and writes
         prepared = self._embed_unstored(items, ids, skips)
         with _held(self._stripes_of(i.scope for i in items)):
-            return self._remember(items, ids, skips, prepared)
+            results = self._remember(items, ids, skips, prepared)
+        return [
+            r.model_copy(update={'redacted': m}) if m else r
+            for r, m in zip(results, masked, strict=True)
+        ]
 
     def _embed_unstored(
         self, items: Sequence[MemoryIn], ids: Sequence[str], skips: Sequence[str | None]
@@ -452,7 +454,8 @@ class MemoryWriter:
         self, chunks: Sequence[Chunk], dense: Mapping[str, list[float]] | None = None
     ) -> None:
         """Upsert chunks exactly as given (ids, tiers, timestamps kept), embedding those without
-        a vector in `dense`; new chunks are then queued for graph extraction."""
+        a vector in `dense`, secrets masked; new chunks are then queued for graph extraction."""
+        chunks = [redact_chunk(c)[0] for c in chunks]
         self._upsert(chunks, dense)
         self._index_graph([c.id for c in chunks])
 
@@ -519,9 +522,10 @@ class MemoryWriter:
         return Chunk.from_payload(found[0].payload)
 
     def update(self, updates: Mapping[str, Mapping[str, Any]]) -> None:
-        """Merge payload fields into memories (id -> fields); vectors untouched."""
+        """Merge payload fields into memories (id -> fields), secrets masked; vectors untouched."""
         if updates:
-            self._vectors.set_payload(MEMORIES, updates)
+            clean = {i: redact_secret_fields(dict(c)) for i, c in updates.items()}
+            self._vectors.set_payload(MEMORIES, clean)
 
     def delete_many(self, ids: Sequence[str], *, graph: bool = True) -> None:
         """Delete memories by id, and their graph mentions unless the caller forgets them."""
@@ -580,12 +584,6 @@ def _held(locks: Sequence[threading.Lock]) -> Iterator[None]:
         for lock in locks:
             stack.enter_context(lock)
         yield
-
-
-def without_recall(item: MemoryIn) -> MemoryIn:
-    """`item` with injected recall blocks cut from its text (unchanged if nothing remains)."""
-    text = strip_recall_blocks(item.text)
-    return item.model_copy(update={'text': text}) if text and text != item.text else item
 
 
 def _speaker(chunk: Chunk) -> str | None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from recall.write.guards import explicit_skip, redact_secret_fields, redact_secrets, secret_kind
+from recall.write.scanner import redact, redact_fields
+from tests.secret_corpus import KEPT_WORDS, SAMPLES
 
 
 @pytest.mark.parametrize(
@@ -87,6 +89,68 @@ def test_an_exported_record_is_masked_in_every_free_text_field():
         'importance': 0.5,
     }
     out = redact_secret_fields(record)
-    assert out['text'] == '[redacted:password]'
+    assert out['text'] == 'pw: [redacted:password]'
     assert out['metadata'] == {'note': ['[redacted:aws_access_key]']}
     assert out['importance'] == 0.5 and record['text'] == 'pw: hunter22'
+
+
+def test_every_sample_of_the_corpus_is_masked_and_the_rest_kept():
+    missed = [text for text, secret in SAMPLES if secret in redact(text)[0]]
+    assert missed == []
+    clean, kinds = redact(SAMPLES[0][0])
+    assert kinds == ['password'] and all(word in clean for word in KEPT_WORDS)
+
+
+@pytest.mark.parametrize(
+    'text',
+    [
+        'the password is too long for this form',
+        'my secret is that I love pineapple pizza',
+        'the token economy is a behaviour therapy',
+        'I pinned the photo, the pin is on the board',
+        'We met at gate 42, the door code was changed',
+        '#ThrowbackThursday with my family',
+        'SuperCaliFragilisticExpialidocious',
+        'see https://example.com/Abc123/Def456/Ghi789xyzw',
+        'id 3f2b9c1e-8a4d-4c2b-9f1e-2a3b4c5d6e7f',
+        'commit 9fceb02d0ae598e95dc970b74767f19372d61af8 fixed it',
+        'my passport arrived yesterday',
+    ],
+)
+def test_hard_negatives_are_not_secrets(text):
+    assert redact(text) == (text, [])
+
+
+def test_metadata_keys_that_name_a_secret_mask_their_values_whole():
+    record = {
+        'metadata': {
+            'wifi': {'password': 'plainword', 'ssid': 'HomeNet'},
+            'pin': 4821,
+            'apiKey': ['a', 'b'],
+            'token_count': 5,
+            'AKIAIOSFODNN7EXAMPLE': 'as a key',
+        },
+        'tags': ['password=letmein99'],
+        'entity_key': 'pw:hunter22',
+        'source_ref': 'postgres://app:s3cretPw@db/main',
+    }
+    out, found = redact_fields(record)
+    assert out['metadata'] == {
+        'wifi': {'password': '[redacted:secret_field]', 'ssid': 'HomeNet'},
+        'pin': '[redacted:secret_field]',
+        'apiKey': ['[redacted:secret_field]', '[redacted:secret_field]'],
+        'token_count': 5,
+        '[redacted:aws_access_key]': 'as a key',
+    }
+    assert out['tags'] == ['password=[redacted:password]']
+    assert out['entity_key'] == 'pw:[redacted:password]'
+    assert out['source_ref'] == 'postgres://app:[redacted:url_password]@db/main'
+    assert 'metadata.wifi.password:secret_field' in found
+    assert 'metadata.[redacted:aws_access_key]:aws_access_key' in found
+
+
+def test_masking_twice_masks_nothing_more():
+    # every write path masks, and the writer's last gate masks again
+    for text, _ in SAMPLES:
+        once = redact(text)[0]
+        assert redact(once) == (once, [])

@@ -1,0 +1,129 @@
+"""The secret corpus over every field and every write path: nothing of a secret is stored.
+
+Each sample of `tests/secret_corpus.py` is written as a memory's text (single and batch writes),
+in metadata (as a value, as a key, nested), in tags, source_ref and entity_key, through capture,
+a document, a hydrate, an import (every field) and a completed session. Then the raw export
+(`redact=false`) and the episodes are read back: no secret may appear in any stored field.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from recall.write.scanner import TEXT_FIELDS
+from tests.secret_corpus import KEPT_WORDS, SAMPLES
+
+NAMED = [
+    ({'password': 'plainword'}, 'plainword'),
+    ({'wifi': {'pin': 4821}}, '4821'),
+    ({'apiKey': 'nothingspecial'}, 'nothingspecial'),
+    ({'login': {'pwd': ['blue', 'skyline']}}, 'skyline'),
+]
+
+
+def _texts(record: dict[str, Any]) -> str:
+    """Every stored free-text field of a record as one string (ids and times left out)."""
+    return json.dumps({k: record.get(k) for k in TEXT_FIELDS}, ensure_ascii=False)
+
+
+def _post(client: Any, auth: dict[str, str], path: str, body: Any) -> dict[str, Any]:
+    response = client.post(path, json=body, headers=auth)
+    assert response.status_code in (200, 201, 202), (path, response.get_json())
+    return dict(response.get_json())
+
+
+def test_no_secret_of_the_corpus_is_stored_through_any_field_or_path(client, auth, scope):
+    assert len(SAMPLES) >= 60
+    reported = 0
+    # explicit single writes: the text
+    for text, _ in SAMPLES:
+        body = _post(client, auth, '/v1/memories', {'scope': scope, 'text': text})
+        reported += bool(body['redacted'] or (body['reason'] or '').startswith('secret:'))
+    assert reported == len(SAMPLES)
+    # batch writes: metadata values, keys and nested values, tags, source_ref, entity_key
+    items = []
+    for n, (text, _) in enumerate(SAMPLES):
+        items.append(
+            {
+                'scope': scope,
+                'text': f'Field sample {n} in metadata',
+                'metadata': {'note': text, text: 'key', 'nested': {'deep': [text]}},
+                'tags': [text],
+                'source_ref': text,
+                'entity_key': f'sample:{text}',
+            }
+        )
+    items += [
+        {'scope': scope, 'text': f'Named field sample {n}', 'metadata': meta}
+        for n, (meta, _) in enumerate(NAMED)
+    ]
+    for start in range(0, len(items), 50):
+        results = _post(client, auth, '/v1/memories/batch', {'items': items[start : start + 50]})
+        assert all(r['redacted'] for r in results['results']), results
+    # capture, one turn per sample
+    for text, _ in SAMPLES:
+        _post(client, auth, '/v1/memories/capture', {'scope': scope, 'text': text})
+    # a document and a hydrate of plain Markdown
+    markdown = '# Notes\n\n' + '\n\n'.join(text for text, _ in SAMPLES) + '\n'
+    _post(client, auth, '/v1/documents', {'scope': scope, 'path': 'notes.md', 'markdown': markdown})
+    hydrated = _post(
+        client, auth, '/v1/admin/hydrate', {'scope': f'{scope}:hydrated', 'markdown': markdown}
+    )
+    assert hydrated['written'] and hydrated['redacted'] == hydrated['written']
+    # an import with the secret in every field
+    lines = [
+        json.dumps(
+            {
+                'scope': scope,
+                'text': text,
+                'abstract': text,
+                'metadata': {'note': text, text: 1},
+                'tags': [text],
+                'source_ref': text,
+                'entity_key': f'import:{n}:{text}',
+            }
+        )
+        for n, (text, _) in enumerate(SAMPLES)
+    ]
+    response = client.post(
+        '/v1/admin/import',
+        data='\n'.join(lines) + '\n',
+        content_type='application/x-ndjson',
+        headers=auth,
+    )
+    report = response.get_json()
+    assert response.status_code == 200 and report['imported'] == len(SAMPLES), report
+    assert report['redacted'] == len(SAMPLES)
+    # a completed session
+    messages = [
+        {'role': 'user', 'content': text, 'ts': f'2026-03-02T{9 + n // 60:02d}:{n % 60:02d}:00Z'}
+        for n, (text, _) in enumerate(SAMPLES)
+    ]
+    job = _post(
+        client, auth, '/v1/sessions/corpus-1/complete', {'scope': scope, 'messages': messages}
+    )
+    deadline = time.monotonic() + 120
+    while (state := client.get(f'/v1/jobs/{job["job_id"]}', headers=auth).get_json())[
+        'state'
+    ] != 'done':
+        assert state['state'] != 'failed' and time.monotonic() < deadline, state
+        time.sleep(0.05)
+
+    records = []
+    for name in (scope, f'{scope}:hydrated'):
+        exported = client.get(f'/v1/admin/export?scope={name}&redact=false', headers=auth)
+        records += [json.loads(line) for line in exported.get_data(as_text=True).splitlines()]
+    assert len(records) > 2 * len(SAMPLES)
+    stored = '\n'.join(_texts(r) for r in records)
+    episodes = client.get(f'/v1/episodes?scope={scope}', headers=auth).get_json()['episodes']
+    assert episodes
+    stored += json.dumps(episodes, ensure_ascii=False)
+    secrets = [secret for _, secret in SAMPLES] + [secret for _, secret in NAMED]
+    leaked = [secret for secret in secrets if secret in stored]
+    assert leaked == []
+    # the rest of a turn is kept around the secret
+    first = SAMPLES[0][0].replace(SAMPLES[0][1], '[redacted:password]')
+    assert all(word in first for word in KEPT_WORDS)
+    assert first in [r['text'] for r in records]
