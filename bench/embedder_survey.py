@@ -21,7 +21,8 @@ document with the text bench/locomo.py writes (`turn.text`); every question with
 conversation's turns by cosine (numpy brute force) and is scored by `bench.locomo.score`; the
 figures are `bench.locomo.aggregate`'s (overall = categories 1-4, category 5 apart).
 
-Chinese: bench/data/zh_recall.json (90 memories of one user, 78 questions with gold memory ids,
+Chinese: bench/data/zh_recall.json (120 memories of one user, 203 questions with gold memory ids
+since the kinds suite grew it; the survey figures in bench/README.md predate that: 90 and 78;
 near-miss distractors on purpose); every memory is a document, every question a query; recall@5
 (share of gold ids in the top 5) and MRR over the top 10. `dog~name` is the cosine of the stored
 memories "我喜欢狗，不喜欢猫。" and "我叫东升，幸运数字是 88。": the service merges two memories

@@ -3,7 +3,7 @@
 python bench/zh_recall.py                      # default embedder (KG_EMBEDDER unset: minilm)
 KG_EMBEDDER=multilingual-e5 python bench/zh_recall.py
 
-bench/data/zh_recall.json (90 memories of one user, 78 questions with gold memory ids) is
+bench/data/zh_recall.json (120 memories of one user, 203 questions with gold memory ids) is
 written through `POST /v1/memories/batch` into one scope as notes, as a generic client would;
 each question is asked through `POST /v1/memory_search` (top_k 10, `touch: false`) as the default
 request, `mode: bm25` and `mode: dense`, and with `min_score: 0` (no relevance floor). Scores:
