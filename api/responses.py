@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from consolidation.models import EpisodeOut
+from consolidation.models import EpisodeOut, JobInfo
 from kg.models import EntityOut
 from recall.schemas import ChunkOut, Receipt, WriteStatus
 from recall.write.capture import Skipped
@@ -129,6 +129,12 @@ class EpisodeList(BaseModel):
 
     episodes: list[EpisodeOut]
     count: int
+
+
+class JobList(BaseModel):
+    """`GET /v1/jobs`: newest first."""
+
+    jobs: list[JobInfo]
 
 
 class DocumentDeleted(BaseModel):

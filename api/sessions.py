@@ -47,6 +47,28 @@ def job_status(job_id: str) -> Response:
     return jsonify(info.model_dump(mode='json'))
 
 
+class JobsQuery(BaseModel):
+    """Query of `GET /v1/jobs`."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    scope: ScopeId | None = None
+    limit: int = Field(default=20, ge=1, le=200)
+
+
+@bp.get('/jobs')
+def jobs() -> Response:
+    """The newest jobs of a scope; without `scope` (admin token only), every job."""
+    query = parse_args(JobsQuery)
+    if query.scope is None:
+        if not principal().admin:
+            raise InvalidInput('scope', 'required for agent tokens')
+    else:
+        require_read(query.scope)
+    found = services().jobs.recent(query.scope, query.limit)
+    return jsonify(jobs=[j.model_dump(mode='json') for j in found])
+
+
 class EpisodesQuery(BaseModel):
     model_config = ConfigDict(extra='forbid')
 

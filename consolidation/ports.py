@@ -18,6 +18,10 @@ class JobQueue(Jobs, Protocol):
         """The job's current state, or None when unknown (or forgotten after its TTL)."""
         ...
 
+    def recent(self, scope: str | None, limit: int) -> list[JobInfo]:
+        """The newest jobs of `scope`, newest first; of every scope (and the system's) when None."""
+        ...
+
     def cancel(self, scope: str | None, user_id: str | None) -> int:
         """Cancel the unfinished jobs of `scope` (and `user_id`); how many were cancelled."""
         ...
@@ -64,6 +68,10 @@ class JobStore(Protocol):
 
     def get(self, job_id: str) -> JobInfo | None:
         """A job's state, or None."""
+        ...
+
+    def recent(self, scope: str | None, limit: int) -> list[JobInfo]:
+        """The newest jobs of `scope` (every scope when None), newest first."""
         ...
 
     def pending(self) -> Sequence[tuple[str, str, str, dict[str, Any]]]:

@@ -216,6 +216,10 @@ class DramatiqJobQueue:
         """The job's state, or None."""
         return self._store.get(job_id)
 
+    def recent(self, scope: str | None, limit: int) -> list[JobInfo]:
+        """The newest jobs of `scope` (every scope when None), newest first."""
+        return self._store.recent(scope, limit)
+
     def claim(self, key: str, now: datetime, seconds: float) -> bool:
         """Take a lease (dreaming debounce, expiry schedule)."""
         return self._store.claim(key, now, seconds)
@@ -314,6 +318,10 @@ class InlineJobQueue:
     def get(self, job_id: str) -> JobInfo | None:
         """The job's state, or None."""
         return self._store.get(job_id)
+
+    def recent(self, scope: str | None, limit: int) -> list[JobInfo]:
+        """The newest jobs of `scope` (every scope when None), newest first."""
+        return self._store.recent(scope, limit)
 
     def claim(self, key: str, now: datetime, seconds: float) -> bool:
         """Take a lease."""

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import socket
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from consolidation.models import JobInfo, JobStatus
+from consolidation.owners import owner_alive, process_owner
 from core.clock import Clock, from_epoch, to_epoch
 from core.errors import StoreUnavailable
 from core.transactions import transaction
@@ -52,49 +51,6 @@ CREATE TABLE IF NOT EXISTS leases (
 """
 
 
-# ---- lock owners ------------------------------------------------------------------------------
-# A job's lock outlives the process that took it when that process is killed (kill -9, OOM, power
-# loss). Its owner is recorded as host:pid:start so that a restarted process can tell a dead
-# owner from a live one and take the lock at once, instead of waiting out its TTL; the start
-# token (boot id + the process's start tick) tells a recycled pid from the original process.
-
-
-def _start_token(pid: int) -> str | None:
-    try:
-        stat = Path(f'/proc/{pid}/stat').read_text()
-        boot = Path('/proc/sys/kernel/random/boot_id').read_text().strip()
-    except OSError:
-        return None
-    # the command name may hold spaces and parentheses: fields after the last ')' are fixed
-    return f'{boot[:8]}.{stat.rsplit(")", 1)[1].split()[19]}'
-
-
-def process_owner() -> str:
-    """This process as a lock owner: `host:pid:start-token`."""
-    pid = os.getpid()
-    return f'{socket.gethostname()}:{pid}:{_start_token(pid) or "-"}'
-
-
-def owner_alive(owner: str) -> bool:
-    """False only when `owner` (from `process_owner`) is surely gone: a process of this host
-    whose pid no longer runs, or now runs another program. Unknown owners count as alive."""
-    host, _, rest = owner.partition(':')
-    pid_text, _, token = rest.partition(':')
-    if host != socket.gethostname() or not pid_text.isdigit():
-        return True  # another machine (or an old record): only its TTL can free the lock
-    pid = int(pid_text)
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # it exists, as another user
-    if token in ('', '-'):
-        return True
-    current = _start_token(pid)
-    return current is None or current == token
-
-
 def _dumps(value: Any) -> str:
     return json.dumps(value, default=str, ensure_ascii=False)
 
@@ -107,6 +63,30 @@ def _user_of(params: dict[str, Any]) -> str | None:
 def _targets(scope: str | None, user_id: str | None) -> None:
     if scope is None and user_id is None:
         raise ValueError('cancel needs a scope, a user_id or both')
+
+
+_COLUMNS = 'id, job, state, attempts, error, result, scope, created_at, updated_at, worker'
+
+
+def _row_info(row: Sequence[Any]) -> JobInfo:
+    return JobInfo(
+        id=row[0],
+        job=row[1],
+        state=JobStatus(row[2]),
+        attempts=row[3],
+        error=row[4],
+        result=json.loads(row[5]) if row[5] is not None else None,
+        scope=row[6],
+        created_at=from_epoch(row[7]),
+        updated_at=from_epoch(row[8]),
+        worker=row[9],
+    )
+
+
+def newest(jobs: Iterable[JobInfo], scope: str | None, limit: int) -> list[JobInfo]:
+    """The `limit` newest of `jobs` of `scope` (every scope when None)."""
+    mine = [j for j in jobs if scope is None or j.scope == scope]
+    return sorted(mine, key=lambda j: j.created_at, reverse=True)[:limit]
 
 
 def _state(error: str | None, final: bool) -> JobStatus:
@@ -202,24 +182,19 @@ class SqliteJobStore:
         """A job's state, or None."""
         with self._lock:
             row = self._db.execute(
-                'SELECT id, job, state, attempts, error, result, scope, created_at, updated_at,'
-                ' worker FROM jobs WHERE id = ?',
-                (job_id,),
+                f'SELECT {_COLUMNS} FROM jobs WHERE id = ?', (job_id,)
             ).fetchone()
-        if row is None:
-            return None
-        return JobInfo(
-            id=row[0],
-            job=row[1],
-            state=JobStatus(row[2]),
-            attempts=row[3],
-            error=row[4],
-            result=json.loads(row[5]) if row[5] is not None else None,
-            scope=row[6],
-            created_at=from_epoch(row[7]),
-            updated_at=from_epoch(row[8]),
-            worker=row[9],
-        )
+        return _row_info(row) if row is not None else None
+
+    def recent(self, scope: str | None, limit: int) -> list[JobInfo]:
+        """The newest jobs of `scope` (of every scope, system jobs included, when None)."""
+        with self._lock:
+            rows = self._db.execute(
+                f'SELECT {_COLUMNS} FROM jobs WHERE ? IS NULL OR scope = ?'
+                ' ORDER BY created_at DESC, rowid DESC LIMIT ?',
+                (scope, scope, limit),
+            ).fetchall()
+        return [_row_info(row) for row in rows]
 
     def pending(self) -> Sequence[tuple[str, str, str, dict[str, Any]]]:
         """Accepted jobs that never finished, oldest first."""
@@ -416,6 +391,13 @@ class RedisJobStore:
             updated_at=from_epoch(float(row['updated_at'])),
         )
 
+    def recent(self, scope: str | None, limit: int) -> list[JobInfo]:
+        """The newest jobs of `scope` (every scope when None) still kept (7 days)."""
+        # an inspector's look, not a hot path: a scan of the job hashes beats an index per scope
+        keys = self._redis.scan_iter(f'{self._ns}:job:*', count=1000)
+        found = (self.get(k.decode().rsplit(':', 1)[1]) for k in keys)
+        return newest((j for j in found if j is not None), scope, limit)
+
     def pending(self) -> Sequence[tuple[str, str, str, dict[str, Any]]]:
         """Nothing: the Redis broker keeps accepted messages itself."""
         return []
@@ -522,6 +504,11 @@ class InMemoryJobStore:
     def get(self, job_id: str) -> JobInfo | None:
         """A job's state, or None."""
         return self._jobs.get(job_id)
+
+    def recent(self, scope: str | None, limit: int) -> list[JobInfo]:
+        """The newest jobs of `scope` (every scope when None)."""
+        with self._lock:
+            return newest(list(self._jobs.values()), scope, limit)
 
     def pending(self) -> Sequence[tuple[str, str, str, dict[str, Any]]]:
         """Accepted jobs that never finished."""

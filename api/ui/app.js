@@ -126,7 +126,8 @@ async function openScope(event) {
   say('');
   $('entity-card').hidden = true;
   await guarded(async () => {
-    await Promise.all([loadStats(), loadMemories(), loadEntities(), loadEpisodes()]);
+    $('memory-card').hidden = true;
+    await Promise.all([loadStats(), loadMemories(), loadEntities(), loadEpisodes(), loadJobs()]);
   });
 }
 
@@ -175,9 +176,14 @@ function renderMemories() {
       on: { click: () => remove(m) },
     });
     const text = el('td', { class: 'text', text: m.text, title: `${m.id}\n${m.created_at}` });
+    text.prepend(el('a', { href: '#', class: 'open', 'data-id': m.id, text: 'details',
+      on: { click: (ev) => { ev.preventDefault(); openMemory(m.id); } } }));
     if (m.pinned) text.prepend(el('span', { class: 'badge', text: 'pinned' }));
-    return el('tr', { 'data-id': m.id }, text, el('td', { text: m.kind }),
-      el('td', { text: m.tier }), el('td', { class: 'actions' }, pin, del));
+    // a superseded memory keeps its tier, but it is no longer current: say that instead
+    const tier = m.superseded_by ? el('td', { class: 'superseded', text: 'superseded' })
+      : el('td', { text: m.tier });
+    return el('tr', { 'data-id': m.id, class: m.superseded_by ? 'superseded' : '' }, text,
+      el('td', { text: m.kind }), tier, el('td', { class: 'actions' }, pin, del));
   });
   if (!rows.length) rows.push(el('tr', {}, el('td', { colspan: '4', class: 'muted', text: 'No memories.' })));
   $('memories').tBodies[0].replaceChildren(...rows);
@@ -207,6 +213,59 @@ async function remove(memory) {
   });
 }
 
+// ---- one memory: its fields, its history, whether it is still current ---------------------
+
+const FIELDS = ['id', 'scope', 'user_id', 'kind', 'tier', 'importance', 'importance_label',
+  'pinned', 'trust', 'source', 'tags', 'created_at', 'updated_at', 'accessed_at', 'access_count',
+  'expires_at', 'doc_path', 'entity_ids', 'metadata'];
+
+const shown = (v) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+async function openMemory(id) {
+  await guarded(async () => {
+    const [memory, story] = await Promise.all([
+      api('GET', `/v1/memories/${encodeURIComponent(id)}`),
+      api('GET', `/v1/memories/${encodeURIComponent(id)}/history`),
+    ]);
+    $('memory-text').textContent = memory.text;
+    $('memory-state').textContent = story.superseded ? 'superseded' : `current · v${story.version}`;
+    $('memory-state').className = story.superseded ? 'badge superseded' : 'badge';
+    const by = story.superseded_by;
+    $('memory-superseded').hidden = !by;
+    if (by) {
+      const reason = by.reason ? ` because ${by.reason}` : '';
+      const details = Object.keys(by.details || {}).length ? ` ${JSON.stringify(by.details)}` : '';
+      $('memory-superseded').textContent = `Superseded on ${day(by.at)}${reason} by ` +
+        `${short(by.id)}: ${by.text === null ? '(deleted)' : by.text}${details}`;
+    }
+    $('memory-fields').replaceChildren(...FIELDS.map((name) => el('tr', {},
+      el('th', { text: name }), el('td', { 'data-field': name, text: shown(memory[name]) }))));
+    const versions = story.versions.map((v) => el('li', { class: 'version' },
+      el('span', { class: 'muted', text: `v${v.version} · ${day(v.since)} → ${day(v.replaced_at)} · ` +
+        `changed ${v.changed.join(', ')}${v.reason ? ` · ${v.reason}` : ''} ` }),
+      el('span', { text: v.text })));
+    versions.push(el('li', { class: 'version current' },
+      el('span', { class: 'muted', text: `v${story.version} · since ${day(story.current.since)} · current ` }),
+      el('span', { text: story.current.text })));
+    for (const old of story.supersedes) {
+      versions.push(el('li', { class: 'version replaced' },
+        el('span', { class: 'muted', text: `superseded ${short(old.id)} on ${day(old.at)} ` }),
+        el('span', { text: old.text })));
+    }
+    $('memory-history').replaceChildren(...versions);
+    const merges = story.merges.map((g) => el('li', { class: 'merge' },
+      el('span', { class: 'muted', text: `${day(g.at)} · ${g.reason} · ${g.source} ` }),
+      el('span', { text: g.text })));
+    if (story.merge_count > merges.length) {
+      merges.push(el('li', { class: 'muted', text: `and ${story.merge_count - merges.length} older` }));
+    }
+    if (!merges.length) merges.push(el('li', { class: 'muted', text: 'Nothing merged into it.' }));
+    $('memory-merges').replaceChildren(...merges);
+    $('memory-card').hidden = false;
+    $('memory-card').scrollIntoView({ block: 'nearest' });
+  });
+}
+
 // ---- search and its receipt --------------------------------------------------------------
 
 async function runSearch(event) {
@@ -223,7 +282,8 @@ async function runSearch(event) {
 }
 
 function renderHits(hits) {
-  const items = hits.map((h) => el('li', { class: 'hit', 'data-id': h.id },
+  const items = hits.map((h) => el('li', { class: 'hit', 'data-id': h.id,
+    on: { click: () => openMemory(h.id) } },
     el('span', { class: 'score', text: h.score.toFixed(4) }),
     el('span', { class: 'kind', text: `${h.kind}/${h.tier}` }),
     el('span', { text: h.text })));
@@ -368,6 +428,16 @@ async function loadEpisodes() {
   $('episodes').replaceChildren(...items);
 }
 
+async function loadJobs() {
+  const result = await api('GET', `/v1/jobs?${query({ scope: state.scope, limit: 20 })}`);
+  const rows = result.jobs.map((j) => el('tr', { class: `job ${j.state}`, 'data-id': j.id,
+    title: j.error || j.id },
+  el('td', { text: j.job }), el('td', { class: 'state', text: j.state }),
+  el('td', { class: 'num', text: String(j.attempts) }), el('td', { text: j.created_at.slice(0, 19) })));
+  if (!rows.length) rows.push(el('tr', {}, el('td', { colspan: '4', class: 'muted', text: 'No jobs.' })));
+  $('jobs').tBodies[0].replaceChildren(...rows);
+}
+
 async function checkJob(event) {
   event.preventDefault();
   const id = $('job-id').value.trim();
@@ -387,6 +457,7 @@ document.addEventListener('DOMContentLoaded', () => {
   $('memories-refresh').addEventListener('click', () => guarded(() => loadMemories()));
   $('memories-more').addEventListener('click', () => guarded(() => loadMemories(true)));
   $('job-form').addEventListener('submit', checkJob);
+  $('jobs-refresh').addEventListener('click', () => guarded(() => loadJobs()));
   const scope = sessionStorage.getItem(SCOPE_KEY);
   if (scope) $('scope').value = scope;
   if (sessionStorage.getItem(TOKEN_KEY)) {

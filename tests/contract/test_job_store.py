@@ -65,6 +65,19 @@ def test_an_accepted_job_is_queued_with_its_scope(store: JobStore):
     assert info.scope == 'agent:a'
 
 
+def test_recent_jobs_are_the_newest_first_of_one_scope_or_of_all(
+    store: JobStore, clock: ManualClock
+):
+    for name, scope in (('j1', 'agent:a'), ('j2', None), ('j3', 'agent:b'), ('j4', 'agent:a')):
+        store.create(name, 'episodic', 'consolidation', {}, scope)
+        clock.advance(timedelta(seconds=1))
+    store.started('j1', 'host:1')
+    assert [j.id for j in store.recent('agent:a', 10)] == ['j4', 'j1']
+    assert store.recent('agent:a', 10)[1].state == 'running'
+    assert [j.id for j in store.recent(None, 3)] == ['j4', 'j3', 'j2']
+    assert store.recent('agent:nobody', 10) == []
+
+
 def test_an_unknown_job_is_none(store: JobStore):
     assert store.get('nope') is None
 

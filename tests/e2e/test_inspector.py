@@ -167,6 +167,21 @@ def test_search_pin_delete_and_an_entity_page_through_clicks(service, browser) -
     neighbours = {n.text for n in driver.find_elements(By.CSS_SELECTOR, '#neighbours g.neighbour')}
     assert {'Acme', 'Globex'} <= neighbours
     assert driver.find_elements(By.CSS_SELECTOR, '#episodes li.episode')
+    assert driver.find_elements(By.CSS_SELECTOR, '#jobs tr.job')
+
+    # one memory in detail: an edit is in its history, and superseded is not shown as working
+    coffee = client.remember(SCOPE, 'Alice likes coffee in the morning', kind='preference')
+    assert coffee.id is not None
+    client.update(coffee.id, tags=['drinks'], reason='tagged by hand')
+    client.remember(SCOPE, 'Alice no longer likes coffee in the morning', kind='preference')
+    find(By.ID, 'memories-refresh').click()
+    row = '//table[@id="memories"]//tr[td[contains(., "Alice likes coffee")]]'
+    wait.until(ec.text_to_be_present_in_element((By.XPATH, row), 'superseded'))
+    find(By.XPATH, f'{row}//a[contains(@class, "open")]').click()
+    wait.until(ec.text_to_be_present_in_element((By.ID, 'memory-state'), 'superseded'))
+    assert 'Alice no longer likes coffee' in find(By.ID, 'memory-superseded').text
+    assert 'tagged by hand' in find(By.ID, 'memory-history').text
+    assert find(By.CSS_SELECTOR, '#memory-fields td[data-field="tags"]').text == '["drinks"]'
 
     driver.set_window_size(1400, 1750)
     driver.execute_script('window.scrollTo(0, 0)')

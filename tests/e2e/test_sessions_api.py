@@ -302,6 +302,27 @@ def test_agents_complete_sessions_only_in_scopes_they_may_write(client, scope):
     assert client.get(f'/v1/episodes?scope={scope}', headers=agent).status_code == 403
 
 
+def test_a_scopes_jobs_are_listed_newest_first_to_whoever_may_read_it(client, scope):
+    first = complete(client, 'list-1', session(scope, 'Project Kestrel'))
+    second = complete(client, 'list-2', session(scope, 'Project Plover'))
+    listed = client.get(f'/v1/jobs?scope={scope}', headers=AUTH)
+    assert listed.status_code == 200, listed.get_json()
+    ids = [j['id'] for j in listed.get_json()['jobs']]
+    assert ids[:2] == [second['job_id'], first['job_id']]
+    everything = client.get('/v1/jobs?limit=200', headers=AUTH).get_json()['jobs']
+    assert first['job_id'] in {j['id'] for j in everything}
+
+    issued = client.post('/v1/tokens', json={'agent_id': 'jobs-agent'}, headers=AUTH).get_json()
+    agent = {'Authorization': f'Bearer {issued["token"]}'}
+    assert client.get(f'/v1/jobs?scope={scope}', headers=agent).status_code == 403
+    own = client.get('/v1/jobs?scope=agent:jobs-agent', headers=agent)
+    assert (own.status_code, own.get_json()['jobs']) == (200, [])
+    for query, field in (('', 'scope'), (f'?scope={scope}&limit=0', 'limit')):
+        bad = client.get(f'/v1/jobs{query}', headers=agent)
+        assert bad.status_code == 422, bad.get_json()
+        assert [field] in [d['loc'] for d in bad.get_json()['details']]
+
+
 def test_unknown_jobs_are_json_404s(client):
     for ident in ('nope', '00000000-0000-0000-0000-000000000000'):
         response = client.get(f'/v1/jobs/{ident}', headers=AUTH)
