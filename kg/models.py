@@ -220,6 +220,10 @@ class SourceText(BaseModel):
     speaker: str | None = None
 
 
+# the predicate of "I'm Maya Patel": its subject (the speaker) and object are one person
+NAMED = 'named'
+
+
 class EntityMention(BaseModel):
     """An entity named in a text (before resolution against the graph)."""
 
@@ -227,6 +231,10 @@ class EntityMention(BaseModel):
     type: EntityType = EntityType.OTHER
     attributes: dict[str, list[str]] = Field(default_factory=dict)
     speaker: bool = Field(default=False, description='the text\'s speaker ("I", "my")')
+    certain: bool = Field(
+        default=False,
+        description='the type follows from a fact the text states (an employer is an org)',
+    )
 
 
 class RelationMention(BaseModel):

@@ -14,6 +14,7 @@ from core.errors import NotFound
 from kg import temporal
 from kg.forget import erase_sources, forget_sources
 from kg.models import (
+    NAMED,
     Entity,
     EntityDetail,
     EntityMention,
@@ -301,7 +302,22 @@ class KnowledgeGraphService:
                     for e in i.entity_ids
                 ]
             )
+            self._introductions(items)
             self._indexes.trim()
+
+    def _introductions(self, items: list[_Pending]) -> None:
+        # "I'm Maya Patel" said by user maya: the person named is the speaker, so what is said
+        # of either name is said of one entity (the speaker's keeps its id, the name an alias)
+        for item in items:
+            index = self._index(item.scope)
+            for rel in item.extraction.relations:
+                if rel.predicate != NAMED:
+                    continue
+                speaker = index.entities.get(index.live(rel.subject))
+                named = index.entities.get(index.live(rel.object))
+                if speaker is None or named is None or speaker.id == named.id:
+                    continue
+                self._merge(index, speaker, named)
 
     def _name_vectors(self, items: list[_Pending]) -> dict[str, list[float]]:
         """Vectors of the mentioned names that may resolve by embedding: named things no scope
@@ -362,10 +378,11 @@ class KnowledgeGraphService:
         entity.updated_at = now
         if mention.name != entity.name and mention.name not in entity.aliases:
             entity.aliases.append(mention.name)
-        if entity.type in (EntityType.OTHER, EntityType.CONCEPT) and mention.type not in (
-            EntityType.OTHER,
-            EntityType.CONCEPT,
-        ):
+        if (
+            entity.type in (EntityType.OTHER, EntityType.CONCEPT)
+            and mention.type not in (EntityType.OTHER, EntityType.CONCEPT)
+        ) or mention.certain:
+            # a type a stated fact implies (an employer is an org) outweighs a name's guess
             entity.type = mention.type
         for key, values in mention.attributes.items():
             entity.attributes[key] = list(dict.fromkeys([*entity.attributes.get(key, []), *values]))
@@ -386,6 +403,8 @@ class KnowledgeGraphService:
         candidates: list[Relation] = []
         for item in items:
             for rm in item.extraction.relations:
+                if rm.predicate == NAMED:
+                    continue  # an identity, not a fact: the entities merge (_introductions)
                 start = aware(rm.valid_from) if rm.valid_from else item.at
                 candidates.append(
                     Relation(

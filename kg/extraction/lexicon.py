@@ -30,6 +30,8 @@ POOL_PART = 64  # texts per task sent to a worker
 READ_AHEAD = 4  # parts parsed ahead of the caller
 
 SPEAKER_PRONOUNS = {'i', 'me', 'my', 'mine', 'myself'}
+# where one is posted, not a tool one switches to ("I switched to the Paris office")
+WORKPLACES = frozenset({'office', 'branch', 'team', 'department', 'site', 'campus', 'store'})
 SKIP_NOUNS = {
     'thing',
     'things',
@@ -161,6 +163,9 @@ VERB_PREP = {
     ('work', 'in'): 'works_in',
     ('work', 'on'): 'works_on',
     ('work', 'with'): 'works_with',
+    # "I work as a designer" states a role, as "I am a designer" does: a new one ends it
+    ('work', 'as'): 'role',
+    ('serve', 'as'): 'role',
     ('intern', 'at'): 'works_at',
     ('live', 'in'): 'lives_in',
     ('live', 'at'): 'lives_in',
@@ -263,6 +268,7 @@ PREDICATE_TYPES: dict[str, tuple[EntityType | None, EntityType | None]] = {
     'born_in': (EntityType.PERSON, EntityType.PLACE),
     'grew_up_in': (EntityType.PERSON, EntityType.PLACE),
     'works_on': (None, EntityType.PROJECT),
+    'uses': (None, EntityType.TOOL),
     **{
         p: (EntityType.PERSON, EntityType.PERSON)
         for p in set(REL_NOUNS.values()) | {'married_to', 'engaged_to', 'reports_to'}

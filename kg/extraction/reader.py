@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, Protocol
@@ -24,10 +25,18 @@ from kg.extraction.lexicon import (
     SPEAKER_PRONOUNS,
     VERB_OBJ,
     VERB_PREP,
+    WORKPLACES,
     capture_attributes,
     clean_name,
 )
-from kg.models import EntityMention, EntityType, Extraction, RelationMention, SourceText
+from kg.models import (
+    NAMED,
+    EntityMention,
+    EntityType,
+    Extraction,
+    RelationMention,
+    SourceText,
+)
 
 _WORD_GROUPS: dict[str, Iterable[str]] = {
     'proper': ('NNP', 'NNPS'),
@@ -118,6 +127,7 @@ class DocReader:
             mine = [h for h in heads if start <= h < end]
             if mine:  # a sentence with no fact head yields nothing: skip its date and text
                 self._sentence(start, end, mine)
+        self._self_introduction()
         self._apply_type_cues()
         self._attributes()
         used = {r.subject for r in self.relations} | {r.object for r in self.relations}
@@ -183,7 +193,8 @@ class DocReader:
         if tok.i in self.tok_ent:
             return self.tok_ent[tok.i]
         for child in tok.children:  # "Alice Smith" heads on Smith; compounds carry the name
-            if child.dep_ == 'compound' and child.i in self.tok_ent:
+            # ...of a proper noun only: "the Paris office" is an office, not Paris
+            if child.dep_ == 'compound' and child.i in self.tok_ent and tok.tag_ == 'NNP':
                 return self.tok_ent[child.i]
         if not tok.tag_.startswith('NN') or tok.lower_ in SKIP_NOUNS or not tok.is_alpha:
             return None
@@ -389,8 +400,8 @@ class DocReader:
                 known_prep = VERB_PREP.get((verb, prep)) or VERB_PREP.get((lemma, prep))
                 for pobj in _pobjs(child):
                     obj = self._arg(pobj)
-                    if obj is None:
-                        continue
+                    if obj is None or (known_prep == 'uses' and pobj.lower_ in WORKPLACES):
+                        continue  # "switched to the Paris office" uses no office
                     self._emit(
                         subj,
                         known_prep or f'{verb}_{prep}',
@@ -399,6 +410,19 @@ class DocReader:
                         fact,
                         0.9 if known_prep else 0.6,
                     )
+
+    def _self_introduction(self) -> None:
+        # "I'm Maya Patel" / "my name is Maya Patel": the speaker is that person
+        if not self.speaker:
+            return
+        for match in _SELF_NAMED.finditer(self.text):
+            name = clean_name(match.group(1))
+            mention = self.entities.get(name)
+            said = match.group(0).lower().startswith(('my name', 'call me'))
+            if name != self.speaker and (said or (mention and mention.type == EntityType.PERSON)):
+                self._add(name, EntityType.PERSON)
+                self.entities[name].type = EntityType.PERSON
+                self._emit(self.speaker, NAMED, name, self.item.at, self.text[:FACT_CHARS])
 
     # ---- types and attributes --------------------------------------------------------------
 
@@ -409,6 +433,7 @@ class DocReader:
                 mention = self.entities.get(name)
                 if cue is not None and mention is not None and not mention.speaker:
                     mention.type = cue
+                    mention.certain = True
                     self.owner.vote(name, cue)
         for mention in self.entities.values():
             if mention.speaker:
@@ -435,6 +460,11 @@ class DocReader:
             attrs = self.entities[owner].attributes
             for key, values in found.items():
                 attrs[key] = list(dict.fromkeys([*attrs.get(key, []), *values]))
+
+
+_SELF_NAMED = re.compile(
+    r"(?i:\b(?:i'm|i am|my name is|my name's|call me))\s+([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3})"
+)
 
 
 def _names_someone(attr: Any, subj_tok: Any) -> bool:

@@ -17,7 +17,14 @@ from typing import Any
 
 from kg.dates import resolve_date
 from kg.extraction.lexicon import FACT_CHARS, PREDICATE_TYPES, clean_name
-from kg.models import EntityMention, EntityType, Extraction, RelationMention, SourceText
+from kg.models import (
+    NAMED,
+    EntityMention,
+    EntityType,
+    Extraction,
+    RelationMention,
+    SourceText,
+)
 
 _CJK = re.compile(r'[\u4e00-\u9fff]')
 _SENTENCES = re.compile(r'[^。！？!?；;\n]+')
@@ -39,6 +46,8 @@ _KIN_NAMED = re.compile(
     rf'^我的?({_KIN_ALT})(叫|是|名叫)([\u4e00-\u9fff]{{2,4}}?)(?=$|[，,是在也])'
 )
 _KIN_LEAD = re.compile(rf'^我的?({_KIN_ALT})(?!的)')
+_KIN_OF = re.compile(rf'^是([\u4e00-\u9fff]{{1,4}}?)的({_KIN_ALT})$')
+_NAMED = re.compile(r'^(叫|名叫|名字是|名字叫|是)([\u4e00-\u9fff]{2,4})$')
 # words between a subject and its verb that say when or how, not what
 _FILLER = re.compile(
     r'^(?:\d{4}\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?)?|去年|今年|前年|上个?月|这个?月|'
@@ -64,7 +73,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r'^在(?P<o>.{1,14}?)出生', 'born_in'),
         (r'^(?:出生在|出生于|生于)(?P<o>.{1,14})$', 'born_in'),
         (rf'^(?:从.{{1,12}}?)?(?:{_MOVED})(?P<o>.{{1,14}})$', 'lives_in'),
-        (r'^(?:住在|住)(?P<o>[^的]{1,14})$', 'lives_in'),
+        (r'^(?:住在|住|家住|家在)(?P<o>[^的]{1,14})$', 'lives_in'),
         (r'^(?:来自|老家在|老家是)(?P<o>.{1,14})$', 'from'),
         (r'^(?:毕业于)(?P<o>.{1,14})$', 'graduated_from'),
         (r'^从(?P<o>.{1,14}?)毕业', 'graduated_from'),
@@ -77,7 +86,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (rf'^(?:习惯|喜欢|一直|现在)?(?:{_USED})\s*(?P<o>{_LATIN_NAME})', 'uses'),
         (rf'^(?:开(?:着|的是)?(?:{_COUNTER})|(?:买了|入手了)(?:{_COUNTER})?)(?:.{{0,6}}的)?'
          r'(?P<o>.{1,10})$', 'owns'),
-        (r'^(?:是|担任)(?:一名|一个|一位|个|名|位)?(?P<o>[\u4e00-\u9fff]{2,8})$', 'role'),
+        (r'^(?:是|担任|转行当了?|当了|成为了?|成了|(?:工作|职业|职位)是)(?:一名|一个|一位|个|名|位)?'
+         r'(?P<o>[\u4e00-\u9fff]{2,8})$', 'role'),
     )
 )  # fmt: skip
 _NOT_OBJECT = re.compile(r'[我你他她它们这那哪什么谁吗呢]|^\d+$|^的|离|去上班|去公司')
@@ -193,6 +203,8 @@ class _Reading:
             known.type = obj_type or known.type
         if known is None or obj_type is not None:
             self._entity(obj, obj_type or (known.type if known else EntityType.CONCEPT))
+        if obj_type is not None:
+            self.entities[obj].certain = True  # what the fact says it is outweighs jieba's tag
         self.relations.append(
             RelationMention(
                 subject=subj,
@@ -203,6 +215,29 @@ class _Reading:
                 confidence=0.85,
             )
         )
+
+    def _identity(
+        self, subject: str, rest: str, persons: set[str], when: datetime, fact: str
+    ) -> bool:
+        """ "李娜是张伟的妻子" (kin of a named person), "我叫陈静" / "我是陈静" (the speaker's
+        name); True when the clause said one of these."""
+        kin = _KIN_OF.match(rest)
+        if kin and (kin.group(1) in persons or kin.group(1) == '我'):
+            owner = self.speaker if kin.group(1) == '我' else kin.group(1)
+            if owner:
+                self._entity(owner, EntityType.PERSON, speaker=owner == self.speaker)
+                self._emit(subject, KIN[kin.group(2)], owner, when, fact)
+            return True
+        named = _NAMED.match(rest)
+        if (
+            subject == self.speaker
+            and named
+            and (named.group(1) != '是' or named.group(2) in persons)
+        ):
+            self._entity(named.group(2), EntityType.PERSON)
+            self._emit(subject, NAMED, named.group(2), when, fact)
+            return True
+        return False
 
     def _clause(
         self, clause: str, subject: str | None, persons: set[str], when: datetime, fact: str
@@ -241,6 +276,8 @@ class _Reading:
             return None
         rest = _FILLER.sub('', rest.strip()).strip()
         rest = re.sub(r'^(?:不住.{1,8}?了)$', '', rest)
+        if self._identity(subject, rest, persons, when, fact):
+            return subject
         for pattern, predicate in _PATTERNS:
             match = pattern.match(rest)
             if match:
