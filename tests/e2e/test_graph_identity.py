@@ -49,7 +49,14 @@ def facts(client, auth, scope: str, query: str, **extra: Any) -> set[tuple[str, 
             'Zhang Wei',
             'Tencent',
         ),
-        ('李娜是张伟的妻子。', '李娜在腾讯工作。', '张伟的妻子在哪里工作？', '李娜', '张伟', '腾讯'),
+        (
+            '李娜是张伟的妻子。',
+            '李娜在腾讯工作。',
+            '张伟的妻子在哪里工作？',
+            '李娜',
+            '张伟',
+            '腾讯',
+        ),
     ],
 )
 def test_a_spouse_is_married_to_so_two_hops_reach_the_spouses_employer(
