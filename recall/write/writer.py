@@ -33,7 +33,13 @@ from recall.write.capture import CaptureDecision, capture
 from recall.write.conflicts import detect, merge_agrees, slot_changed, slot_of, with_slot_tag
 from recall.write.guards import explicit_skip, guarded_items, redact_chunk, redact_secret_fields
 from recall.write.importance import write_grade
-from recall.write.merging import merged_change, same_subject
+from recall.write.merging import (
+    different_subjects,
+    keeps_content,
+    keyed_twin,
+    merged_change,
+    same_subject,
+)
 from recall.write.recalls import record_recalls
 from recall.write.trust import trust_of, trust_rank
 from vectors.models import ChunkText, PointFilter, StoredPoint, VectorPoint
@@ -222,7 +228,7 @@ class MemoryWriter:
             if ident in fresh or ident in existing or ident in bumps:
                 bump(ident, item, index, 'same text')
                 continue
-            keyed = self._same_entity_key(item, fresh)
+            keyed = keyed_twin(self._vectors, item, fresh)
             if keyed is not None:
                 bump(keyed, item, index, f'same entity key {item.entity_key}')
                 continue
@@ -332,24 +338,6 @@ class MemoryWriter:
             if follows:
                 self._vectors.set_payload(MEMORIES, follows)
 
-    def _same_entity_key(self, item: MemoryIn, fresh: dict[str, tuple[int, Chunk]]) -> str | None:
-        if not item.entity_key:
-            return None
-        for ident, (_, chunk) in fresh.items():
-            if (chunk.scope, chunk.user_id, chunk.entity_key) == (
-                item.scope,
-                item.user_id,
-                item.entity_key,
-            ):
-                return ident
-        flt = PointFilter(
-            scopes=[item.scope],
-            any_of={'entity_key': [item.entity_key], 'owner': [item.user_id or ANY_USER]},
-            none_of={'superseded': [True]},
-        )
-        found, _ = self._vectors.scroll(MEMORIES, flt, 1)
-        return found[0].id if found else None
-
     def _semantic_check(
         self, chunk: Chunk, vector: list[float], fresh: dict[str, tuple[int, Chunk]]
     ) -> tuple[str | None, list[str]]:
@@ -374,12 +362,15 @@ class MemoryWriter:
             if point.score < CONFLICT_MIN_COSINE:
                 break  # candidates come best first, and the merge cosine is above this one
             text = str(point.payload.get('text', ''))
+            if different_subjects(chunk.text, text):
+                continue  # Leo's birthday and Mia's: two memories, never one merged or superseded
             # one cosine is not enough to merge: the same kind and subject, shared words and a
             # model that reads the language must agree too; when unsure, both stay
             agreed = (
                 point.payload.get('kind') == chunk.kind
                 and same_subject(chunk.speaker, point.payload.get('speaker'))
                 and merge_agrees(chunk.text, text, reads_cjk=self._reads_cjk)
+                and keeps_content(chunk.text, text)  # the whole texts, not the clamped ones
             )
             if point.score >= self._merge_cosine:
                 if agreed:
