@@ -80,6 +80,7 @@ ANSWERS: dict[type[BaseModel], str] = {
     m.TokenList: 'TokenList',
     m.TokenRevoked: 'TokenRevoked',
     m.Team: 'TeamOut',
+    m.WhoAmI: 'WhoAmI',
     m.Check: 'Check',
     m.Health: 'Health',
     m.Ready: 'Ready',
@@ -100,6 +101,7 @@ OPTIONS: dict[Any, tuple[str, set[str]]] = {
 OPERATIONS: dict[str, str] = {
     'healthz': 'health',
     'observability_readyz': 'ready',
+    'agents_whoami': 'whoami',
     'memory_create_memory': 'remember',
     'memory_create_memories': 'remember_batch',
     'memory_list_memories': 'list_memories',

@@ -160,8 +160,10 @@ def test_service_errors_are_typed_and_carry_the_json_error(url: str, mnemos: Mne
         mnemos.request('POST', '/v1/memory_search', json={'query': 'x', 'scope': 'agent:x', 'k': 1})
     assert invalid.value.details[0]['loc']
     agent = mnemos.request('POST', '/v1/tokens', json={'agent_id': 'other'}).json()['token']
-    with Mnemos(url, agent) as other, pytest.raises(Forbidden):
-        other.stats()
+    with Mnemos(url, agent) as other:
+        assert other.whoami().scope == 'agent:other'
+        with pytest.raises(Forbidden):
+            other.stats()
 
 
 def test_bad_options_fail_here_as_mnemos_errors_naming_the_field(mnemos: Mnemos) -> None:

@@ -145,6 +145,10 @@ def ready() -> Call[m.Ready]:
     return Call('GET', '/readyz', reader(m.Ready))
 
 
+def whoami() -> Call[m.WhoAmI]:
+    return Call('GET', '/v1/whoami', reader(m.WhoAmI))
+
+
 def remember(item: m.MemoryIn) -> Call[m.WriteResult]:
     return Call('POST', '/v1/memories', reader(m.WriteResult), json=body(item))
 

@@ -132,6 +132,10 @@ class AsyncMnemos:
         """`GET /readyz`: every store answers (503, raised as `ServerError`, when one does not)."""
         return await self.run(calls.ready())
 
+    async def whoami(self) -> m.WhoAmI:
+        """Who the token stands for: admin, or an agent with its own scope and granted ones."""
+        return await self.run(calls.whoami())
+
     # ---- memories ---------------------------------------------------------------------------
 
     async def remember(

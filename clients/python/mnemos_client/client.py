@@ -138,6 +138,10 @@ class Mnemos:
         """`GET /readyz`: every store answers (503, raised as `ServerError`, when one does not)."""
         return self.run(calls.ready())
 
+    def whoami(self) -> m.WhoAmI:
+        """Who the token stands for: admin, or an agent with its own scope and granted ones."""
+        return self.run(calls.whoami())
+
     # ---- memories ---------------------------------------------------------------------------
 
     def remember(self, scope: str, text: str, **options: Unpack[MemoryOptions]) -> m.WriteResult:

@@ -163,6 +163,8 @@ class KGSearchRequest(Request):
     as_of: datetime | None = None
     hops: int = Field(default=2, ge=1, le=3)
     limit: int = Field(default=10, ge=1, le=100)
+    user_id: str | None = None
+    include_history: bool = False
 
 
 class SessionMessage(Request):
@@ -697,6 +699,17 @@ class Team(Answer):
     members: list[str]
     updated_at: datetime
     leader_scope: str
+
+
+class WhoAmI(Answer):
+    """The caller as the service sees its token: admin, or an agent with its scopes."""
+
+    name: str
+    admin: bool
+    agent_id: str | None = None
+    scope: str | None
+    writable: list[str]
+    read_fallback: list[str]
 
 
 class Check(Answer):

@@ -94,6 +94,8 @@ class GraphSearchOptions(TypedDict, total=False):
     as_of: datetime | None
     hops: int
     limit: int
+    user_id: str | None
+    include_history: bool
 
 
 class SessionOptions(TypedDict, total=False):
