@@ -234,6 +234,12 @@ def job(job_id: str) -> Call[m.JobInfo]:
     return Call('GET', f'/v1/jobs/{path_segment("job_id", job_id)}', reader(m.JobInfo))
 
 
+def jobs(scope: str | None, limit: int) -> Call[list[m.JobInfo]]:
+    read_list = reader(m.JobList)
+    params = query(scope=scope, limit=limit)
+    return Call('GET', '/v1/jobs', lambda r: read_list(r).jobs, params=params)
+
+
 def episodes(scope: str, user_id: str | None, limit: int) -> Call[list[m.Episode]]:
     read_list = reader(m.EpisodeList)
     params = query(scope=scope, user_id=user_id, limit=limit)

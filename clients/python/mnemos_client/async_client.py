@@ -262,6 +262,10 @@ class AsyncMnemos:
         """A job's state: queued, running, done, failed or cancelled."""
         return await self.run(calls.job(job_id))
 
+    async def jobs(self, scope: str | None = None, limit: int = 20) -> list[m.JobInfo]:
+        """The newest jobs of a scope; without `scope` (admin token only), every job."""
+        return await self.run(calls.jobs(scope, limit))
+
     async def wait_job(self, job_id: str, timeout: float = 60.0, poll: float = 0.2) -> m.JobInfo:
         """Poll a job until it is done, failed or cancelled; TimeoutError after `timeout` s."""
         deadline = time.monotonic() + timeout

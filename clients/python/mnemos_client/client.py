@@ -259,6 +259,10 @@ class Mnemos:
         """A job's state: queued, running, done, failed or cancelled."""
         return self.run(calls.job(job_id))
 
+    def jobs(self, scope: str | None = None, limit: int = 20) -> list[m.JobInfo]:
+        """The newest jobs of a scope; without `scope` (admin token only), every job."""
+        return self.run(calls.jobs(scope, limit))
+
     def wait_job(self, job_id: str, timeout: float = 60.0, poll: float = 0.2) -> m.JobInfo:
         """Poll a job until it is done, failed or cancelled; TimeoutError after `timeout` s."""
         deadline = time.monotonic() + timeout

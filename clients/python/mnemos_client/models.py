@@ -563,6 +563,12 @@ class JobInfo(Answer):
     updated_at: datetime
 
 
+class JobList(Answer):
+    """Jobs, newest first."""
+
+    jobs: list[JobInfo]
+
+
 class Episode(Answer):
     """A consolidated session."""
 
