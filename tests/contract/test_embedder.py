@@ -231,7 +231,7 @@ def test_the_threads_setting_bounds_one_minilm_run_and_leaves_its_vectors_alone(
     from core.settings import Settings
     from vectors.embedders import make_embedder
 
-    assert Settings(embed_threads=threads).embed_threads == threads
+    assert Settings.model_validate({'embed_threads': threads}).embed_threads == threads
     embedder: Any = make_embedder('minilm', threads=threads)
     session = embedder.inner._session
     # the int8 copy runs one text per run: one thread unless told otherwise

@@ -259,7 +259,9 @@ def test_the_serve_preload_is_the_model_build_asks_for(monkeypatch: pytest.Monke
     from vectors.embedders import make_embedder
 
     built = _counting_loads(monkeypatch)
-    settings = Settings(embedder='hash', embed_batch_size=9, embed_threads=3)
+    settings = Settings.model_validate(
+        {'embedder': 'hash', 'embed_batch_size': 9, 'embed_threads': 3}
+    )
     preload_embedder(settings)
     embedder: Any = make_embedder(**model_choice(settings), cache_size=10)  # as build() does
     assert built == [embedder.inner]
