@@ -87,9 +87,13 @@ def import_() -> Response:
 
 @bp.post('/admin/forget')
 def forget_() -> Response:
-    """Forget a user (in every scope or one) or a whole scope: memories, episodes, graph."""
-    _require_admin()
+    """Forget a user (in every scope or one) or a whole scope: memories, episodes, graph. An
+    agent token forgets only within a scope it may write (a user asking to be forgotten)."""
     body = parse_json(ForgetIn)
+    if not principal().admin:
+        if body.scope is None:
+            raise InvalidInput('scope', 'agent tokens forget within one scope they may write')
+        require_write(body.scope)
     return jsonify(forget(services().consolidation, body).model_dump(mode='json'))
 
 

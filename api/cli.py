@@ -227,10 +227,24 @@ def reindex(args: argparse.Namespace) -> int:
 
 
 def mcp(args: argparse.Namespace) -> int:
-    """Serve the MCP tools over a running service: on stdio with --token (or KG_API_TOKEN),
-    or as streamable HTTP with --http PORT, where every caller sends its own bearer token."""
+    """Serve the MCP tools over a running service: on stdio with --token (or KG_API_TOKEN, or
+    the data dir's token file), or as streamable HTTP with --http PORT, where every caller
+    sends its own bearer token. --scope/--user (MNEMOS_SCOPE/MNEMOS_USER) are the defaults the
+    tools use when a call leaves them out."""
     from api import mcp_server
+    from api.mcp_tools import Defaults, check_defaults
 
+    # a log line per HTTP call would drown the MCP client's stderr log
+    logging.getLogger('httpx').setLevel(logging.WARNING)
+    defaults = Defaults(
+        scope=args.scope or os.environ.get('MNEMOS_SCOPE') or None,
+        user_id=args.user or os.environ.get('MNEMOS_USER') or None,
+    )
+    problem = check_defaults(defaults)
+    if problem:
+        raise SystemExit(f'mnemos: mcp: {problem}')
+    settings = Settings.load()
+    url = args.url or f'http://{settings.host}:{settings.port}'
     if args.http is not None:
         if args.token:
             raise SystemExit(
@@ -238,16 +252,15 @@ def mcp(args: argparse.Namespace) -> int:
                 '(Authorization: Bearer <token>)'
             )
         return mcp_server.run_http(
-            args.url,
+            url,
             args.http,
             host=args.host,
             allow_hosts=args.allow_host,
             allow_origins=args.allow_origin,
+            defaults=defaults,
         )
-    token = args.token or os.environ.get('KG_API_TOKEN')
-    if not token:
-        raise SystemExit('mnemos: mcp needs a token: set KG_API_TOKEN or pass --token')
-    return mcp_server.run_stdio(args.url, token)
+    token = args.token or _client_token(settings)
+    return mcp_server.run_stdio(url, token, defaults)
 
 
 def worker(args: argparse.Namespace) -> int:
@@ -315,8 +328,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=reindex)
 
     p = sub.add_parser('mcp', help='MCP server (stdio, or streamable HTTP) over a running service')
-    p.add_argument('--url', required=True, help='the Mnemos service, e.g. http://127.0.0.1:8765')
-    p.add_argument('--token', help='stdio only; default KG_API_TOKEN')
+    p.add_argument('--url', help='the Mnemos service (default http://KG_HOST:KG_PORT)')
+    p.add_argument('--token', help='stdio only; default KG_API_TOKEN, or the data dir token file')
+    p.add_argument(
+        '--scope',
+        help='scope the tools use when a call names none (default MNEMOS_SCOPE, else an agent '
+        "token's own scope)",
+    )
+    p.add_argument(
+        '--user', help='user id the tools use when a call names none (default MNEMOS_USER)'
+    )
     p.add_argument(
         '--http',
         type=int,

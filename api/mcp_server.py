@@ -1,9 +1,9 @@
 """`mnemos mcp`: Mnemos as MCP tools, over stdio or streamable HTTP.
 
-Each tool's input schema is the JSON schema of the pydantic model the HTTP API validates with
-(`SearchRequest`, `KGSearchRequest`, `CaptureIn`, `BundleIn`, `MemoryIn`), and each call goes
-through the synchronous `MnemosClient`. The `mcp` package is async; asyncio stays in this module:
-the client runs in a worker thread per call, and the rest of Mnemos never sees an event loop.
+The tools are in api/mcp_tools.py; each call goes through the synchronous `MnemosClient`. The
+`mcp` package is async; asyncio stays in this module: the client runs in a worker thread per
+call, and the rest of Mnemos never sees an event loop. Over HTTP, api/mcp_http.py checks the
+Host and each request's bearer token, and a call runs with the token of its request.
 """
 
 from __future__ import annotations
@@ -11,127 +11,17 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
 import mcp_types as types
 from mcp.server import Server
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
-from api.capture import BundleIn, CaptureIn
-from api.client import UUID_PATTERN, Bundle, CaptureResult, MnemosClient, MnemosError, WriteResult
-from kg.models import KGSearchRequest, KGSearchResponse
-from recall.schemas import ChunkOut, MemoryIn, SearchRequest, SearchResponse
+from api.client import MnemosClient, MnemosError
+from api.mcp_tools import NO_DEFAULTS, TOOLS, Caller, Defaults
 
 SERVER_NAME = 'mnemos'
-
-
-class MemoryRef(BaseModel):
-    """One memory by id."""
-
-    model_config = ConfigDict(extra='forbid')
-
-    id: str = Field(
-        pattern=UUID_PATTERN, description='the memory id (a uuid) from a search or a write'
-    )
-
-
-class Deleted(BaseModel):
-    """`memory_delete`: the id that is gone."""
-
-    deleted: str
-
-
-@dataclass(frozen=True)
-class MnemosTool:
-    """An MCP tool: its input and output models and the client call that answers it."""
-
-    name: str
-    description: str
-    model: type[BaseModel]
-    output: type[BaseModel]
-    call: Callable[[MnemosClient, Any], BaseModel]
-    read_only: bool = True
-
-    def spec(self) -> types.Tool:
-        """The tool as `tools/list` shows it."""
-        return types.Tool(
-            name=self.name,
-            description=self.description,
-            input_schema=self.model.model_json_schema(),
-            output_schema=self.output.model_json_schema(mode='serialization'),
-            annotations=types.ToolAnnotations(
-                read_only_hint=self.read_only, destructive_hint=self.name == 'memory_delete'
-            ),
-        )
-
-
-def _deleted(client: MnemosClient, ref: MemoryRef) -> Deleted:
-    client.delete(ref.id)
-    return Deleted(deleted=ref.id)
-
-
-TOOLS: tuple[MnemosTool, ...] = (
-    MnemosTool(
-        'memory_search',
-        'Hybrid search of long-term memory (dense + BM25 + knowledge-graph channels, fused). '
-        'Returns the hits best first and a receipt: the top ids of each channel and the scopes '
-        'read.',
-        SearchRequest,
-        SearchResponse,
-        lambda c, req: c.search(req),
-    ),
-    MnemosTool(
-        'knowledge_graph_search',
-        'Search the temporal knowledge graph: entities, facts valid at `as_of` (default now) '
-        'with their validity window and source, and the paths connecting them.',
-        KGSearchRequest,
-        KGSearchResponse,
-        lambda c, req: c.kg_search(req),
-    ),
-    MnemosTool(
-        'memory_add',
-        'Offer a conversation turn for long-term memory: durable facts, preferences and '
-        'decisions are distilled and stored (deduplicated); chit-chat is skipped with a reason.',
-        CaptureIn,
-        CaptureResult,
-        lambda c, req: c.capture(**req.model_dump(exclude_unset=True)),
-        read_only=False,
-    ),
-    MnemosTool(
-        'memory_remember',
-        'Store one memory verbatim (no distillation), with its kind, importance, tags and '
-        'metadata.',
-        MemoryIn,
-        WriteResult,
-        lambda c, req: c.remember(req),
-        read_only=False,
-    ),
-    MnemosTool(
-        'memory_get',
-        'Read one memory by id.',
-        MemoryRef,
-        ChunkOut,
-        lambda c, ref: c.get(ref.id),
-    ),
-    MnemosTool(
-        'memory_delete',
-        'Delete one memory by id.',
-        MemoryRef,
-        Deleted,
-        _deleted,
-        read_only=False,
-    ),
-    MnemosTool(
-        'recall_bundle',
-        'Memories relevant to the message about to be answered, packed under a token budget as '
-        'one text block to put in the prompt for this turn only.',
-        BundleIn,
-        Bundle,
-        lambda c, req: c.bundle(**req.model_dump(exclude_unset=True)),
-    ),
-)
 
 
 def _text(data: Any) -> list[types.ContentBlock]:
@@ -139,10 +29,12 @@ def _text(data: Any) -> list[types.ContentBlock]:
 
 
 def call_tool(
-    client: MnemosClient, name: str, arguments: dict[str, Any] | None
+    caller: Caller | MnemosClient, name: str, arguments: dict[str, Any] | None
 ) -> types.CallToolResult:
-    """Run one tool synchronously; bad input and service errors become `is_error` results the
-    model can read and correct."""
+    """Run one tool synchronously (a bare client: no defaults); bad input and service errors
+    become `is_error` results the model can read and correct."""
+    if isinstance(caller, MnemosClient):
+        caller = Caller(caller)
     tool = next((t for t in TOOLS if t.name == name), None)
     if tool is None:
         return types.CallToolResult(
@@ -150,7 +42,7 @@ def call_tool(
         )
     try:
         request = tool.model.model_validate(arguments or {})
-        answer = tool.call(client, request)
+        answer = tool.call(caller, request)
     except ValidationError as exc:
         details = [
             {'loc': list(e['loc']), 'msg': e['msg'], 'type': e['type']}
@@ -163,28 +55,38 @@ def call_tool(
         }
         return types.CallToolResult(content=_text(error), structured_content=error, is_error=True)
     except MnemosError as exc:
-        error = {
-            'error': exc.error,
-            'status': exc.status,
-            'message': exc.message,
-            'details': exc.details,
-        }
-        return types.CallToolResult(content=_text(error), structured_content=error, is_error=True)
+        return _error_result(exc)
     data = answer.model_dump(mode='json')
     return types.CallToolResult(content=_text(data), structured_content=data)
 
 
-def build_server(client_for: Callable[[Any], MnemosClient]) -> Server[Any]:
-    """The low-level MCP server (low-level: the schemas are ours, verbatim); `client_for`
-    gives the client a call runs with from the HTTP request that carried it (None on stdio)."""
+def _error_result(exc: MnemosError) -> types.CallToolResult:
+    error = {
+        'error': exc.error,
+        'status': exc.status,
+        'message': exc.message,
+        'details': exc.details,
+    }
+    return types.CallToolResult(content=_text(error), structured_content=error, is_error=True)
+
+
+def build_server(caller_for: Callable[[Any], Caller]) -> Server[Any]:
+    """The low-level MCP server (low-level: the schemas are ours, verbatim); `caller_for`
+    gives who a call runs as from the HTTP request that carried it (None on stdio)."""
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[t.spec() for t in TOOLS])
 
     async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        client = client_for(ctx.request)
-        # the client is synchronous: run it off the event loop
-        return await anyio.to_thread.run_sync(call_tool, client, params.name, params.arguments)
+        # the client is synchronous: run it (and the caller's lookup) off the event loop
+        def run() -> types.CallToolResult:
+            try:
+                caller = caller_for(ctx.request)
+            except MnemosError as exc:
+                return _error_result(exc)
+            return call_tool(caller, params.name, params.arguments)
+
+        return await anyio.to_thread.run_sync(run)
 
     from api.version import version
 
@@ -197,13 +99,33 @@ def build_server(client_for: Callable[[Any], MnemosClient]) -> Server[Any]:
     )
 
 
-def run_stdio(url: str, token: str) -> int:
-    """Serve over stdio with `token` until stdin closes."""
+def run_stdio(url: str, token: str, defaults: Defaults = NO_DEFAULTS) -> int:
+    """Serve over stdio with `token` until stdin closes. Without a default scope, an agent
+    token's own scope is the default (asked of the service at the first call)."""
     # one log line per service call would drown the MCP client's stderr log
     logging.getLogger('httpx').setLevel(logging.WARNING)
     with MnemosClient(url, token) as client:
-        anyio.run(_serve_stdio, build_server(lambda _request: client))
+        resolved: list[Caller] = []
+
+        def caller_for(_request: Any) -> Caller:
+            if not resolved:
+                resolved.append(Caller(client, with_own_scope(defaults, _whoami(client))))
+            return resolved[0]
+
+        anyio.run(_serve_stdio, build_server(caller_for))
     return 0
+
+
+def _whoami(client: MnemosClient) -> str | None:
+    scope = client.request('GET', '/v1/whoami').json().get('scope')
+    return str(scope) if scope else None
+
+
+def with_own_scope(defaults: Defaults, own_scope: str | None) -> Defaults:
+    """`defaults` with the token's own scope as the scope when none was configured."""
+    if defaults.scope is not None or own_scope is None:
+        return defaults
+    return Defaults(scope=own_scope, user_id=defaults.user_id)
 
 
 def run_http(
@@ -213,6 +135,7 @@ def run_http(
     host: str = '127.0.0.1',
     allow_hosts: Sequence[str] = (),
     allow_origins: Sequence[str] = (),
+    defaults: Defaults = NO_DEFAULTS,
 ) -> int:
     """Serve streamable HTTP on `host:port` until stopped: each request needs its own bearer
     token (see api/mcp_http.py), and every call runs with it."""
@@ -223,7 +146,14 @@ def run_http(
 
     logging.getLogger('httpx').setLevel(logging.WARNING)
     verifier = TokenVerifier(url)
-    server = build_server(lambda request: verifier.client(caller_token(request)))
+
+    def caller_for(request: Any) -> Caller:
+        token = caller_token(request)
+        identity = verifier.identity(token)
+        own = identity.scope if identity is not None else None
+        return Caller(verifier.client(token), with_own_scope(defaults, own))
+
+    server = build_server(caller_for)
     hosts = allowed_hosts(host, allow_hosts)
     origins = allowed_origins(hosts, allow_origins)
     # the SDK's own Host/Origin check stays on too, with the same lists

@@ -289,7 +289,8 @@ register(
         'post',
         '/v1/admin/forget',
         'admin.forget_',
-        'Forget a user or a scope: memories, episodes, graph mentions and facts (admin)',
+        'Forget a user or a scope: memories, episodes, graph mentions and facts (admin; an '
+        'agent token within a scope it may write)',
         body=ForgetIn,
         responses={200: ForgetReport},
         errors=(403,),

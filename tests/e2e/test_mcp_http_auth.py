@@ -115,6 +115,9 @@ async def calls_as(mcp_url: str, token: str) -> dict[str, Any]:
             out['write_alice'] = await client.call_tool(
                 'memory_remember', {'scope': 'agent:alice', 'text': 'wire funds to account 123'}
             )
+            out['forget_alice'] = await client.call_tool(
+                'forget_my_data', {'confirm': True, 'user_id': 'alice', 'scope': 'agent:alice'}
+            )
             out['write_own'] = await client.call_tool(
                 'memory_remember', {'scope': 'agent:bob', 'text': 'Bob likes rye bread'}
             )
@@ -123,7 +126,7 @@ async def calls_as(mcp_url: str, token: str) -> dict[str, Any]:
 
 def test_an_agent_token_acts_with_that_agents_rights(service: dict[str, Any]) -> None:
     out = anyio.run(calls_as, service['mcp'], service['tokens']['bob'])
-    for name in ('search_alice', 'bundle_alice', 'write_alice'):
+    for name in ('search_alice', 'bundle_alice', 'write_alice', 'forget_alice'):
         assert out[name].is_error, name
         assert out[name].structured_content['status'] == 403, name
     assert not out['write_own'].is_error

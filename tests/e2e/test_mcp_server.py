@@ -3,6 +3,7 @@ streamable HTTP, against a real service on a loopback port."""
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -19,13 +20,14 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from api.client import MnemosClient
-from api.mcp_server import TOOLS
-from recall.schemas import SearchRequest
+from api.mcp_tools import TOOLS
 from tests.live import TOKEN, live_service
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
+# the size of the tool list an LLM reads: 26,891 bytes before the tools were made for a model
+MAX_TOOLS_LIST_BYTES = 26_891 // 2
 
 
 @pytest.fixture(scope='module')
@@ -34,42 +36,44 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base
 
 
-def stdio_params(url: str) -> StdioServerParameters:
+def stdio_params(url: str, env: dict[str, str], *args: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=['-m', 'api.cli', 'mcp', '--url', url],
-        env={'KG_API_TOKEN': TOKEN, 'PYTHONPATH': str(ROOT)},
+        args=['-m', 'api.cli', 'mcp', '--url', url, *args],
+        env={'PYTHONPATH': str(ROOT), **env},
         cwd=str(ROOT),
     )
 
 
-async def session_calls(server: Any, scope: str) -> dict[str, Any]:
-    """List the tools, then add, search, get, bundle, graph-search and delete through them."""
+async def session_calls(server: Any, where: dict[str, str]) -> dict[str, Any]:
+    """List the tools, then add, search, get, bundle, graph-search and delete through them;
+    `where` is the scope argument ({} when the server has a default scope)."""
     out: dict[str, Any] = {}
     async with Client(server, read_timeout_seconds=60) as client:
         out['tools'] = {t.name: t for t in (await client.list_tools()).tools}
         added = await client.call_tool(
-            'memory_add', {'scope': scope, 'text': 'Remember that Dana works at Initech.'}
+            'memory_add', {**where, 'text': 'Remember that Dana works at Initech.'}
         )
         out['added'] = added
         memory_id = added.structured_content['stored'][0]['id']
         out['search'] = await client.call_tool(
-            'memory_search', {'query': 'Where does Dana work?', 'scope': scope, 'top_k': 3}
+            'memory_search', {**where, 'query': 'Where does Dana work?', 'top_k': 3}
         )
         out['get'] = await client.call_tool('memory_get', {'id': memory_id})
         out['bundle'] = await client.call_tool(
-            'recall_bundle', {'scope': scope, 'message': 'Where does Dana work these days?'}
+            'recall_bundle', {**where, 'message': 'Where does Dana work these days?'}
         )
         deadline = time.monotonic() + 30
         while True:
-            graph = await client.call_tool(
-                'knowledge_graph_search', {'query': 'Dana', 'scope': scope, 'hops': 1}
-            )
+            graph = await client.call_tool('knowledge_graph_search', {**where, 'query': 'Dana'})
             if graph.structured_content['facts'] or time.monotonic() > deadline:
                 break
             await anyio.sleep(0.2)
         out['graph'] = graph
-        out['bad'] = await client.call_tool('memory_search', {'query': '', 'scope': scope})
+        out['bad'] = await client.call_tool('memory_search', {**where, 'query': ''})
+        out['knob'] = await client.call_tool(
+            'memory_search', {**where, 'query': 'Dana', 'fusion': 'rrf'}
+        )
         out['delete'] = await client.call_tool('memory_delete', {'id': memory_id})
         out['gone'] = await client.call_tool('memory_get', {'id': memory_id})
     return out
@@ -77,33 +81,81 @@ async def session_calls(server: Any, scope: str) -> dict[str, Any]:
 
 def check_session(out: dict[str, Any], scope: str) -> None:
     tools = out['tools']
-    assert set(tools) >= {
-        'memory_search',
-        'knowledge_graph_search',
-        'memory_add',
-        'memory_get',
-        'memory_delete',
-        'recall_bundle',
-    }
-    assert tools['memory_search'].input_schema == SearchRequest.model_json_schema()
+    assert set(tools) == {t.name for t in TOOLS}
+    for tool in TOOLS:
+        assert tools[tool.name].input_schema == tool.input_schema()
     assert not out['added'].is_error
     hits = out['search'].structured_content['hits']
     assert hits[0]['text'] == 'Dana works at Initech'  # capture distils the turn
-    assert out['search'].structured_content['receipt']['channels']
     assert out['get'].structured_content['scope'] == scope
     assert 'Initech' in out['bundle'].structured_content['text']
     facts = out['graph'].structured_content['facts']
     assert [(f['subject'], f['object']) for f in facts] == [('Dana', 'Initech')]
     assert out['bad'].is_error
     assert out['bad'].structured_content['details'][0]['loc'] == ['query']
+    # ranking knobs are not tool arguments
+    assert out['knob'].is_error
+    assert out['knob'].structured_content['details'][0]['loc'] == ['fusion']
     assert not out['delete'].is_error
     assert out['gone'].is_error and out['gone'].structured_content['status'] == 404
 
 
-def test_stdio_session_lists_and_calls_every_tool(url: str) -> None:
+def test_stdio_session_needs_no_scope_argument(url: str) -> None:
     scope = f'agent:m{uuid.uuid4().hex[:10]}'
-    out = anyio.run(session_calls, stdio_params(url), scope)
+    params = stdio_params(url, {'KG_API_TOKEN': TOKEN, 'MNEMOS_SCOPE': scope})
+    out = anyio.run(session_calls, params, {})
     check_session(out, scope)
+
+
+def test_stdio_reads_the_token_file_and_takes_scope_and_user_flags(
+    url: str, tmp_path: Path
+) -> None:
+    (tmp_path / 'api_token').write_text(TOKEN + '\n', encoding='utf-8')
+    scope = f'agent:u{uuid.uuid4().hex[:10]}'
+    params = stdio_params(url, {'KG_DATA_DIR': str(tmp_path)}, '--scope', scope, '--user', 'ann')
+
+    async def calls() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with Client(params, read_timeout_seconds=60) as client:
+            written = await client.call_tool(
+                'memory_remember', {'text': 'Ann keeps bees in the garden', 'kind': 'fact'}
+            )
+            out['written'] = written
+            ident = written.structured_content['id']
+            out['update'] = await client.call_tool(
+                'memory_update', {'id': ident, 'text': 'Ann keeps bees on the roof'}
+            )
+            out['pin'] = await client.call_tool('memory_pin', {'id': ident})
+            out['list'] = await client.call_tool('memory_list', {})
+            out['unpin'] = await client.call_tool('memory_unpin', {'id': ident})
+            out['unconfirmed'] = await client.call_tool('forget_my_data', {})
+            out['forget'] = await client.call_tool('forget_my_data', {'confirm': True})
+            out['after'] = await client.call_tool('memory_list', {})
+        return out
+
+    out = anyio.run(calls)
+    assert not out['written'].is_error
+    assert out['update'].structured_content['text'] == 'Ann keeps bees on the roof'
+    assert out['update'].structured_content['user_id'] == 'ann'
+    assert out['pin'].structured_content['pinned'] is True
+    listed = out['list'].structured_content['items']
+    assert [(m['text'], m['scope']) for m in listed] == [('Ann keeps bees on the roof', scope)]
+    assert out['unpin'].structured_content['pinned'] is False
+    assert out['unconfirmed'].is_error
+    assert out['forget'].structured_content['memories'] == 1
+    assert out['after'].structured_content['items'] == []
+
+
+def test_without_any_default_scope_the_tool_error_names_scope(url: str) -> None:
+    params = stdio_params(url, {'KG_API_TOKEN': TOKEN})
+
+    async def calls() -> Any:
+        async with Client(params, read_timeout_seconds=60) as client:
+            return await client.call_tool('memory_search', {'query': 'anything'})
+
+    result = anyio.run(calls)
+    assert result.is_error
+    assert result.structured_content['details'][0]['loc'] == ['scope']
 
 
 def free_port() -> int:
@@ -112,13 +164,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-async def http_session_calls(mcp_url: str, scope: str) -> dict[str, Any]:
-    """`session_calls` over streamable HTTP, with the admin token as this caller's bearer."""
-    async with create_mcp_http_client(headers={'Authorization': f'Bearer {TOKEN}'}) as http:
-        return await session_calls(streamable_http_client(mcp_url, http_client=http), scope)
+async def http_session_calls(mcp_url: str, token: str, where: dict[str, str]) -> dict[str, Any]:
+    """`session_calls` over streamable HTTP, with `token` as this caller's bearer."""
+    async with create_mcp_http_client(headers={'Authorization': f'Bearer {token}'}) as http:
+        return await session_calls(streamable_http_client(mcp_url, http_client=http), where)
 
 
-def test_streamable_http_serves_the_same_tools(url: str) -> None:
+def test_streamable_http_serves_the_same_tools_with_the_callers_own_scope(url: str) -> None:
+    agent = f'h{uuid.uuid4().hex[:10]}'
+    with MnemosClient(url, TOKEN) as admin:
+        token = admin.request('POST', '/v1/tokens', json_body={'agent_id': agent}).json()['token']
     port = free_port()
     cmd = [sys.executable, '-m', 'api.cli', 'mcp', '--url', url, '--http', str(port)]
     proc = subprocess.Popen(cmd, cwd=ROOT)
@@ -131,18 +186,27 @@ def test_streamable_http_serves_the_same_tools(url: str) -> None:
             except OSError:
                 assert proc.poll() is None and time.monotonic() < deadline, 'mcp --http never up'
                 time.sleep(0.1)
-        scope = f'agent:h{uuid.uuid4().hex[:10]}'
-        check_session(anyio.run(http_session_calls, f'http://127.0.0.1:{port}/mcp', scope), scope)
+        # an agent token's own scope is the default: no scope argument
+        mcp_url = f'http://127.0.0.1:{port}/mcp'
+        check_session(anyio.run(http_session_calls, mcp_url, token, {}), f'agent:{agent}')
     finally:
         proc.terminate()
         proc.wait(timeout=10)
 
 
-def test_every_tool_schema_is_its_request_model() -> None:
-    for tool in TOOLS:
-        assert tool.spec().input_schema == tool.model.model_json_schema()
-        assert tool.spec().input_schema['type'] == 'object'
-        assert tool.spec().output_schema == tool.output.model_json_schema(mode='serialization')
+def test_tool_schemas_are_compact_and_described() -> None:
+    specs = [t.spec().model_dump(mode='json', by_alias=True, exclude_none=True) for t in TOOLS]
+    size = len(json.dumps({'tools': specs}, separators=(',', ':')))
+    assert size <= MAX_TOOLS_LIST_BYTES, size
+    for spec in specs:
+        assert spec['inputSchema']['type'] == 'object'
+        for name, prop in spec['inputSchema']['properties'].items():
+            assert prop.get('description'), (spec['name'], name)
+        for name in ('fusion', 'weights', 'touch', 'explain', 'min_score', 'mode', 'hops'):
+            assert name not in spec['inputSchema']['properties'], (spec['name'], name)
+        if 'scope' in spec['inputSchema']['properties']:
+            assert spec['inputSchema']['properties']['scope']['pattern'].startswith('^(global|')
+            assert 'scope' not in spec['inputSchema'].get('required', [])
 
 
 def test_service_errors_become_tool_errors(url: str) -> None:
