@@ -23,6 +23,7 @@ from core.settings import Settings
 
 if TYPE_CHECKING:
     from api.client import MnemosClient
+    from recall.admin.reports import ImportReport
 
 TOKEN_FILE = 'api_token'
 
@@ -182,42 +183,74 @@ def export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _lines_with_progress(path: Path, desc: str) -> Iterator[bytes]:
+def _lines_with_progress(path: Path, desc: str, start: int = 1) -> Iterator[bytes]:
     size = path.stat().st_size
     with path.open('rb') as fh, _bar(size, desc, unit='B') as bar:
         bar.unit_scale = True
-        for line in fh:
+        for number, line in enumerate(fh, 1):
             bar.update(len(line))
-            yield line
+            yield line if number >= start else b''  # skipped lines still count
+
+
+def _import_file(args: argparse.Namespace, path: Path, desc: str, dedupe: str) -> ImportReport:
+    """Import a JSONL file in bounded chunks; on a stop, say where to resume and exit 2."""
+    from api.bulk import ImportStopped, import_chunked
+
+    start = max(getattr(args, 'resume_from', None) or 1, 1)
+    with _client(args) as client:
+        try:
+            return import_chunked(
+                client,
+                _lines_with_progress(path, desc, start),
+                dedupe=dedupe,
+                dry_run=getattr(args, 'dry_run', False),
+                start=start,
+                chunk_bytes=args.chunk_bytes,
+                chunk_records=args.chunk_records,
+            )
+        except ImportStopped as stopped:
+            done = stopped.report
+            raise SystemExit(
+                f'mnemos: {desc} stopped at line {stopped.resume_from} ({done.imported} records '
+                f'imported before it): {stopped.cause}; rerun with --resume-from '
+                f'{stopped.resume_from}'
+            ) from None
 
 
 def import_(args: argparse.Namespace) -> int:
-    """Import a JSONL export (ids kept, texts re-embedded); print the report."""
+    """Import a JSONL export (ids kept, texts re-embedded) in bounded chunks; print the
+    report."""
     path = Path(args.file)
     if not path.is_file():
         raise SystemExit(f'mnemos: no such file: {path}')
-    with _client(args) as client:
-        report = client.import_records(
-            _lines_with_progress(path, 'import'), dedupe=args.dedupe, dry_run=args.dry_run
-        )
+    report = _import_file(args, path, 'import', args.dedupe)
     print(json.dumps(report.model_dump(mode='json'), indent=2))
     return 1 if report.invalid else 0
 
 
 def reindex(args: argparse.Namespace) -> int:
     """Re-embed every memory and re-extract the graph: export, then re-import over the same
-    ids (`dedupe=none` overwrites each record in place)."""
+    ids (`dedupe=none` overwrites each record in place) in bounded chunks. With --file the
+    export is kept there, and --resume-from re-imports it from a line without exporting."""
     import tempfile
 
-    with _client(args) as client, tempfile.TemporaryDirectory(prefix='mnemos-reindex-') as tmp:
-        path = Path(tmp) / 'export.jsonl'
-        total = client.export_count(args.scope)
-        with path.open('w', encoding='utf-8') as out, _bar(total, 'export ') as bar:
-            # unredacted: the records are written back over themselves
-            for record in client.export(args.scope, redact=False):
-                out.write(json.dumps(record, ensure_ascii=False) + '\n')
-                bar.update(1)
-        report = client.import_records(_lines_with_progress(path, 'reindex'), dedupe='none')
+    with contextlib.ExitStack() as stack:
+        if args.file:
+            path = Path(args.file)
+        else:
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix='mnemos-reindex-'))
+            path = Path(tmp) / 'export.jsonl'
+        if args.resume_from and not path.is_file():
+            raise SystemExit(f'mnemos: --resume-from needs the kept export: no such file {path}')
+        if not args.resume_from:
+            with _client(args) as client:
+                total = client.export_count(args.scope)
+                with path.open('w', encoding='utf-8') as out, _bar(total, 'export ') as bar:
+                    # unredacted: the records are written back over themselves
+                    for record in client.export(args.scope, redact=False):
+                        out.write(json.dumps(record, ensure_ascii=False) + '\n')
+                        bar.update(1)
+        report = _import_file(args, path, 'reindex', 'none')
     print(
         f'mnemos: reindexed {report.imported} of {report.read} records'
         + (f', {report.invalid} invalid' if report.invalid else ''),
@@ -280,6 +313,15 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument('--url', help='default http://KG_HOST:KG_PORT')
         p.add_argument('--token', help='default KG_API_TOKEN, or the data dir token file')
 
+    def chunk_options(p: argparse.ArgumentParser) -> None:
+        from api.bulk import CHUNK_BYTES, CHUNK_RECORDS
+
+        p.add_argument(
+            '--chunk-bytes', type=int, default=CHUNK_BYTES, help='request size (halved on 413)'
+        )
+        p.add_argument('--chunk-records', type=int, default=CHUNK_RECORDS)
+        p.add_argument('--resume-from', type=int, metavar='LINE', help='skip the lines before')
+
     p = sub.add_parser('serve', help='run the HTTP API')
     p.add_argument('--host')
     p.add_argument('--port', type=int)
@@ -313,10 +355,11 @@ def build_parser() -> argparse.ArgumentParser:
     client_options(p)
     p.set_defaults(func=export)
 
-    p = sub.add_parser('import', help='import a JSONL export (admin token)')
+    p = sub.add_parser('import', help='import a JSONL export in chunks (admin token)')
     p.add_argument('file')
     p.add_argument('--dedupe', default='id', choices=['none', 'id', 'id_text'])
     p.add_argument('--dry-run', action='store_true')
+    chunk_options(p)
     client_options(p)
     p.set_defaults(func=import_)
 
@@ -324,6 +367,8 @@ def build_parser() -> argparse.ArgumentParser:
         'reindex', help='re-embed memories and re-extract the graph (export + re-import)'
     )
     p.add_argument('--scope', help='one scope (default: all)')
+    p.add_argument('--file', help='keep the export here (default: a temporary file)')
+    chunk_options(p)
     client_options(p)
     p.set_defaults(func=reindex)
 

@@ -223,6 +223,18 @@ class MemoryAdmin:
             )
             return None
         data.pop('owner', None)  # raw store payloads carry it; it is derived from user_id
+        bad = jsonsafe.unstorable(data)
+        if bad is not None:  # the store would refuse the whole batch; this record alone fails
+            where = '.'.join(map(str, bad[0]))
+            report.add_error(
+                LineError(
+                    line=number,
+                    error='invalid_record',
+                    message=f'invalid fields: {where}: {bad[1]}',
+                    details=[{'loc': bad[0], 'msg': bad[1]}],
+                )
+            )
+            return None
         try:
             chunk = ImportRecord.model_validate(data).to_chunk(now)
         except ValidationError as exc:
@@ -361,6 +373,13 @@ class MemoryAdmin:
         if '_invalid' in raw:
             report.add_error(
                 LineError(line=number, error='invalid_entry', message=str(raw['_invalid']))
+            )
+            return None
+        bad = jsonsafe.unstorable(raw)
+        if bad is not None:
+            where = '.'.join(map(str, bad[0]))
+            report.add_error(
+                LineError(line=number, error='invalid_entry', message=f'{where}: {bad[1]}')
             )
             return None
         try:
