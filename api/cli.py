@@ -422,6 +422,8 @@ def main(argv: list[str] | None = None) -> int:
         format='%(asctime)s %(levelname)s %(name)s: %(message)s',
     )
     args = build_parser().parse_args(argv)
+    from pydantic import ValidationError
+
     from api.client import MnemosError
 
     try:
@@ -432,6 +434,22 @@ def main(argv: list[str] | None = None) -> int:
     except MnemosError as exc:
         print(f'mnemos: {exc}', file=sys.stderr)
         return 2
+    except ValidationError as exc:  # an option the client checks before sending (--scope main)
+        print(f'mnemos: {_invalid(exc)}', file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # the reader left (`| head`): what is left to print has nowhere to go, and the exit
+        # flush must not fail on the closed pipe either
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _invalid(exc: Any) -> str:
+    """`invalid scope: …` for each field a pydantic error names."""
+    errors = exc.errors(include_url=False, include_context=False, include_input=False)
+    return '; '.join(
+        f'invalid {".".join(str(p) for p in e["loc"]) or "input"}: {e["msg"]}' for e in errors
+    )
 
 
 if __name__ == '__main__':

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,3 +73,29 @@ def test_export_import_and_reindex_round_trip(
 def test_service_errors_print_one_line(url: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(['stats', '--scope', 'agent:a', '--url', url, '--token', 'wrong']) == 2
     assert capsys.readouterr().err.startswith('mnemos: 401 unauthorized:')
+
+
+def test_a_bad_option_value_is_one_line_naming_it(
+    url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(['search', 'green tea', '--scope', 'main', '--url', url, '--token', TOKEN]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith('mnemos: invalid scope: '), err
+
+
+def test_output_into_a_closed_pipe_is_not_a_traceback(url: str) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has gone, as `| head` does after its lines
+    try:
+        done = subprocess.run(
+            [sys.executable, '-m', 'api.cli', 'stats', '--scope', 'agent:a', '--url', url],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            env={**os.environ, 'KG_API_TOKEN': TOKEN},
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert b'Traceback' not in done.stderr and b'BrokenPipeError' not in done.stderr, done.stderr
+    assert done.returncode == 1
