@@ -22,10 +22,12 @@ from recall.models import MEMORIES, Chunk
 from recall.ports import GraphIndex
 from recall.read.channels import ChannelReader, Found, search_filter
 from recall.read.context import (
+    beyond_name,
     confidence,
     query_names,
     query_period,
     query_terms,
+    turn_speaker,
 )
 from recall.read.fusion import (
     DEFAULT_FUSION,
@@ -326,12 +328,9 @@ class RecallService:
         now = to_epoch(moment)
         payloads = found.payloads
         dense = {p.id: p.score for p in found.channels.get('dense', [])}
-        speakers = {
-            str(payloads[f.id]['speaker'])
-            for f in found.fused
-            if f.id in payloads and payloads[f.id].get('speaker')
-        }
-        named = query_names(req.query, speakers)
+        # only dialogue turns have a speaker: not field notes, nor a user's every note
+        spoken = {f.id: turn_speaker(payloads[f.id]) for f in found.fused if f.id in payloads}
+        named = query_names(req.query, {s for s in spoken.values() if s})
         period = query_period(req.query, moment)
         own: dict[str, float] = {}
 
@@ -343,8 +342,20 @@ class RecallService:
 
         def cheap(ident: str) -> dict[str, float]:
             payload = payloads[ident]
+            speaker = spoken.get(ident)
+            # the question's subject spoke this turn, and it matches more than the name, or it
+            # answers a turn that does (found as that turn's neighbour)
+            said = (
+                speaker in named
+                and (
+                    ident in found.lent_by
+                    or beyond_name(terms, speaker, str(payload.get('text', '')))
+                )
+                if speaker
+                else False
+            )
             return {
-                'speaker_named': 1.0 if payload.get('speaker') in named else 0.0,
+                'speaker_named': 1.0 if said else 0.0,
                 'date_match': 1.0 if period and period.holds(payload.get('created_at')) else 0.0,
             }
 
@@ -389,6 +400,8 @@ class RecallService:
         best_by_text: dict[str, _Scored] = {}
         below = 0
         less_trusted: set[str] = set()
+        # `mode: bm25` / `dense` show the channel as it ranks: no boosts, decay or factors
+        pure = req.mode != SearchMode.HYBRID
         for ident in order if req.explain else window:
             payload = payloads[ident]
             expires = payload.get('expires_at')
@@ -437,11 +450,12 @@ class RecallService:
                 ('trust_factor', trusted),
                 ('graph_factor', graph),
             ):
-                if value != 1.0:
+                if value != 1.0 and not pure:
                     components[name] = value
+            factor = 1.0 if pure else lift * spoke * when * user * trusted
             hit = _Scored(
                 id=chunk.id,
-                score=base[ident] * lift * spoke * when * user * trusted,
+                score=base[ident] * factor,
                 chunk=chunk,
                 components=components,
             )

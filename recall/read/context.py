@@ -5,7 +5,9 @@ Pure functions over payloads and ranked lists; the service does the store I/O.
 
 - **Speaker.** Clients that log a chat write "Name: words" (LoCoMo, most agent transcripts) and
   rarely send `metadata.speaker`. A question that names a person is usually about what that
-  person said, so a hit whose speaker the query names gets a small boost.
+  person said, so a turn whose speaker the query names, and that matches the query beyond the
+  name, gets a small boost. Only a turn has a speaker: a field note ("Maya's Gender: female",
+  "李娜的性别：女") and a block of several speakers' lines are not one person's words.
 - **Neighbours.** A turn's meaning often sits in the turn before it ("What did you paint?" /
   "A sunrise."). Each memory records the memory written just before it in its scope
   (`prev_id`); at query time the strongest lexical and dense candidates lend score to their
@@ -30,10 +32,12 @@ from vectors.bm25 import CJK_CHARS, STOPWORDS, tokenize
 
 # "Caroline: ...", "Dr. Lee: ...", "东升: ..." — a short name before a colon at the very start;
 # Latin names must be capitalised so "Note: buy milk" style labels need more than a colon
-_PREFIX = re.compile(
-    r'^\s*((?:[A-Z][\w.\'-]{0,30})(?: [A-Z][\w.\'-]{0,30}){0,2}|[\u4e00-\u9fff]{1,6})\s*[:：]\s*\S'
-)
+_NAME = r'((?:[A-Z][\w.\'-]{0,30})(?: [A-Z][\w.\'-]{0,30}){0,2}|[\u4e00-\u9fff]{1,6})\s*[:：]'
+_PREFIX = re.compile(rf'^\s*{_NAME}\s*\S')
 _NON_NAMES = frozenset({'note', 'todo', 'q', 'a', 'user', 'assistant', 'system', 'http', 'https'})
+_POSSESSIVE = re.compile(r"['’]s\b|s['’](?:\s|$)|的")
+# the speaker of every line of a dialogue block
+_LINE_PREFIX = re.compile(rf'^\s*{_NAME}', re.MULTILINE)
 _WORD = re.compile(r'[^\W_]+', re.UNICODE)
 _HAN = re.compile(r'[\u4e00-\u9fff]+')
 _CJK_PAIR = re.compile(rf'[{CJK_CHARS}]{{2}}')  # a bigram as vectors.bm25 makes them
@@ -45,14 +49,46 @@ CONTEXT_DEPTH = 20
 
 
 def speaker_of(text: str, metadata: Mapping[str, Any], user_id: str | None = None) -> str | None:
-    """Who said this memory: `metadata.speaker`, else a "Name:" prefix, else the user id."""
+    """Who said this memory: `metadata.speaker`, else its turn's "Name:" prefix, else the user
+    id."""
     given = metadata.get('speaker')
     if isinstance(given, str) and given.strip():
         return given.strip()[:80]
+    return prefix_speaker(text) or user_id
+
+
+def prefix_speaker(text: str) -> str | None:
+    """The name of a "Name: words" turn; None for a field note ("X's Gender: female": a
+    possessive is no name) and for lines of several speakers (a dialogue, not one turn)."""
     match = _PREFIX.match(text)
-    if match and match.group(1).casefold() not in _NON_NAMES:
-        return match.group(1)
-    return user_id
+    if not match:
+        return None
+    name = match.group(1)
+    if name.casefold() in _NON_NAMES or _POSSESSIVE.search(name):
+        return None
+    if '\n' in text:
+        others = {m.group(1) for m in _LINE_PREFIX.finditer(text)}
+        if others - {name}:
+            return None
+    return name
+
+
+def turn_speaker(payload: Mapping[str, Any]) -> str | None:
+    """The speaker of a dialogue turn at read time: `metadata.speaker` or the text's own
+    prefix; never the user id a write falls back to (every note of that user would count)."""
+    metadata = payload.get('metadata')
+    given = metadata.get('speaker') if isinstance(metadata, dict) else None
+    if isinstance(given, str) and given.strip():
+        return given.strip()[:80]
+    return prefix_speaker(str(payload.get('text', '')))
+
+
+def beyond_name(terms: Sequence[str], speaker: str, text: str) -> bool:
+    """Whether the text holds a query term other than the speaker's name: a turn that matches
+    the query only by who spoke it says nothing about the question."""
+    name = set(tokenize(speaker))
+    have = _terms_of(text)
+    return any(t in have for t in terms if t not in name)
 
 
 def name_keys(name: str) -> frozenset[str]:
@@ -76,9 +112,7 @@ def query_names(query: str, speakers: set[str]) -> frozenset[str]:
 
 def is_turn(payload: Mapping[str, Any]) -> bool:
     """A dialogue turn: someone is said to speak it (metadata or a "Name:" prefix)."""
-    metadata = payload.get('metadata')
-    given = metadata if isinstance(metadata, dict) else {}
-    return speaker_of(str(payload.get('text', '')), given) is not None
+    return turn_speaker(payload) is not None
 
 
 def same_session(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
