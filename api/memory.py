@@ -21,7 +21,7 @@ from api.common import (
     require_write,
     services,
 )
-from api.errors import MalformedRequest, error_details, error_response, status_of
+from api.errors import MalformedRequest, error_details, status_of
 from api.observability import observe_receipt
 from core.errors import Forbidden, InvalidInput, KnowledgeStoreError, NotFound
 from core.scopes import ScopeId
@@ -237,4 +237,4 @@ def memory_stats() -> Response:
     return jsonify(services().recall.stats([args.scope]).model_dump(mode='json'))
 
 
-__all__ = ['bp', 'error_response']
+__all__ = ['bp']

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -169,8 +169,3 @@ class Chunk(BaseModel):
 def chunk_id(scope: str, user_id: str | None, normalized_text: str) -> str:
     """uuid5 of (scope, user, normalized text): writing the same memory twice hits one id."""
     return str(uuid.uuid5(CHUNK_NAMESPACE, f'{scope}\x1f{user_id or ""}\x1f{normalized_text}'))
-
-
-def utcnow() -> datetime:
-    """Aware now; services use their Clock, this is for defaults only."""
-    return datetime.now(UTC)

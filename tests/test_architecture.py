@@ -6,6 +6,7 @@ A package may import its own modules and packages of a lower layer, never a sibl
 one; no two modules may import each other, directly or round a circle; store and queue libraries
 (and our adapters around them) are imported only by their adapter files and by `runtime/`, the
 composition root. Imports under `if TYPE_CHECKING:` count: a type-only dependency is still one.
+Classes and functions have size gates, with an allow-list that only shrinks.
 """
 
 from __future__ import annotations
@@ -185,6 +186,66 @@ def test_adapters_are_built_only_by_the_composition_root() -> None:
     assert wrong == [], '\n'.join(wrong)
 
 
-def test_no_production_file_is_over_600_lines() -> None:
+# Classes and functions over the gates below, waiting to be split along their seams. The list may
+# only shrink: an entry that fits the gate again fails the test until it is removed.
+OVERSIZED: frozenset[str] = frozenset(
+    {
+        'vectors/edge.py:EdgeVectorStore',
+        'recall/admin/service.py:MemoryAdmin',
+        'recall/admin/service.py:_parse_line',
+        'recall/read/channels.py:read',
+        'recall/service.py:RecallService',
+        'recall/service.py:_search',
+        'recall/service.py:_rank',
+        'recall/write/capture.py:_classify_clause',
+        'recall/write/writer.py:MemoryWriter',
+        'recall/write/writer.py:_remember',
+        'kg/dates.py:_resolve',
+        'kg/extraction/reader.py:DocReader',
+        'kg/kuzu_store.py:KuzuGraphStore',
+        'kg/service.py:KnowledgeGraphService',
+        'runtime/bootstrap.py:build',
+        'api/cli.py:build_parser',
+        'api/openapi.py:build_document',
+    }
+)
+MAX_CLASS_LINES = 300
+MAX_FUNCTION_LINES = 60
+# a backstop only: what a file holds is decided by its concern, the gates above catch giants
+MAX_FILE_LINES = 800
+
+
+def _definition_sizes() -> dict[str, int]:
+    """'path:name' -> lines of every class and function over its gate."""
+    over: dict[str, int] = {}
+    for path in production_files():
+        for node in ast.walk(ast.parse(path.read_text(encoding='utf-8'))):
+            if isinstance(node, ast.ClassDef):
+                limit = MAX_CLASS_LINES
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                limit = MAX_FUNCTION_LINES
+            else:
+                continue
+            size = (node.end_lineno or node.lineno) - node.lineno + 1
+            if size > limit:
+                over[f'{_rel(path)}:{node.name}'] = size
+    return over
+
+
+def test_no_new_class_or_function_passes_its_size_gate() -> None:
+    over = _definition_sizes()
+    new = {name: n for name, n in over.items() if name not in OVERSIZED}
+    assert new == {}, (
+        f'classes over {MAX_CLASS_LINES} or functions over {MAX_FUNCTION_LINES} lines: '
+        'split them by concern'
+    )
+
+
+def test_the_oversized_allow_list_only_shrinks() -> None:
+    fitted = sorted(OVERSIZED - set(_definition_sizes()))
+    assert fitted == [], f'these fit their gate now; remove them from OVERSIZED: {fitted}'
+
+
+def test_no_production_file_is_over_the_backstop() -> None:
     sizes = {_rel(p): p.read_text(encoding='utf-8').count('\n') for p in production_files()}
-    assert {path: n for path, n in sizes.items() if n > 600} == {}
+    assert {path: n for path, n in sizes.items() if n > MAX_FILE_LINES} == {}

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from core.errors import StoreUnavailable
-from tests.fakes import InMemoryVectorStore
+from vectors.memory import InMemoryVectorStore
 from vectors.models import CollectionSpec, PointFilter, Range, SparseVector, VectorPoint
 from vectors.ports import VectorStore
 

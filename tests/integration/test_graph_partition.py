@@ -1,5 +1,6 @@
-"""Graph partitioning prototype (runtime/graph_partition.py): two graph-owner processes, each
-with its own Kuzu database and Redis queue; a scope's writes and reads reach its owner only.
+"""Graph partitioning prototype (tests/integration/graph_partition.py): two graph-owner
+processes, each with its own Kuzu database and Redis queue; a scope's writes and reads reach
+its owner only.
 
 Redis at 127.0.0.1:6379; skipped when it is unreachable, except with CI set, where it fails.
 """
@@ -17,7 +18,12 @@ from typing import Any
 
 import pytest
 
-from runtime.graph_partition import GraphPartitionRouter, partition_of, queue_name, scope_group
+from tests.integration.graph_partition import (
+    GraphPartitionRouter,
+    partition_of,
+    queue_name,
+    scope_group,
+)
 
 pytestmark = [pytest.mark.integration]
 
@@ -44,7 +50,10 @@ def test_the_owner_of_a_scope_is_stable_and_an_agent_stays_on_one_owner() -> Non
     owners = {partition_of(f'agent:a{n}', 4) for n in range(200)}
     assert owners == {0, 1, 2, 3}  # spread over every owner
     # the same in another process (hash() would differ: PYTHONHASHSEED)
-    code = 'from runtime.graph_partition import partition_of; print(partition_of("agent:ann", 7))'
+    code = (
+        'from tests.integration.graph_partition import partition_of; '
+        'print(partition_of("agent:ann", 7))'
+    )
     other = subprocess.run(
         [sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True, check=True
     )
@@ -58,7 +67,7 @@ def owners(tmp_path: Path) -> Iterator[tuple[Any, str]]:
     procs = [
         subprocess.Popen(
             [
-                sys.executable, '-m', 'runtime.graph_partition', '--index', str(i),
+                sys.executable, '-m', 'tests.integration.graph_partition', '--index', str(i),
                 '--owners', str(OWNERS), '--data-dir', str(tmp_path), '--prefix', prefix,
             ],
             cwd=ROOT,

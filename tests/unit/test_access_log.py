@@ -14,9 +14,9 @@ from recall.models import MEMORIES
 from recall.read.access import AccessOverlay
 from recall.schemas import MemoryIn
 from recall.write.writer import MemoryWriter
-from tests.fakes import InMemoryVectorStore
 from vectors.bm25 import Bm25Encoder
 from vectors.embedders import HashEmbedder
+from vectors.memory import InMemoryVectorStore
 from vectors.models import PointFilter, SparseVector, VectorPoint
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)

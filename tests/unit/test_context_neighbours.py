@@ -12,9 +12,9 @@ from recall.read.channels import ChannelReader
 from recall.read.context import same_session
 from recall.schemas import MemoryIn
 from recall.write.writer import MemoryWriter
-from tests.fakes import InMemoryVectorStore
 from vectors.bm25 import Bm25Encoder
 from vectors.embedders import HashEmbedder
+from vectors.memory import InMemoryVectorStore
 from vectors.models import PointFilter, ScoredPoint
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)

@@ -10,9 +10,9 @@ from core.clock import ManualClock
 from recall.schemas import MemoryIn, SearchRequest
 from recall.service import RecallService
 from recall.write.writer import MemoryWriter
-from tests.fakes import InMemoryVectorStore
 from vectors.bm25 import Bm25Encoder
 from vectors.embedders import HashEmbedder
+from vectors.memory import InMemoryVectorStore
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 SCOPE = 'agent:rank'

@@ -13,9 +13,9 @@ from recall.models import MEMORIES
 from recall.schemas import MemoryIn, WriteStatus
 from recall.write.conflicts import replaces, slot_of
 from recall.write.writer import MemoryWriter
-from tests.fakes import InMemoryVectorStore
 from vectors.bm25 import Bm25Encoder
 from vectors.embedders import HashEmbedder
+from vectors.memory import InMemoryVectorStore
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 SCOPE = 'agent:slots'

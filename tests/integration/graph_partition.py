@@ -11,7 +11,8 @@ The prototype speaks a minimal protocol, enough to prove the routing: `write` li
 names to a chunk in the scope, `read` returns the chunks that mention those names, `scopes`
 lists what the owner holds. Each request carries a reply list; the owner answers with its index.
 
-    python -m runtime.graph_partition --index 0 --owners 2 --data-dir /tmp/g --redis-url ...
+    python -m tests.integration.graph_partition --index 0 --owners 2 --data-dir /tmp/g \
+        --redis-url ...
 """
 
 from __future__ import annotations
@@ -174,7 +175,7 @@ class GraphOwner:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m runtime.graph_partition`: run one graph owner."""
+    """`python -m tests.integration.graph_partition`: run one graph owner."""
     parser = argparse.ArgumentParser(description='run one graph-owner process (prototype)')
     parser.add_argument('--index', type=int, required=True)
     parser.add_argument('--owners', type=int, required=True)
