@@ -12,7 +12,7 @@ from datetime import datetime
 from core.clock import Clock, aware
 from core.errors import NotFound
 from kg import temporal
-from kg.forget import erase_sources, forget_sources
+from kg.forget import erase_sources
 from kg.models import (
     NAMED,
     Entity,
@@ -146,9 +146,10 @@ class KnowledgeGraphService:
         return self._store.source_entities(ids)
 
     def forget_chunks(self, ids: Sequence[str]) -> int:
-        """Drop MENTIONS of deleted chunks, retract the facts only they said; count retracted."""
-        with self._write_lock:
-            return len(forget_sources(self._store, ids, self._clock.now())[1])
+        """Forget deleted chunks for good: their MENTIONS, the facts only they said (with the
+        sentence they were read from, so no entity history repeats a deleted memory) and the
+        entities nothing else names; count the facts erased."""
+        return self.erase_sources(ids)[0]
 
     def erase_sources(self, ids: Sequence[str], scope: str | None = None) -> tuple[int, int]:
         """`kg.forget.erase_sources` (with `scope`: its whole graph); (facts, entities) erased."""

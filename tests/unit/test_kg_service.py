@@ -115,12 +115,13 @@ def test_index_chunks_reports_entities_and_related_chunks_finds_them(
     assert {p.id for p in related} == {'c1', 'c2'}
     assert kg.related_chunks('Alice', ['agent:nobody'], hops=2, limit=10) == []
     kg.forget_chunks(['c1'])
-    # c1 was the only source of "Alice is Bob's sister": the fact is retracted (kept in the
-    # history with its retraction time), so Alice no longer leads to Bob's chunk c2
+    # c1 was the only source of "Alice is Bob's sister": the fact is erased with its sentence,
+    # and Alice, whom nothing else names, with it; Alice no longer leads to Bob's chunk c2
     assert kg.related_chunks('Alice', [SCOPE], hops=2, limit=10) == []
     assert {p.id for p in kg.related_chunks('Bob', [SCOPE], hops=2, limit=10)} == {'c2'}
-    [sister] = kg.entity(alice, [SCOPE]).history
-    assert sister.source_chunk == 'c1' and sister.expired_at is not None
+    with pytest.raises(NotFound):
+        kg.entity(alice, [SCOPE])
+    assert all(f.source_chunk != 'c1' for f in kg.entity(bob, [SCOPE]).history)
 
 
 def test_search_ranks_from_the_seeds_and_returns_paths(kg: KnowledgeGraphService) -> None:
