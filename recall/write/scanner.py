@@ -255,9 +255,18 @@ def _entropy_spans(text: str) -> Iterable[Span]:
             yield 'high_entropy', *match.span()
 
 
+# every rule needs one of these (a digit, a keyword, a URL, a long token): most strings have
+# none and skip the rules
+_MAYBE = re.compile(
+    r'\d|://|-----BEGIN|[A-Za-z0-9+/_=.-]{16,}|pass|pw|pwd|login|wi-?fi|network key|'
+    r'secret|token|key|bearer|mot de passe|contraseña|senha|密码|口令',
+    re.IGNORECASE,
+)
+
+
 def secret_spans(text: str) -> list[Span]:
     """(kind, start, end) of every secret-looking span in `text`, in order."""
-    if not text:
+    if not text or _MAYBE.search(text) is None:
         return []
     found = [*_rule_spans(text), *_number_spans(text), *_entropy_spans(text)]
     return sorted(found, key=lambda f: (f[1], -f[2]))
