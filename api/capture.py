@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from flask import Blueprint, Response, jsonify
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from api.common import parse_json, principal, require_read, require_write, services
 from api.observability import observe_receipt
 from core.scopes import Identifier, ScopeId
 from recall.read.bundle import BUNDLE_MIN_SCORE, is_trivial, pack
-from recall.schemas import SearchRequest
+from recall.schemas import SearchRequest, event_time
 from recall.write.guards import is_system_channel
 
 bp = Blueprint('capture', __name__, url_prefix='/v1')
@@ -30,6 +31,16 @@ class CaptureIn(BaseModel):
     channel: str | None = Field(default=None, max_length=128)
     source: str | None = Field(default=None, max_length=128)
     user_id: Identifier | None = None
+    created_at: datetime | None = Field(
+        default=None,
+        description="the message's time: the memories' event time and the reference of relative "
+        'dates in it ("last month", "去年"); default now, never before 1900 or in the future',
+    )
+
+    @field_validator('created_at')
+    @classmethod
+    def _event_time(cls, value: datetime | None) -> datetime | None:
+        return event_time(value)
 
 
 @bp.post('/memories/capture')
@@ -44,6 +55,7 @@ def capture_turn() -> Response:
         role=req.role,
         channel=req.channel,
         source=req.source,
+        at=req.created_at,
     )
     stored = [
         {

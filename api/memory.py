@@ -94,6 +94,7 @@ def create_memories() -> tuple[Response, int]:
             item = MemoryIn.model_validate(raw)
             caller.require_write(item.scope)
             services().writer.check_text(item.text, f'items.{index}.text')
+            services().writer.check_event_time(item.created_at, f'items.{index}.created_at')
         except ValidationError as exc:
             results[index] = _item_error(
                 index, 'invalid_request', 422, pydantic_details(exc, ('items', index))

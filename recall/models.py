@@ -37,6 +37,7 @@ def memories_spec(dense_dim: int) -> CollectionSpec:
             'content_hash',
             'entity_key',
             'tags',
+            'slots',
             'doc_path',
             'speaker',
             'prev_id',
@@ -130,6 +131,12 @@ class Chunk(BaseModel):
     entity_key: str | None = None
     superseded: bool = False
     superseded_by: str | None = None
+    # why it was superseded, and every fact of it a later memory replaced (slot, both values,
+    # by whom): recall.write.supersession records them
+    supersession: dict[str, Any] | None = None
+    stale: list[dict[str, Any]] = Field(default_factory=list)
+    # the slots its facts fill (lives_in, likes, …): a later fact of a slot finds it by them
+    slots: list[str] = Field(default_factory=list)
     doc_path: str | None = None
     chunk_index: int | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)

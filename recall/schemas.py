@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -19,6 +19,7 @@ from core import jsonsafe
 from core.clock import aware_or_none, storable
 from core.scopes import Identifier, ScopeId
 from recall.tiers import ImportanceLabel, Kind, Source, Tier, Trust
+from recall.write.supersession import Supersession
 
 MAX_QUERY_CHARS = 8_000
 
@@ -42,6 +43,18 @@ def _storable(value: Any) -> Any:
     if bad is not None:
         where = '.'.join(map(str, bad[0]))
         raise ValueError(f'{where}: {bad[1]}' if where else bad[1])
+    return value
+
+
+EARLIEST_EVENT = datetime(1900, 1, 1, tzinfo=UTC)
+
+
+def event_time(value: datetime | None) -> datetime | None:
+    """A message's time as given (aware UTC), refusing one before 1900: a typo or a default,
+    never a conversation, and it would order every later fact after it."""
+    value = _aware(value)
+    if value is not None and value < EARLIEST_EVENT:
+        raise ValueError('an event time must not be before 1900-01-01')
     return value
 
 
@@ -80,6 +93,11 @@ class MemoryIn(BaseModel):
     def _tz(cls, value: datetime | None) -> datetime | None:
         return _aware(value)
 
+    @field_validator('created_at')
+    @classmethod
+    def _event_time(cls, value: datetime | None) -> datetime | None:
+        return event_time(value)
+
 
 class WriteStatus(StrEnum):
     """What a write did."""
@@ -97,7 +115,16 @@ class WriteResult(BaseModel):
     status: WriteStatus
     reason: str | None = None
     merged_into: str | None = None
-    superseded: list[str] = Field(default_factory=list)
+    superseded: list[str] = Field(
+        default_factory=list, description='memories this one outdates entirely (now hidden)'
+    )
+    supersessions: list[Supersession] = Field(
+        default_factory=list,
+        description='every fact of an older memory this one replaces: slot, both values, rule',
+    )
+    superseded_by: str | None = Field(
+        default=None, description='set when a memory with a later event time outdates this one'
+    )
     redacted: list[str] = Field(
         default_factory=list,
         description='secret spans masked before storing, as <field>:<kind> (text:password)',
@@ -132,6 +159,12 @@ class ChunkOut(BaseModel):
     trust: Trust
     tags: list[str]
     superseded_by: str | None
+    supersession: Supersession | None = Field(
+        default=None, description='why it is no longer current: the slot, both values, by whom'
+    )
+    stale: list[Supersession] = Field(
+        default_factory=list, description='each of its facts a later memory replaced'
+    )
     doc_path: str | None = None
     entity_ids: list[str] = Field(default_factory=list)
     metadata: dict[str, Any]
@@ -254,6 +287,12 @@ class Hit(BaseModel):
     pinned: bool
     created_at: datetime
     metadata: dict[str, Any]
+    supersession: Supersession | None = Field(
+        default=None, description='why it is no longer current (with `include_superseded`)'
+    )
+    stale: list[Supersession] = Field(
+        default_factory=list, description='facts of it a later memory replaced'
+    )
     abstract: str | None = Field(default=None, description='L0: one line (with `abstracts`)')
     overview: str | None = Field(default=None, description='L1: key points (with `abstracts`)')
     superseded_by: str | None = Field(

@@ -51,6 +51,7 @@ from recall.schemas import (
     Stats,
 )
 from recall.tiers import Kind, Trust
+from recall.write.supersession import Supersession
 from recall.write.writer import MemoryWriter
 from vectors.models import PointFilter
 from vectors.ports import Embedder, SparseEncoder, VectorStore
@@ -99,6 +100,8 @@ class _Scored:
             created_at=c.created_at,
             metadata=c.metadata,
             superseded_by=c.superseded_by,
+            supersession=Supersession.model_validate(c.supersession) if c.supersession else None,
+            stale=[Supersession.model_validate(r) for r in c.stale],
         )
 
 

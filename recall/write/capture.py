@@ -28,15 +28,24 @@ from recall.write.rules import (
     CONTINUATION,
     DIET_FACT,
     DIET_PREFERENCE,
+    EXPLICIT,
+    EXPLICIT_ANYWHERE,
     FACT_EN,
     FACT_ZH,
     LESSON,
+    NAME_EN,
     NAME_IM,
+    NAME_ZH,
     NOT_A_NAME,
     POSSESSION,
+    PREDICATE,
     PREFERENCE,
+    PROCEDURE,
     PROJECT,
     PROJECT_STATUS,
+    QUESTION_EN,
+    QUESTION_MARK,
+    QUESTION_ZH,
     RELATIONSHIP,
     REPROACH,
     REQUEST,
@@ -112,8 +121,11 @@ class CaptureDecision(BaseModel):
         """Kinds of the candidates, in order."""
         return [c.kind for c in self.candidates]
 
-    def writes(self, scope: str, user_id: str | None, channel: str | None) -> list[MemoryIn]:
-        """The candidates as writes of the user's own words, tagged as captured."""
+    def writes(
+        self, scope: str, user_id: str | None, channel: str | None, at: datetime | None = None
+    ) -> list[MemoryIn]:
+        """The candidates as writes of the user's own words, tagged as captured; `at` is the
+        message's time (their event time)."""
         return [
             MemoryIn(
                 scope=scope,
@@ -127,6 +139,7 @@ class CaptureDecision(BaseModel):
                 entity_key=c.entity_key,
                 source=Source.USER,
                 source_ref=channel,
+                created_at=at,
                 metadata={'captured_by': 'capture', 'confidence': c.confidence},
             )
             for c in self.candidates
@@ -135,37 +148,19 @@ class CaptureDecision(BaseModel):
 
 # ---- salience and questions ------------------------------------------------------------------
 
-_EXPLICIT = re.compile(
-    r'^\s*/remember\b\s*[:：,，]?\s*|'
-    r'^\s*(?:please\s+)?(?:remember|note)(?:\s+that)?\s*[:：,，]?\s*|'
-    r'^\s*(?:请|帮我)?(?:记住|记一下|记下来|别忘了|不要忘了?)\s*[:：,，]?\s*',
-    re.IGNORECASE,
-)
-_EXPLICIT_ANYWHERE = re.compile(r'\bremember that\b|\bdon\'t forget\b|记住|别忘了', re.I)
-_Q_MARK = re.compile(r'[?？]\s*[\W_]*$')
-_Q_ZH = re.compile(
-    r'(?:吗|呢|么|嘛)\s*[\W_]*$|什么|啥|哪|谁|多少|几(?:个|点|号|岁|月|天|年|次|位)|怎么|为什么|'
-    r'是不是|有没有|能不能|可不可以|对不对'
-)
-_Q_EN = re.compile(
-    r"^\s*(?:what|what's|whats|who|who's|whom|whose|where|where's|when|why|how|which|do|does|"
-    r'did|is|are|am|was|were|can|could|would|will|should|shall|may|might|have|has)\b',
-    re.IGNORECASE,
-)
-
 
 def is_question(text: str) -> bool:
     """True for questions: a final ?/？, a Chinese interrogative or an English question opener."""
-    if _Q_MARK.search(text):
+    if QUESTION_MARK.search(text):
         return True
-    body = _EXPLICIT.sub('', text, count=1)
+    body = EXPLICIT.sub('', text, count=1)
     if body != text:
         return False  # "remember that …" is an instruction, whatever words follow
     if re.match(r"\s*(?:do not|don't|please)\b", text, re.IGNORECASE):
         return False  # an imperative: "Do not summarise the question back to me"
-    if _PROCEDURE.search(text) and re.search(r'[,，]', text):
+    if PROCEDURE.search(text) and re.search(r'[,，]', text):
         return False  # "When a build fails, check the cache first": a rule, not a question
-    return bool(_Q_ZH.search(text) or _Q_EN.search(text))
+    return bool(QUESTION_ZH.search(text) or QUESTION_EN.search(text))
 
 
 def salience(text: str) -> SalienceCheck:
@@ -179,7 +174,7 @@ def salience(text: str) -> SalienceCheck:
         return SalienceCheck(passes=True, reason=f'capture:{captured[0].kind}')
     if _name_of(text):
         return SalienceCheck(passes=True, reason='name')
-    for pattern in (SALIENT_ZH, SALIENT_EN, _PROCEDURE, RELATIONSHIP, LESSON, PROJECT_STATUS):
+    for pattern in (SALIENT_ZH, SALIENT_EN, PROCEDURE, RELATIONSHIP, LESSON, PROJECT_STATUS):
         match = pattern.search(text)
         if match:
             return SalienceCheck(passes=True, reason=f'marker:{match.group(0).strip().lower()}')
@@ -202,27 +197,6 @@ _LEAD_CONJ = re.compile(
 )
 _TRIM = re.compile(r'^[\s,，;；、:：]+|[\s,，;；、:：。.!！~～]+$')
 _SUMMARY = re.compile(r'^\s*(?:summary|tl;dr|session summary|摘要|总结|小结)\s*[:：]', re.I)
-_PROCEDURE = re.compile(
-    r'先.+(?:再|然后|之后).+|步骤|流程|以后遇到.+就|遇到.+(?:先|就)|每次.+(?:都要|先|就)|'
-    r'\bfirst\b.+\bthen\b|\bstep \d|\bwhenever\b|\bevery time\b.+|\bto (?:deploy|release|'
-    r'restart|publish|roll back|rollback)\b.*\b(?:run|use|do)\b|\bbefore (?:deploying|merging|'
-    r'releasing|pushing|committing)\b',
-    re.IGNORECASE,
-)
-_NAME_ZH = re.compile(
-    r'(?:我叫|叫我|我的名字(?:是|叫)|我名字(?:是|叫))\s*([^\s,，。！？!?、;；:：]{1,12})'
-)
-_NAME_EN = re.compile(
-    r"\b(?:my name is|my name's|call me|i'm called|i am called)\s+"
-    r"([A-Z\u00c0-\u024f][\w'-]*(?:\s+[A-Z\u00c0-\u024f][\w'-]*){0,2}|[\u4e00-\u9fff]{1,6})",
-    re.IGNORECASE,
-)
-_PREDICATE = re.compile(
-    r'是|叫|住|喜欢|爱|讨厌|生日|出生|有|在.{0,10}(?:工作|上班)|用|来自|养|搬|入职|加入|离职|换|='
-    r'|\b(?:is|are|was|were|am|live|lives|work|works|prefer|prefers|like|likes|love|loves|hate|'
-    r"use|uses|born|call|have|has|own|drive|joined|started|moved)\b|'s\b|'m\b",
-    re.IGNORECASE,
-)
 _SUBJECT_LEAD = re.compile(r"^(?:我|\b(?:i|i'm|i've|my|we|our)\b)", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"我|\b(?:i|i'm|i've|i'd|my|mine|me|we|our)\b", re.IGNORECASE)
 _COPULA_ZH = re.compile(r'^[\u4e00-\u9fff\w\s]{1,12}?(?:是|为|=)')
@@ -305,7 +279,7 @@ def _clauses(sentence: str) -> list[str]:
             _SUBJECT_LEAD.match(piece)
             or ZH_VERB_LEAD.match(piece)
             or LESSON.match(piece)
-            or _PREDICATE.search(piece)
+            or PREDICATE.search(piece)
             or deterministic_capture(piece)
         )
         joins = clauses and (not standalone or CONTINUATION.match(piece))
@@ -333,7 +307,7 @@ def _with_subject(clause: str, first_person: bool) -> str:
 
 
 def _name_of(clause: str) -> str | None:
-    for pattern in (_NAME_ZH, _NAME_EN):
+    for pattern in (NAME_ZH, NAME_EN):
         match = pattern.search(clause)
         if match:
             name = re.sub(r'[了吧哦啊呀啦]+$', '', match.group(1)).strip()
@@ -471,13 +445,13 @@ def _analyse(text: str, now: datetime | None) -> tuple[list[Candidate], list[Ski
                 Skipped(text=sentence, reason=SkipReason.NOT_SALIENT, detail=gate.reason)
             )
             continue
-        explicit = bool(_EXPLICIT.match(sentence) or _EXPLICIT_ANYWHERE.search(sentence))
-        body = _TRIM.sub('', _EXPLICIT.sub('', sentence, count=1))
+        explicit = bool(EXPLICIT.match(sentence) or EXPLICIT_ANYWHERE.search(sentence))
+        body = _TRIM.sub('', EXPLICIT.sub('', sentence, count=1))
         if not body:
             skipped.append(Skipped(text=sentence, reason=SkipReason.EMPTY))
             continue
         first_person = bool(_FIRST_PERSON.search(body)) or explicit
-        if _PROCEDURE.search(body) and not (LESSON.match(body) and not explicit):
+        if PROCEDURE.search(body) and not (LESSON.match(body) and not explicit):
             candidates.append(
                 _candidate(
                     Kind.PROCEDURE,

@@ -197,3 +197,42 @@ REPROACH = re.compile(
     re.IGNORECASE,
 )
 POSSESSION = re.compile(_POSSESS_EN + '|' + _POSSESS_ZH, re.IGNORECASE)
+# explicit "remember", questions, procedures, names and predicates of capture's clauses
+EXPLICIT = re.compile(
+    r'^\s*/remember\b\s*[:：,，]?\s*|'
+    r'^\s*(?:please\s+)?(?:remember|note)(?:\s+that)?\s*[:：,，]?\s*|'
+    r'^\s*(?:请|帮我)?(?:记住|记一下|记下来|别忘了|不要忘了?)\s*[:：,，]?\s*',
+    re.IGNORECASE,
+)
+EXPLICIT_ANYWHERE = re.compile(r'\bremember that\b|\bdon\'t forget\b|记住|别忘了', re.I)
+QUESTION_MARK = re.compile(r'[?？]\s*[\W_]*$')
+QUESTION_ZH = re.compile(
+    r'(?:吗|呢|么|嘛)\s*[\W_]*$|什么|啥|哪|谁|多少|几(?:个|点|号|岁|月|天|年|次|位)|怎么|为什么|'
+    r'是不是|有没有|能不能|可不可以|对不对'
+)
+QUESTION_EN = re.compile(
+    r"^\s*(?:what|what's|whats|who|who's|whom|whose|where|where's|when|why|how|which|do|does|"
+    r'did|is|are|am|was|were|can|could|would|will|should|shall|may|might|have|has)\b',
+    re.IGNORECASE,
+)
+PROCEDURE = re.compile(
+    r'先.+(?:再|然后|之后).+|步骤|流程|以后遇到.+就|遇到.+(?:先|就)|每次.+(?:都要|先|就)|'
+    r'\bfirst\b.+\bthen\b|\bstep \d|\bwhenever\b|\bevery time\b.+|\bto (?:deploy|release|'
+    r'restart|publish|roll back|rollback)\b.*\b(?:run|use|do)\b|\bbefore (?:deploying|merging|'
+    r'releasing|pushing|committing)\b',
+    re.IGNORECASE,
+)
+NAME_ZH = re.compile(
+    r'(?:我叫|叫我|我的名字(?:是|叫)|我名字(?:是|叫))\s*([^\s,，。！？!?、;；:：]{1,12})'
+)
+NAME_EN = re.compile(
+    r"\b(?:my name is|my name's|call me|i'm called|i am called)\s+"
+    r"([A-Z\u00c0-\u024f][\w'-]*(?:\s+[A-Z\u00c0-\u024f][\w'-]*){0,2}|[\u4e00-\u9fff]{1,6})",
+    re.IGNORECASE,
+)
+PREDICATE = re.compile(
+    r'是|叫|住|喜欢|爱|讨厌|生日|出生|有|在.{0,10}(?:工作|上班)|用|来自|养|搬|入职|加入|离职|换|='
+    r'|\b(?:is|are|was|were|am|live|lives|work|works|prefer|prefers|like|likes|love|loves|hate|'
+    r"use|uses|born|call|have|has|own|drive|joined|started|moved)\b|'s\b|'m\b",
+    re.IGNORECASE,
+)

@@ -20,8 +20,9 @@ from recall.normalize import content_hash, strip_recall_blocks
 from recall.read.context import speaker_of
 from recall.schemas import MemoryText, Metadata, Tags
 from recall.tiers import Tier
-from recall.write.conflicts import with_slot_tag
+from recall.write.facts import facts_of
 from recall.write.guards import explicit_skip
+from recall.write.supersession import slot_tags
 from recall.write.writer import MemoryWriter, _held
 from vectors.ports import VectorStore
 
@@ -125,9 +126,10 @@ class MemoryEditor:
             update['tier'] = Tier.CORE if change['pinned'] else unpinned
         if 'tags' in change or 'text' in change:
             tags = change.get('tags', chunk.tags)
-            if 'text' in change:  # the old text's slot tag goes with it
+            if 'text' in change:  # the old text's slots (and a legacy slot tag) go with it
                 tags = [t for t in tags if not t.startswith(SLOT_TAG_PREFIX)]
-            update['tags'] = with_slot_tag(tags, change.get('text', chunk.text))
+                update['slots'] = slot_tags(facts_of(change['text']))
+            update['tags'] = tags
         if 'text' in change:
             text = change['text']
             update['content_hash'] = content_hash(text)

@@ -15,11 +15,11 @@ import threading
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from core.clock import Clock, to_epoch
-from core.errors import NotFound, PayloadTooLarge
+from core.errors import InvalidInput, NotFound, PayloadTooLarge
 from core.jobs import JobName, Jobs
 from core.roles import GraphRole
 from recall.decay import next_tier
@@ -28,46 +28,26 @@ from recall.normalize import content_hash, normalize_text
 from recall.ports import AccessLog, GraphIndex
 from recall.read.context import speaker_of
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
-from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Kind, Tier
+from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Tier
 from recall.write.capture import CaptureDecision, capture
-from recall.write.conflicts import detect, merge_agrees, slot_changed, slot_of, with_slot_tag
+from recall.write.facts import facts_of
 from recall.write.guards import explicit_skip, guarded_items, redact_chunk, redact_secret_fields
 from recall.write.importance import write_grade
-from recall.write.merging import (
-    different_subjects,
-    keeps_content,
-    keyed_twin,
-    merged_change,
-    same_subject,
-)
+from recall.write.merging import keyed_twin, merged_change
 from recall.write.recalls import record_recalls
+from recall.write.superseder import Superseder
+from recall.write.supersession import slot_tags
 from recall.write.trust import trust_of, trust_rank
 from vectors.models import ChunkText, PointFilter, StoredPoint, VectorPoint
 from vectors.ports import Embedder, SparseEncoder, VectorStore
 
 log = logging.getLogger(__name__)
 
-# dedup layer 3 and the conflict check look at this many similar memories
-CONFLICT_CANDIDATES = 5
 # MiniLM cosine above which two memories say the same thing
 MERGE_COSINE = 0.95
-CONFLICT_MIN_COSINE = 0.6
-SLOT_CANDIDATES = 50  # stored memories of one user's slot read per write
-# raw notes, documents and episodes are records, not claims: only distilled kinds are merged
-# semantically or superseded
-DISTILLED_KINDS = frozenset(
-    {
-        Kind.ENTITY,
-        Kind.PREFERENCE,
-        Kind.FACT,
-        Kind.PROJECT_STATE,
-        Kind.RELATIONSHIP,
-        Kind.PROCEDURE,
-        Kind.REMEMBER,
-        Kind.LESSON,
-    }
-)
 LAST_IN_SCOPE_MAX = 10_000
+# how far a client's clock may run ahead of ours before its event time is refused
+EVENT_TIME_SKEW = timedelta(minutes=10)
 # writes of one scope serialise on one of these locks (picked by a hash of the scope): the dedup
 # layers read then write, and two writers of one id or entity key must not both see it missing
 WRITE_STRIPES = 64
@@ -112,6 +92,7 @@ class MemoryWriter:
         # embedders may say which cosine means "the same" for them and whether they read CJK
         self._merge_cosine = float(getattr(embedder, 'merge_cosine', None) or MERGE_COSINE)
         self._reads_cjk = bool(getattr(embedder, 'multilingual', False))
+        self._superseder = Superseder(vectors, self._merge_cosine, self._reads_cjk)
         self._lock = threading.Lock()
         self._stripes = [threading.Lock() for _ in range(WRITE_STRIPES)]
         # the last memory written in each scope (bounded): the next one links to it as prev_id;
@@ -145,6 +126,12 @@ class MemoryWriter:
                 details=[{'loc': field.split('.'), 'msg': 'text too large'}],
             )
 
+    def check_event_time(self, when: datetime | None, field: str = 'created_at') -> None:
+        """Reject an event time later than now (beyond a clock skew): a fact from the future
+        would outdate every fact told after it."""
+        if when is not None and when > self._clock.now() + EVENT_TIME_SKEW:
+            raise InvalidInput(field, 'an event time must not be in the future')
+
     def remember(self, items: Sequence[MemoryIn]) -> list[WriteResult]:
         """Write memories in one batch through the dedup layers and the conflict check.
 
@@ -155,6 +142,8 @@ class MemoryWriter:
         """
         for index, item in enumerate(items):
             self.check_text(item.text, 'text' if len(items) == 1 else f'items.{index}.text')
+            where = 'created_at' if len(items) == 1 else f'items.{index}.created_at'
+            self.check_event_time(item.created_at, where)
         items, masked = guarded_items(items)  # recall blocks cut, secrets masked
         ids = [chunk_id(i.scope, i.user_id, normalize_text(i.text)) for i in items]
         skips = [explicit_skip(i.text) for i in items]
@@ -240,34 +229,9 @@ class MemoryWriter:
         if todo:  # a text `_embed_unstored` found stored, deleted since
             prepared = {**prepared, **dict(zip(todo, self._embedder.embed(todo), strict=True))}
         dense = {ident: prepared[text] for ident, text in zip(fresh, texts, strict=True)}
-        supersede: dict[str, dict[str, Any]] = {}
-        for ident in list(fresh):
-            index, chunk = fresh[ident]
-            if chunk.kind not in DISTILLED_KINDS or ident in bumps:
-                # a chunk other items of this batch already merged into must stay
-                continue
-            twin, older = self._semantic_check(chunk, dense[ident], fresh)
-            changed = self._same_slot(chunk)  # issue 13: subject+predicate, not only cosine
-            older += [o for o in changed if o not in older]
-            if twin is not None and twin not in changed:
-                del fresh[ident]
-                bump(twin, items[index], index, 'semantic duplicate')
-                continue
-            for old_id in older:
-                supersede[old_id] = {
-                    'superseded': True,
-                    'superseded_by': ident,
-                    'updated_at': to_epoch(now),
-                }
-            if older:
-                results[index] = WriteResult(
-                    id=ident,
-                    status=WriteStatus.CREATED,
-                    superseded=older,
-                    reason='supersedes older memories',
-                )
+        supersede = self._superseder.resolve(fresh, dense, bumps, items, bump, results, now)
         ordered = sorted(fresh.values(), key=lambda entry: entry[0])
-        self._store_linked([c for _, c in ordered], dense)
+        self._store_linked([_marked(c, supersede.pop(c.id, None)) for _, c in ordered], dense)
         updates = {i: {**bumps.get(i, {}), **supersede.get(i, {})} for i in {*bumps, *supersede}}
         revived = self._revive_outranked(updates, existing)
         if updates:
@@ -307,12 +271,17 @@ class MemoryWriter:
         role: str | None = 'user',
         channel: str | None = None,
         source: str | None = None,
+        at: datetime | None = None,
     ) -> tuple[CaptureDecision, list[WriteResult]]:
         """Capture a conversation turn: the size guard, then `capture` (injection filter,
-        salience gate, deterministic capture, classification), then `remember` of what it kept."""
+        salience gate, deterministic capture, classification), then `remember` of what it kept.
+        `at` is the message's time: the memories' event time, and what relative dates in the
+        turn ("last month", "去年") are read against."""
         self.check_text(text)
-        decision = capture(text, role=role, channel=channel, source=source, now=self._clock.now())
-        items = decision.writes(scope, user_id, channel)
+        self.check_event_time(at)
+        when = at or self._clock.now()
+        decision = capture(text, role=role, channel=channel, source=source, now=when)
+        items = decision.writes(scope, user_id, channel, at)
         return decision, (self.remember(items) if items else [])
 
     def _store_linked(self, chunks: list[Chunk], dense: Mapping[str, list[float]]) -> None:
@@ -338,74 +307,23 @@ class MemoryWriter:
             if follows:
                 self._vectors.set_payload(MEMORIES, follows)
 
-    def _semantic_check(
-        self, chunk: Chunk, vector: list[float], fresh: dict[str, tuple[int, Chunk]]
-    ) -> tuple[str | None, list[str]]:
-        """A stored near-duplicate to merge into, or the stored memories this one supersedes."""
+    def _same_entity_key(self, item: MemoryIn, fresh: dict[str, tuple[int, Chunk]]) -> str | None:
+        if not item.entity_key:
+            return None
+        for ident, (_, chunk) in fresh.items():
+            if (chunk.scope, chunk.user_id, chunk.entity_key) == (
+                item.scope,
+                item.user_id,
+                item.entity_key,
+            ):
+                return ident
         flt = PointFilter(
-            scopes=[chunk.scope],
-            any_of={'owner': [chunk.user_id or ANY_USER], 'kind': sorted(DISTILLED_KINDS)},
+            scopes=[item.scope],
+            any_of={'entity_key': [item.entity_key], 'owner': [item.user_id or ANY_USER]},
             none_of={'superseded': [True]},
         )
-        similar = self._vectors.query(MEMORIES, 'dense', vector, flt, CONFLICT_CANDIDATES)
-        older: list[str] = []
-        for point in similar:
-            if point.id == chunk.id or point.id in fresh:
-                continue
-            if trust_rank(chunk.trust) < trust_rank(point.payload.get('trust')):
-                # seed 004: a less trusted write neither merges into nor supersedes a more
-                # trusted memory; it is kept beside it and ranks below it
-                continue
-            key = point.payload.get('entity_key')
-            if chunk.entity_key and key and key != chunk.entity_key:
-                continue  # two keyed values (the twins' birthdays) are two memories, however alike
-            if point.score < CONFLICT_MIN_COSINE:
-                break  # candidates come best first, and the merge cosine is above this one
-            text = str(point.payload.get('text', ''))
-            if different_subjects(chunk.text, text):
-                continue  # Leo's birthday and Mia's: two memories, never one merged or superseded
-            # one cosine is not enough to merge: the same kind and subject, shared words and a
-            # model that reads the language must agree too; when unsure, both stay
-            agreed = (
-                point.payload.get('kind') == chunk.kind
-                and same_subject(chunk.speaker, point.payload.get('speaker'))
-                and merge_agrees(chunk.text, text, reads_cjk=self._reads_cjk)
-                and keeps_content(chunk.text, text)  # the whole texts, not the clamped ones
-            )
-            if point.score >= self._merge_cosine:
-                if agreed:
-                    return point.id, []
-                continue
-            judged = detect(chunk.text, text, cosine=point.score)
-            if judged.kind == 'duplicate':
-                if agreed:
-                    return point.id, []
-                continue
-            if judged.kind == 'supersedes' and not point.payload.get('pinned'):
-                older.append(point.id)
-        return None, older
-
-    def _same_slot(self, chunk: Chunk) -> list[str]:
-        """Stored memories of this user that give this memory's slot (lives_in, works_at,
-        editor) another value: "I moved to Paris" after "I live in Berlin"."""
-        slot = slot_of(chunk.text)
-        if slot is None:
-            return []
-        flt = PointFilter(
-            scopes=[chunk.scope],
-            any_of={'tags': [f'slot:{slot[0]}'], 'owner': [chunk.user_id or ANY_USER]},
-            none_of={'superseded': [True]},
-        )
-        found, _ = self._vectors.scroll(MEMORIES, flt, SLOT_CANDIDATES)
-        return [
-            p.id
-            for p in found
-            if p.id != chunk.id
-            and not p.payload.get('pinned')
-            # seed 004: a less trusted write never supersedes a more trusted memory
-            and trust_rank(chunk.trust) >= trust_rank(p.payload.get('trust'))
-            and slot_changed(slot, str(p.payload.get('text', '')))
-        ]
+        found, _ = self._vectors.scroll(MEMORIES, flt, 1)
+        return found[0].id if found else None
 
     def _new_chunk(self, ident: str, item: MemoryIn, now: datetime) -> Chunk:
         default_tier, _ = KIND_DEFAULTS.get(item.kind, (Tier.WORKING, 0.5))
@@ -428,7 +346,8 @@ class MemoryWriter:
             source=item.source,
             source_ref=item.source_ref,
             trust=trust_of(item),
-            tags=with_slot_tag(item.tags, item.text),
+            tags=item.tags,
+            slots=slot_tags(facts_of(item.text)),
             content_hash=content_hash(item.text),
             entity_key=item.entity_key,
             metadata=item.metadata,
@@ -575,6 +494,13 @@ def _held(locks: Sequence[threading.Lock]) -> Iterator[None]:
         for lock in locks:
             stack.enter_context(lock)
         yield
+
+
+def _marked(chunk: Chunk, change: Mapping[str, Any] | None) -> Chunk:
+    """A new chunk with the supersession records this batch gave it (an older-dated fact)."""
+    if not change:
+        return chunk
+    return chunk.model_copy(update={k: v for k, v in change.items() if k != 'updated_at'})
 
 
 def _speaker(chunk: Chunk) -> str | None:

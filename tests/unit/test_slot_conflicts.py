@@ -11,7 +11,8 @@ import pytest
 from core.clock import ManualClock
 from recall.models import MEMORIES
 from recall.schemas import MemoryIn, WriteStatus
-from recall.write.conflicts import replaces, slot_of
+from recall.write.facts import facts_of
+from recall.write.supersession import Stated, replaced
 from recall.write.writer import MemoryWriter
 from vectors.bm25 import Bm25Encoder
 from vectors.embedders import HashEmbedder
@@ -62,10 +63,19 @@ def test_another_users_slot_and_a_pinned_memory_are_left_alone():
 
 
 def test_the_same_value_again_is_no_conflict_and_other_facts_have_no_slot():
-    assert not replaces('I moved to Paris in June', 'I live in Paris')
-    assert slot_of('I like tea') is None
-    assert slot_of('I love Paris') is None
-    assert slot_of("I used to use Emacs but now I'm on Neovim.") == ('editor', 'neovim')
+    moved, lives = (
+        Stated.of('n', 'I moved to Paris in June', None),
+        Stated.of('o', 'I live in Paris', None),
+    )
+    assert not replaced(moved, lives)
+    assert not [f for f in facts_of('I like tea') if f.single]
+    assert not [f for f in facts_of('I love Paris') if f.single]
+    now = [
+        (f.slot, f.value)
+        for f in facts_of("I used to use Emacs but now I'm on Neovim.")
+        if not f.past
+    ]
+    assert now == [('editor', 'neovim')]
 
 
 class SameVector:

@@ -1,0 +1,481 @@
+"""The vocabulary of `recall.write.facts`: clause cuts, subjects, slot patterns and value
+shapes in English and Chinese. Data only; `facts` applies them."""
+
+from __future__ import annotations
+
+import re
+
+SPEAKER = re.compile(r'^\s*[A-Z\u4e00-\u9fff][\w\u4e00-\u9fff .\'-]{0,40}?\s*[:：]\s*(?=\S)')
+
+CLAUSE_CUT = re.compile(
+    r'[。！？!?；;\n]+|(?<![\d])[.](?=\s|$)|[,，、]\s*|\s+(?:and|but|while|whereas|so)\s+|'
+    r'(?:而且|并且|同时|但是|不过|然后)'
+)
+
+LEAD = re.compile(
+    r'^(?:(?:so|and|but|also|well|oh|ok|okay|actually|anyway|btw|by the way|yes|hey|hi|'
+    r'update|fyi|news|quick update|correction|please note)\b[,:!]?\s*)+',
+    re.IGNORECASE,
+)
+
+TIME_EN = (
+    r'(?:last|this|next) (?:week|month|year|spring|summer|autumn|fall|winter)|yesterday|today|'
+    r'recently|lately|nowadays|these days|currently|now|since \w+(?: \d{4})?|in \d{4}|'
+    r'as of \w+(?: \d{4})?|(?:\d+|a|an|one|two|three|a few|several) (?:days?|weeks?|months?|'
+    r'years?) ago|back in \d{4}|from now on|starting (?:today|now|\w+day)'
+)
+
+TIME_ZH = (
+    r'(?:去年|今年|前年|明年|上个?月|这个?月|本月|下个?月|上周|这周|本周|昨天|今天|前天|最近|现在|目前|'
+    r'如今|已经|刚刚?|终于|以前|之前|曾经|原来|过去|当年|那时|后来|从今天起|从现在起|以后|'
+    r'\d{4}\s*年(?:\s*\d{1,2}\s*月)?)'
+)
+
+TIME_LEAD_ZH = re.compile(rf'^(?:{TIME_ZH}|[,，\s])+')
+
+TIME_LEAD_EN = re.compile(rf'^(?:(?:{TIME_EN})[,]?\s+)+', re.IGNORECASE)
+
+NOT_NAMES = frozenset(
+    [
+        'the',
+        'this',
+        'that',
+        'these',
+        'those',
+        'it',
+        'its',
+        'we',
+        'our',
+        'they',
+        'their',
+        'he',
+        'she',
+        'his',
+        'her',
+        'you',
+        'your',
+        'i',
+        'my',
+        'me',
+        'please',
+        'from',
+        'as',
+        'in',
+        'on',
+        'at',
+        'since',
+        'last',
+        'next',
+        'yesterday',
+        'today',
+        'now',
+        'also',
+        'use',
+        'using',
+        'switched',
+        'moved',
+        'answer',
+        'reply',
+        'write',
+        'answers',
+        'replies',
+        'no',
+        'not',
+        'never',
+        'always',
+        'just',
+        'then',
+        'there',
+        'here',
+        'what',
+        'when',
+        'where',
+        'who',
+        'why',
+        'how',
+        'lucky',
+        'favourite',
+        'favorite',
+        'new',
+        'old',
+        'current',
+        'dear',
+        'thanks',
+        'thank',
+        'hello',
+        'sure',
+        'remember',
+        'note',
+        'do',
+        'does',
+        'did',
+        'is',
+        'are',
+        'was',
+        'were',
+        'will',
+        'would',
+        'can',
+        'could',
+        'should',
+        'some',
+        'any',
+        'every',
+        'after',
+        'before',
+        'while',
+        'if',
+        'because',
+        'so',
+        'and',
+        'but',
+        'or',
+        'one',
+        'two',
+        'all',
+        'most',
+        'both',
+        'few',
+        'many',
+        'much',
+        'more',
+    ]
+)
+
+NAME_EN = r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?"
+
+SUBJECT_EN = re.compile(
+    rf"^(?P<self>(?i:i(?:'m|'ve|'d|'ll)?|me|my|we|our))\b|^(?P<name>{NAME_EN})(?='s\b|\s)",
+)
+
+ZH_NAME = re.compile(
+    r'^(?![在从去也还已都把被给对跟和与向这那我你他她它])(?P<name>[\u4e00-\u9fff]{2,4}?)(?=(?:也|还|已经|现在|目前|刚|去年|今年|上个?月)?(?:在|住|搬|从|入职|加入|跳槽|是|叫|喜欢|讨厌|养|做|当|担任|的))'
+)
+
+ZH_SELF = re.compile(r'^我(?:们)?')
+
+ZH_STOP_NAMES = frozenset(
+    [
+        '我们',
+        '你们',
+        '他们',
+        '她们',
+        '大家',
+        '公司',
+        '团队',
+        '回答',
+        '回复',
+        '以后',
+        '现在',
+        '今天',
+        '明天',
+        '这个',
+        '那个',
+        '这里',
+        '那里',
+        '以前',
+        '之前',
+        '后来',
+        '最近',
+        '目前',
+        '已经',
+        '项目',
+        '代码',
+        '输出',
+        '文档',
+    ]
+)
+
+PLACE_EN = r"(?P<v>[A-Z][\w.'-]*(?:[ -](?:[A-Z][\w.'-]*|de|del|la|le|am|upon|on)\b)*)"
+
+ORG_EN = r"(?P<v>[A-Z0-9][\w&.'+-]*(?: (?:[A-Z0-9&][\w&.'+-]*|of|and|de))*)"
+
+HAN_VALUE = r'(?P<v>[\u4e00-\u9fffA-Za-z0-9·]{1,16}?)'
+
+ZH_END = r'(?=了|啦|呢|的|去了|工作|上班|$|[，,。.！!；;\s]|(?:做|当|担任|实习|任职))'
+
+EN_TRAIL = re.compile(
+    rf'\s+(?:{TIME_EN}|now|too|as well|again|anymore|any more|instead|for good)$', re.I
+)
+
+ZH_TRAIL = re.compile(rf'(?:{TIME_ZH}|了|啦|呢|吧|的|去|来|了吗)+$')
+
+ADV = (
+    r'(?:(?i:now|just|recently|finally|also|still|currently|actually|officially|then|have|'
+    r'has|used to|had|been|am|is|are|was|were|will|soon|already) )*'
+)
+
+JOBS = (
+    r'engineer|developer|designer|manager|analyst|scientist|teacher|nurse|doctor|lawyer|'
+    r'consultant|architect|accountant|researcher|professor|programmer|director|intern|officer|'
+    r'specialist|administrator|technician|chef|pilot|founder|ceo|cto|lead|owner|writer|'
+    r'journalist|editor|student|lecturer|coordinator|recruiter|salesperson|therapist|'
+    r'pharmacist|dentist|surgeon|librarian|assistant|product manager|pm|vp'
+)
+
+PAST_EN = re.compile(
+    r'(?i)\bused to\b|\b(?:previously|formerly|back then|before that|at the time)\b|'
+    r'^(?:was|were) (?:at|in|a|an|the|working|living|based)\b|^(?:worked|lived|liked|loved|'
+    r'enjoyed|resided|had)\b'
+)
+
+PRESENT_PERFECT = re.compile(r"(?i)^(?:have|has|'ve) (?:been )?(?:lived|worked|living|working)")
+
+PAST_ZH = re.compile(r'以前|之前|曾经|原来|过去|当年|那时|从前|上一份')
+
+SLOTS_EN: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (slot, re.compile(pattern))
+    for slot, pattern in (
+        (
+            'lives_in',
+            rf'^{ADV}(?:(?i:live|lives|living|lived|moved|moving|move|relocated|relocating|'
+            r'settled|reside|resides|resided)(?: back| over| out| house)?'
+            r"(?: from (?:the )?(?P<r>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)*))? (?:in|to) |"
+            rf'(?i:based|located) in )(?:the )?{PLACE_EN}',
+        ),
+        (
+            'works_at',
+            rf'^{ADV}(?:(?i:work(?:s|ed|ing)?(?: (?:now|currently|full-time|part-time))? '
+            r'(?:at|for)|join(?:ed|s|ing)?|start(?:ed|s|ing)? (?:(?:a|my) new job |a job |'
+            r'working |work )?(?:at|with|for)|(?:got )?hired (?:by|at)|got a (?:new )?job (?:at|'
+            r'with)|took a job (?:at|with)|accepted (?:an|the) offer from|employed (?:at|by)|'
+            r'(?:left|quit) (?:my job at )?(?P<r>[A-Z]\S*) (?:for|to join))) ' + ORG_EN,
+        ),
+        (
+            'works_at',
+            rf'(?i:\b(?:a|an) (?:[\w-]+ ){{0,3}}(?:{JOBS})) (?:at|for|with) ' + ORG_EN,
+        ),
+        (
+            'title',
+            r'(?i)\b(?:work|works|worked|working|job|hired|employed|started|joined|serve|serves|'
+            r'served|promoted)\b.*?\bas (?:a |an |the |our )?'
+            r'(?P<v>[\w -]{2,40}?)(?= at\b| for\b| in\b| with\b| since\b| from\b| now\b|$)',
+        ),
+        (
+            'title',
+            rf'(?i)^(?:am|is|are|was|were|{ADV}) ?(?:now |currently |still )?(?:a|an) '
+            rf'(?P<v>(?:[\w-]+ ){{0,3}}(?:{JOBS}))\b',
+        ),
+        (
+            'name',
+            r"(?i:\bmy name is|\bmy name's|\bcall me|\bi'm called|\bi am called) "
+            r"(?P<v>[A-Za-z\u4e00-\u9fff][\w'-]*(?: [A-Z][\w'-]*){0,2})",
+        ),
+        (
+            'partner',
+            r"(?i:\bmy (?:wife|husband|partner|spouse|girlfriend|boyfriend|fianc[eé]e?)(?:'s name)?"
+            r"(?: is| is called|'s|,)?|\b(?:am|is|got|are) (?:now )?(?:married|engaged) to) "
+            r"(?P<v>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)",
+        ),
+    )
+)
+
+EDITOR = re.compile(
+    r'(?i)\b(?P<v>neovim|nvim|vim|emacs|vs ?code|visual studio code|sublime(?: text)?|intellij|'
+    r'pycharm|webstorm|cursor|zed|helix|nano|atom|notepad\+\+)\b'
+)
+
+EDITOR_CUE = re.compile(
+    r'(?i)\b(?:use|uses|using|switched|switch|moved|changed|prefer|on|editor|ide|code in|'
+    r'write code in)\b|用|换成|改用|编辑器'
+)
+
+SLOTS_ZH: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (slot, re.compile(pattern))
+    for slot, pattern in (
+        (
+            'lives_in',
+            r'(?:从(?P<r>[\u4e00-\u9fff]{2,8}?))?(?:住在|搬到了?|搬去了?|搬回了?|搬家到|定居在|定居于|'
+            r'移居到?|住到了?|落户|常驻)' + HAN_VALUE + ZH_END,
+        ),
+        (
+            'works_at',
+            r'(?:从(?P<r>[\u4e00-\u9fffA-Za-z]{2,10}?))?(?:跳槽到了?|跳槽去了?|跳到了?|入职了?|加入了?|'
+            r'转到了?)' + HAN_VALUE + ZH_END,
+        ),
+        (
+            'works_at',
+            r'^(?:现在|目前|也|还|一直)?在' + HAN_VALUE + r'(?=工作|上班|任职|实习|做|当|担任|干)',
+        ),
+        (
+            'title',
+            r'(?:做|当|担任|是一名|是一个|是个|是|成为了?一?名?)(?P<v>[\u4e00-\u9fffA-Za-z]{0,6}'
+            r'(?:工程师|经理|设计师|医生|老师|教师|律师|会计|分析师|研究员|程序员|架构师|总监|主管|'
+            r'学生|护士|记者|编辑|顾问|销售|厨师|司机|实习生|科学家|教授|总裁|创始人|运营|产品|'
+            r'开发|测试|专员|助理|秘书|作家|翻译))',
+        ),
+        ('name', r'(?:^我叫|我的名字(?:是|叫)|^叫我)\s*(?P<v>[^\s,，。！？!?、;；:：了]{1,12})'),
+        (
+            'partner',
+            r'(?:我的?(?:老婆|妻子|老公|丈夫|爱人|女朋友|男朋友|对象|未婚妻|未婚夫)(?:是|叫))'
+            r'(?P<v>[\u4e00-\u9fffA-Za-z]{1,8})',
+        ),
+    )
+)
+
+FORMATS = (
+    ('bullet points', r'bullet(?:ed)?[ -]?(?:points?|lists?)?|bullets|numbered lists?|lists?|'
+     r'列表|分点|要点|条目'),
+    ('prose', r'prose|paragraphs?|full sentences|flowing text|段落|成段|大段文字|连贯的文字'),
+    ('tables', r'tables?|表格'),
+    ('plain text', r'plain text|纯文本'),
+    ('markdown', r'markdown'),
+)  # fmt: skip
+
+FORMAT_RE = [(name, re.compile(rf'(?i)(?:\b|(?<=[\u4e00-\u9fff]))(?:{p})')) for name, p in FORMATS]
+
+FORMAT_CUE = re.compile(
+    r'(?i)\b(?:prefer|want|like|use|using|write|answer|answers|reply|replies|respond|responses|'
+    r"format|give me|no more|instead of|over|rather than|stop|don't|do not|avoid)\b|"
+    r'回答|回复|输出|用|写|格式|不要|别'
+)
+
+LANGS = (
+    ('chinese', r'chinese|mandarin|中文|汉语|普通话'),
+    ('english', r'english|英文|英语'),
+    ('japanese', r'japanese|日语|日文'),
+    ('german', r'german|德语'),
+    ('french', r'french|法语'),
+    ('spanish', r'spanish|西班牙语'),
+)
+
+ANSWER_LANG = re.compile(
+    r'(?i)\b(?:answer|reply|respond|write|speak|talk)(?: to me)? in (?P<en>\w+)\b|'
+    r'用(?P<zh>中文|汉语|英文|英语|日语|日文|德语|法语|西班牙语)(?:来)?(?:回答|回复|交流|写|说)'
+)
+
+ATTR_EN = re.compile(
+    r"(?i)^(?:my|(?P<who>[A-Z][a-z'-]+)'s|(?:the )?(?=(?:lucky|favou?rite)\b))\s*"
+    r'(?P<k>(?:[\w-]+ ){0,2}?(?:name|number|colou?r|food|drink|movie|film|book|song|band|game|'
+    r'sport|team|city|place|hometown|birthday|address|email|e-mail|phone|phone number|'
+    r'mobile|job|title|role|position|employer|company|boss|manager|editor|ide|shell|'
+    r'laptop|car|budget|goal|timezone|time zone|wife|husband|partner|girlfriend|boyfriend|'
+    r"age|salary|rent|size|height|weight|os|browser|language))(?: is| was|'s| are)"
+    r'(?P<neg> no longer| not| not anymore)? (?P<v>.+)$'
+)
+
+ATTR_ZH = re.compile(
+    r'^(?:我的|(?P<who>[\u4e00-\u9fff]{2,4})的)?(?P<k>(?:最喜欢的)?[\u4e00-\u9fff]{0,4}?'
+    r'(?:名字|数字|号码|电话|手机号?|邮箱|地址|生日|职位|公司|老板|领导|老婆|妻子|老公|丈夫|'
+    r'家乡|老家|年龄|预算|目标|编辑器|颜色|城市|食物|电影|歌|书|球队|车))(?P<neg>不再是|已经不是|不是)?'
+    r'(?:是|叫|为)?(?P<v>.+)$'
+)
+
+ATTR_SLOT = {
+    'job': 'title',
+    'title': 'title',
+    'role': 'title',
+    'position': 'title',
+    'employer': 'works_at',
+    'company': 'works_at',
+    'editor': 'editor',
+    'ide': 'editor',
+    'wife': 'partner',
+    'husband': 'partner',
+    'partner': 'partner',
+    'girlfriend': 'partner',
+    'boyfriend': 'partner',
+    'name': 'name',
+    'email': 'email',
+    'e-mail': 'email',
+    'phone': 'phone',
+    'phone number': 'phone',
+    'mobile': 'phone',
+    '名字': 'name',
+    '职位': 'title',
+    '公司': 'works_at',
+    '老婆': 'partner',
+    '妻子': 'partner',
+    '老公': 'partner',
+    '丈夫': 'partner',
+    '编辑器': 'editor',
+    '邮箱': 'email',
+    '电话': 'phone',
+    '手机': 'phone',
+    '手机号': 'phone',
+}
+
+NEG_EN = (
+    r"(?P<neg>(?i:do not|don't|does not|doesn't|did not|didn't|never|no longer|not|am not|"
+    r"'m not|is not|isn't|can't|cannot) (?:really |even |actually )?)?"
+)
+
+LIKES_EN = re.compile(
+    rf'^{ADV}{NEG_EN}(?P<verb>(?i:like|likes|liked|love|loves|loved|enjoy|enjoys|enjoyed|'
+    r'adore|adores|hate|hates|hated|dislike|dislikes|disliked|stand|into|fond of|a fan of|'
+    r'prefer|prefers|preferred)) (?P<v>.+)$'
+)
+
+NEGATIVE_VERBS = frozenset({'hate', 'hates', 'hated', 'dislike', 'dislikes', 'disliked'})
+
+RETRACT_EN = re.compile(r'(?i)\s+(?:over|rather than|instead of|more than|to)\s+(?P<r>.+)$')
+
+HOBBY_EN = re.compile(
+    r'(?i)^my (?:hobby|hobbies|interests?|passions?|pastimes?) (?:is|are|include|includes) '
+    r'(?P<v>.+)$'
+)
+
+PET_EN = re.compile(
+    rf'^{ADV}{NEG_EN}(?i:have|has|own|owns|got|adopted|rescued|keep|keeps)(?: got)? '
+    r'(?:a |an |one |two |three |\d+ |any |some )?(?:new |little |big |pet )?'
+    r'(?P<v>(?i:dog|cat|puppy|kitten|parrot|rabbit|hamster|fish|turtle|horse|snake|bird)s?)\b'
+)
+
+LANGUAGE_EN = re.compile(
+    rf'^{ADV}{NEG_EN}(?i:speak|speaks|can speak|am fluent in|\'m fluent in|am learning|'
+    r"'m learning|learned|learnt) (?P<v>[A-Z][a-z]+)\b"
+)
+
+HABIT_EN = re.compile(
+    rf'^{ADV}(?:(?i:usually|always|often|mostly|sometimes|only|still) )*{NEG_EN}'
+    r'(?P<verb>(?i:drink|drinks|eat|eats|smoke|smokes|play|plays|watch|watches|read|reads|'
+    r'use|uses|run|runs|cook|cooks|practice|practise|practices|go|goes)) (?P<v>.+)$'
+)
+
+LIKES_ZH = re.compile(
+    r'^(?:很|也|还|最|特别|比较|非常|一直|真的|超|挺|现在|开始|都|平时)*'
+    r'(?P<neg>不再|不太|不怎么|没那么|没有那么|不|没有?)?(?:很|太)?'
+    r'(?P<verb>喜欢|爱上了?|爱|热爱|喜爱|钟爱|迷上了?|讨厌|偏好|偏爱|更喜欢)(?P<v>.+)$'
+)
+
+HOBBY_ZH = re.compile(r'^(?:我的)?(?:爱好|兴趣|兴趣爱好)(?:是|有|包括)(?P<v>.+)$')
+
+PET_ZH = re.compile(
+    r'^(?P<neg>不再|没有?|已经不)?(?:养了?|养着|有)(?:一|两|三|几|\d)?(?:只|条|匹|个)?'
+    r'(?P<v>猫|狗|小猫|小狗|鱼|鸟|兔子|仓鼠|乌龟|鹦鹉)'
+)
+
+LANGUAGE_ZH = re.compile(r'^(?P<neg>不)?会说(?P<v>[\u4e00-\u9fff]{1,4}?(?:语|文|话))')
+
+HABIT_ZH = re.compile(
+    r'^(?:每天|经常|平时|常常|总是|一直|现在|都|也|还)*(?P<neg>不再|已经不|不|戒了)?'
+    r'(?P<verb>喝|吃|抽|玩|看|跑)(?P<v>[\u4e00-\u9fffA-Za-z]{1,8})'
+)
+
+LEAD_VERB_ZH = re.compile(r'^(?:喝|吃|玩|看|听|去|打|做|养|用|学)(?=[\u4e00-\u9fff])')
+
+LEAD_VERB_EN = re.compile(
+    r'(?i)^(?:to |playing |going |doing |watching |eating |drinking |having |reading )+'
+)
+
+VALUE_TAIL_EN = re.compile(
+    r'(?i)\s+(?:anymore|any more|either|too|as well|very much|so much|a lot|at all|now|'
+    r'these days|nowadays|lately|in your answers|in answers|in replies|in responses)$'
+)
+
+CORRECTION = re.compile(
+    r'(?i)\b(?:no longer|instead of|instead|from now on|not anymore|any ?more|now prefer|'
+    r'rather than|switched|changed (?:my mind|to))\b|'
+    r'不再|改成|改为|改用|换成|以后.{0,8}可以|现在.{0,12}了'
+)
+
+NEG_CUE = re.compile(
+    r"(?i)(?:\b(?:no more|no|not|don't|do not|never|no longer|stop|stop using|avoid|without|"
+    r'over|instead of|rather than|less)\b|不要|别|不再|不用|而不是|少用|不想)\W*(?:\w+\W+){0,3}\w*$'
+)
+
+KIN_POSSESSOR = re.compile(
+    r'(?i)\bmy (?P<k>wife|husband|partner|girlfriend|boyfriend|son|daughter|mother|mom|mum|'
+    r"father|dad|brother|sister|boss|manager|friend|colleague)(?:'s|\s+\w+'s)|"
+    r'我(?:的)?(?P<z>妻子|老婆|老公|丈夫|爱人|儿子|女儿|爸爸|妈妈|父亲|母亲|哥哥|姐姐|弟弟|妹妹|老板|朋友|同事)的'
+)

@@ -1,0 +1,378 @@
+"""What a memory states, as facts: (subject, slot, value, polarity) per clause, EN and ZH.
+
+A fact is the unit of supersession. A single-valued slot (where someone lives, works, their
+title, name, phone, email, partner, editor, the answer format or language they want, "my X is
+Y") holds one value per subject at a time, so a later value replaces an earlier one. A
+many-valued slot (likes, hobbies, pets, skills, languages, habits) accumulates: "I like
+swimming" leaves "I like hiking" true, and only "I don't like hiking" replaces it. Sharing a verb
+is never enough. Pure functions over text; the writer resolves `SELF` to the memory's speaker.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from recall.normalize import normalize_text
+from recall.write.fact_patterns import (
+    ANSWER_LANG,
+    ATTR_EN,
+    ATTR_SLOT,
+    ATTR_ZH,
+    CLAUSE_CUT,
+    CORRECTION,
+    EDITOR,
+    EDITOR_CUE,
+    EN_TRAIL,
+    FORMAT_CUE,
+    FORMAT_RE,
+    HABIT_EN,
+    HABIT_ZH,
+    HOBBY_EN,
+    HOBBY_ZH,
+    KIN_POSSESSOR,
+    LANGS,
+    LANGUAGE_EN,
+    LANGUAGE_ZH,
+    LEAD,
+    LEAD_VERB_EN,
+    LEAD_VERB_ZH,
+    LIKES_EN,
+    LIKES_ZH,
+    NEG_CUE,
+    NEGATIVE_VERBS,
+    NOT_NAMES,
+    PAST_EN,
+    PAST_ZH,
+    PET_EN,
+    PET_ZH,
+    PRESENT_PERFECT,
+    RETRACT_EN,
+    SLOTS_EN,
+    SLOTS_ZH,
+    SPEAKER,
+    SUBJECT_EN,
+    TIME_LEAD_EN,
+    TIME_LEAD_ZH,
+    VALUE_TAIL_EN,
+    ZH_NAME,
+    ZH_SELF,
+    ZH_STOP_NAMES,
+    ZH_TRAIL,
+)
+
+SELF = '@self'
+
+SINGLE_VALUED = frozenset(
+    {
+        'lives_in',
+        'works_at',
+        'title',
+        'name',
+        'phone',
+        'email',
+        'partner',
+        'editor',
+        'answer_format',
+        'answer_language',
+    }
+)
+MANY_VALUED = frozenset({'likes', 'prefers', 'hobby', 'pet', 'skill', 'language', 'habit'})
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One claim of a clause: `subject` (SELF or a folded name) has `value` in `slot`."""
+
+    subject: str
+    slot: str
+    value: str
+    positive: bool = True
+    past: bool = False
+    clause: int = 0
+    # values the clause says are over: "instead of X", "over X", "from X to Y", "不再用X"
+    retracts: tuple[str, ...] = field(default=())
+
+    @property
+    def single(self) -> bool:
+        """Whether the slot holds one value per subject (attributes "my X is Y" included)."""
+        return self.slot in SINGLE_VALUED or self.slot.startswith('attr:')
+
+    def shown(self) -> str:
+        """The value as a receipt shows it: negated ones as "not X", past ones as "X (past)"."""
+        text = self.value if self.positive else f'not {self.value}'
+        return f'{text} (past)' if self.past else text
+
+
+# ---- clauses and subjects ------------------------------------------------------------------
+
+
+def _strip_lead(clause: str) -> str:
+    clause = LEAD.sub('', clause.strip())
+    clause = TIME_LEAD_EN.sub('', clause)
+    return TIME_LEAD_ZH.sub('', clause)
+
+
+def _subject(clause: str) -> tuple[str | None, str]:
+    """(subject, rest) of a clause: SELF for I/my/我, a folded name, or None when unstated."""
+    m = SUBJECT_EN.match(clause)
+    if m:
+        if m.group('self'):
+            return SELF, clause
+        name = m.group('name')
+        first = name.split()[0].casefold()
+        if first not in NOT_NAMES:
+            return name.casefold(), re.sub(r"^'s\b", '', clause[m.end() :]).strip()
+    if ZH_SELF.match(clause):
+        return SELF, clause
+    m = ZH_NAME.match(clause)
+    if m and m.group('name') not in ZH_STOP_NAMES and not m.group('name').startswith('我'):
+        return m.group('name'), clause[m.end() :]
+    return None, clause
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of `text` that carry content, speaker prefix cut ("Ann: …")."""
+    body = SPEAKER.sub('', text, count=1)
+    out = []
+    for piece in CLAUSE_CUT.split(body):
+        piece = (piece or '').strip(' \t"\'“”‘’()（）')
+        if re.search(r'[\w\u4e00-\u9fff]', piece):
+            out.append(piece)
+    return out
+
+
+# ---- values ----------------------------------------------------------------------------------
+
+
+def _clean(value: str) -> str:
+    value = value.strip(' .,!;:，。！；：\'"')
+    for _ in range(3):
+        value = EN_TRAIL.sub('', value)
+        value = ZH_TRAIL.sub('', value)
+    return normalize_text(value)
+
+
+# ---- single-valued slots ---------------------------------------------------------------------
+
+
+# answers: how they are laid out and in which language (canonical English values)
+
+# ---- many-valued slots -------------------------------------------------------------------
+
+
+def _liked(value: str, *, zh: bool) -> str:
+    value = LEAD_VERB_ZH.sub('', value) if zh else LEAD_VERB_EN.sub('', value)
+    for _ in range(3):
+        value = VALUE_TAIL_EN.sub('', value.strip(' .,!;'))
+    return _clean(value)
+
+
+# ---- answers: format and language --------------------------------------------------------
+
+
+def _format_facts(clause: str, index: int) -> list[Fact]:
+    found: list[tuple[int, str]] = []
+    for name, pattern in FORMAT_RE:
+        for m in pattern.finditer(clause):
+            found.append((m.start(), name))
+    if not found or not FORMAT_CUE.search(clause):
+        return []
+    found.sort()
+    positive: list[str] = []
+    negative: list[str] = []
+    for start, name in found:
+        before = clause[:start]
+        # a cue counts for the format word it stands in front of (few words between)
+        (negative if NEG_CUE.search(before[-40:]) else positive).append(name)
+    if re.search(r'可以|能|allowed|fine|okay|ok to', clause, re.I):
+        negative = [n for n in negative if n not in positive]
+        # "以后回答可以用表格了": a permission, whatever negation preceded it in the past
+        positive = positive or [n for _, n in found]
+        negative = [n for n in negative if n not in positive]
+    if positive:
+        retracts = tuple(dict.fromkeys(n for n in negative if n != positive[0]))
+        return [Fact(SELF, 'answer_format', positive[0], clause=index, retracts=retracts)]
+    return [Fact(SELF, 'answer_format', n, positive=False, clause=index) for n in negative]
+
+
+def _language_fact(clause: str, index: int) -> Fact | None:
+    m = ANSWER_LANG.search(clause)
+    if m is None:
+        return None
+    word = (m.group('en') or m.group('zh') or '').lower()
+    for name, pattern in LANGS:
+        if re.fullmatch(pattern, word):
+            negative = bool(
+                re.search(
+                    r"(?i)\b(?:don't|do not|never|no longer|stop)\b|不要|别|不再",
+                    clause[: m.start()],
+                )
+            )
+            return Fact(SELF, 'answer_language', name, positive=not negative, clause=index)
+    return None
+
+
+# ---- facts -----------------------------------------------------------------------------------
+
+
+def _self_rest(clause: str) -> str:
+    """The clause without its first-person subject, so the slot patterns read the verb."""
+    rest = re.sub(r"(?i)^i'm\b", 'am', clause)
+    rest = re.sub(r"(?i)^i've\b", 'have', rest)
+    rest = re.sub(r"(?i)^(?:i'd|i'll)\b", '', rest)
+    rest = re.sub(r'(?i)^(?:i|we)\s+', '', rest)
+    rest = re.sub(r'^我们?', '', rest)
+    return TIME_LEAD_ZH.sub('', TIME_LEAD_EN.sub('', rest.strip()))
+
+
+def _attr_facts(clause: str, subject: str, index: int, past: bool) -> list[Fact]:
+    zh = bool(re.match(r'[\u4e00-\u9fff]', clause))
+    m = (ATTR_ZH if zh else ATTR_EN).match(clause)
+    if m is None:
+        return []
+    key = normalize_text(m.group('k'))
+    words = key.split()
+    head = (
+        key if zh else ' '.join(w for w in words if w not in ('new', 'old', 'current', 'primary'))
+    )
+    value = _clean(m.group('v'))
+    if not value or not head:
+        return []
+    who = m.group('who')
+    owner = who.casefold() if who and who.casefold() not in NOT_NAMES else subject
+    slot = ATTR_SLOT.get(head) or ATTR_SLOT.get(head.split()[-1] if not zh else head)
+    if slot is not None and not zh and len(head.split()) > 1 and head not in ATTR_SLOT:
+        slot = f'{slot}:{" ".join(head.split()[:-1])}'  # "work email" is not the email
+    if slot == 'editor':
+        value = _editor(value)
+    return [
+        Fact(owner, slot or f'attr:{head}', value, positive=not m.group('neg'), past=past,
+             clause=index)
+    ]  # fmt: skip
+
+
+def _editor(name: str) -> str:
+    key = normalize_text(name).replace(' ', '')
+    return {'nvim': 'neovim', 'visualstudiocode': 'vscode'}.get(key, key)
+
+
+def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact]:
+    zh = bool(re.search(r'[\u4e00-\u9fff]', clause)) and not re.match(r'[A-Za-z]', clause)
+    rest = _self_rest(clause) if subject == SELF else _strip_lead(clause)
+    past = bool(PAST_ZH.search(clause) if zh else PAST_EN.search(rest))
+    past = past and not PRESENT_PERFECT.match(rest)
+    facts: list[Fact] = []
+    possessor = KIN_POSSESSOR.search(clause)
+    owner = (possessor.group('k') or possessor.group('z')).casefold() if possessor else subject
+    facts += _attr_facts(_self_rest(clause) if zh else clause, owner, index, past)
+    for slot, pattern in SLOTS_ZH if zh else SLOTS_EN:
+        if any(f.slot == slot for f in facts):
+            continue
+        m = pattern.search(rest) or (
+            pattern.search(clause) if slot in ('name', 'partner') else None
+        )
+        if m is None:
+            continue
+        value = _clean(
+            next((g for g in m.groups()[::-1] if g), '')
+            if 'v' not in m.groupdict()
+            else m.group('v') or (m.groupdict().get('w') or '')
+        )
+        if not value or (slot == 'works_at' and EDITOR.fullmatch(value)):
+            continue
+        retracted = m.groupdict().get('r')
+        retracts = (_clean(retracted),) if retracted else ()
+        negative = slot in ('lives_in', 'works_at') and bool(
+            re.match(r"(?i)(?:no longer|not|don't|do not)\b", rest)
+        )
+        facts.append(Fact(owner, slot, value, positive=not negative, past=past, clause=index,
+                          retracts=retracts))  # fmt: skip
+    editor = EDITOR.search(clause)
+    if editor and EDITOR_CUE.search(text) and not any(f.slot == 'editor' for f in facts):
+        facts.append(Fact(owner, 'editor', _editor(editor.group('v')), past=past, clause=index))
+    facts += _format_facts(clause, index)
+    language = _language_fact(clause, index)
+    if language is not None:
+        facts.append(language)
+    if any(f.slot in ('answer_format', 'answer_language', 'editor') for f in facts):
+        return facts
+    facts += _many_facts(rest, owner, index, past, zh)
+    return facts
+
+
+def _many_facts(rest: str, owner: str, index: int, past: bool, zh: bool) -> list[Fact]:
+    if zh:
+        for slot, pattern in (('hobby', HOBBY_ZH), ('pet', PET_ZH), ('language', LANGUAGE_ZH),
+                              ('likes', LIKES_ZH), ('habit', HABIT_ZH)):  # fmt: skip
+            m = pattern.match(rest)
+            if m is None:
+                continue
+            groups = m.groupdict()
+            negative = bool(groups.get('neg')) != (groups.get('verb') == '讨厌')
+            verb = groups.get('verb') or ''
+            value = _liked(m.group('v'), zh=True)
+            if slot == 'habit':
+                value = f'{verb}{value}'
+            if value:
+                return [Fact(owner, slot, value, positive=not negative, past=past, clause=index)]
+        return []
+    m = HOBBY_EN.match(rest)
+    if m:
+        return [Fact(owner, 'hobby', _liked(m.group('v'), zh=False), past=past, clause=index)]
+    for slot, pattern in (('pet', PET_EN), ('language', LANGUAGE_EN)):
+        m = pattern.match(rest)
+        if m:
+            value = _clean(m.group('v')).rstrip('s') if slot == 'pet' else _clean(m.group('v'))
+            return [Fact(owner, slot, value, positive=not m.group('neg'), past=past, clause=index)]
+    m = LIKES_EN.match(rest)
+    if m:
+        verb = m.group('verb').lower()
+        negative = bool(m.group('neg')) != (verb in NEGATIVE_VERBS)
+        value, retracts = m.group('v'), tuple[str, ...]()
+        slot = 'prefers' if verb.startswith('prefer') else 'likes'
+        if slot == 'prefers' and (r := RETRACT_EN.search(value)):
+            value, retracts = value[: r.start()], (_liked(r.group('r'), zh=False),)
+        value = _liked(value, zh=False)
+        if value and not re.match(r'(?i)(?:it|this|that|them|these|those|you)\b', value):
+            was = past or verb.endswith('ed')
+            return [Fact(owner, slot, value, positive=not negative, past=was, clause=index,
+                         retracts=retracts)]  # fmt: skip
+        return []
+    m = HABIT_EN.match(rest)
+    if m:
+        verb = (
+            m.group('verb').lower().rstrip('s')
+            if m.group('verb').lower() not in ('use', 'uses')
+            else 'use'
+        )
+        value = _liked(m.group('v'), zh=False)
+        if value and not re.match(r'(?i)(?:it|this|that|them|you)\b', value):
+            return [Fact(owner, 'habit', f'{verb} {value}', positive=not m.group('neg'), past=past,
+                         clause=index)]  # fmt: skip
+    return []
+
+
+def facts_of(text: str) -> list[Fact]:
+    """Every fact `text` states, clause by clause; a clause without a subject takes the one
+    before it ("I live in Leeds and work at Arup": both are the speaker's), the first one the
+    speaker's ("Moved to Berlin last month")."""
+    out: list[Fact] = []
+    subject = SELF
+    for index, clause in enumerate(clauses(text)):
+        body = _strip_lead(clause)
+        found, rest = _subject(body)
+        subject = found or subject
+        out += _clause_facts(body if found in (None, SELF) else rest, subject, index, text)
+    return out
+
+
+def is_correction(text: str) -> bool:
+    """Whether `text` says outright that something changed ("no longer", "instead of",
+    "from now on", "不再", "改成", "以后…可以", "现在…了")."""
+    return CORRECTION.search(text) is not None
+
+
+def fact_clauses(text: str) -> tuple[int, set[int]]:
+    """(number of clauses, indexes of the clauses that state a fact) of `text`."""
+    return len(clauses(text)), {f.clause for f in facts_of(text)}

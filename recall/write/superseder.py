@@ -1,0 +1,301 @@
+"""The writer's supersession step: which stored (or same-batch) memories a new one outdates.
+
+Candidates are the memories of the same owner that state one of the new memory's slots (found
+by their `slot:` tags) and the similar ones the dedup layer read already (memories stored
+before facts had tags). Event time orders them: a memory whose event time is older than a
+stored one's is outdated by it instead of outdating it ("stored as past").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from core.clock import to_epoch
+from recall.models import ANY_USER, MEMORIES, Chunk
+from recall.schemas import MemoryIn, WriteResult, WriteStatus
+from recall.tiers import Kind
+from recall.write.conflicts import detect, merge_agrees
+from recall.write.merging import different_subjects, keeps_content, same_subject
+from recall.write.supersession import (
+    RECORD_KINDS,
+    Stated,
+    Supersession,
+    fully_replaced,
+    past_outdated,
+    replaced,
+)
+from recall.write.trust import trust_rank
+from vectors.models import PointFilter, ScoredPoint, StoredPoint
+from vectors.ports import VectorStore
+
+# dedup layer 3 and the conflict check look at this many similar memories
+CONFLICT_CANDIDATES = 5
+CONFLICT_MIN_COSINE = 0.6
+# raw notes, documents and episodes are records, not claims: only distilled kinds are merged
+# semantically or superseded
+DISTILLED_KINDS = frozenset(
+    {
+        Kind.ENTITY,
+        Kind.PREFERENCE,
+        Kind.FACT,
+        Kind.PROJECT_STATE,
+        Kind.RELATIONSHIP,
+        Kind.PROCEDURE,
+        Kind.REMEMBER,
+        Kind.LESSON,
+    }
+)
+SLOT_CANDIDATES = 50  # stored memories of one owner's single-valued slots read per write
+MANY_CANDIDATES = 20  # the most similar of a many-valued slot (a person likes many things)
+
+
+@dataclass
+class Plan:
+    """What one new memory changes: new records per outdated memory, and the ids to hide."""
+
+    stale: dict[str, list[Supersession]] = field(default_factory=dict)
+    hidden: dict[str, Supersession] = field(default_factory=dict)
+
+    def add(self, target: str, records: Sequence[Supersession]) -> None:
+        """Record `records` against `target`."""
+        if records:
+            self.stale.setdefault(target, []).extend(records)
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    id: str
+    payload: Mapping[str, Any]
+
+
+def _at(payload: Mapping[str, Any]) -> float:
+    value = payload.get('created_at')
+    if isinstance(value, int | float):
+        return float(value)
+    return 0.0
+
+
+class Superseder:
+    """Finds the memories a new memory outdates, and the records that say why."""
+
+    def __init__(self, vectors: VectorStore, merge_cosine: float, reads_cjk: bool) -> None:
+        """`merge_cosine`: the embedder's cosine for "the same memory"; `reads_cjk`: whether
+        its cosines between Chinese texts mean anything."""
+        self._vectors = vectors
+        self._merge_cosine = merge_cosine
+        self._reads_cjk = reads_cjk
+
+    def resolve(
+        self,
+        fresh: dict[str, tuple[int, Chunk]],
+        dense: Mapping[str, list[float]],
+        bumps: Mapping[str, Any],
+        items: Sequence[MemoryIn],
+        bump: Callable[[str, MemoryIn, int, str], None],
+        results: list[WriteResult | None],
+        now: datetime,
+    ) -> dict[str, dict[str, Any]]:
+        """Merge near-duplicates of distilled memories, and record which facts each new memory
+        outdates (recall.write.supersession): payload changes by id, this batch's included."""
+        changes: dict[str, dict[str, Any]] = {}
+        hidden_by: dict[str, list[str]] = {}
+        written: list[Chunk] = []
+        for ident in sorted(fresh, key=lambda i: fresh[i][0]):
+            index, chunk = fresh[ident]
+            if ident in bumps:
+                continue  # a chunk other items of this batch already merged into must stay
+            similar: list[ScoredPoint] = []
+            if chunk.kind in DISTILLED_KINDS:
+                twin, similar = self._semantic_twin(chunk, dense[ident], fresh)
+                if twin is not None:
+                    del fresh[ident]
+                    bump(twin, items[index], index, 'semantic duplicate')
+                    continue
+            known = {i: c.get('stale', []) for i, c in changes.items()}
+            plan = self.plan(chunk, written, similar, known, dense[ident])
+            written.append(chunk)
+            for target, records in plan.stale.items():
+                change = changes.setdefault(target, {'stale': []})
+                change['stale'] = [*change['stale'], *(r.model_dump() for r in records)]
+                change['updated_at'] = to_epoch(now)
+                if target in plan.hidden:
+                    record = plan.hidden[target]
+                    change.update(
+                        superseded=True, superseded_by=record.by, supersession=record.model_dump()
+                    )
+                    hidden_by.setdefault(record.by, []).append(target)
+        stored = [t for t in changes if t not in fresh]
+        for point in self._vectors.retrieve(MEMORIES, stored) if stored else []:
+            before = point.payload.get('stale') or []
+            changes[point.id]['stale'] = [*before, *changes[point.id]['stale']]
+        _report(fresh, changes, hidden_by, results)
+        return changes
+
+    def _semantic_twin(
+        self, chunk: Chunk, vector: list[float], fresh: dict[str, tuple[int, Chunk]]
+    ) -> tuple[str | None, list[ScoredPoint]]:
+        """A stored near-duplicate to merge into, and the similar memories read to find it."""
+        flt = PointFilter(
+            scopes=[chunk.scope],
+            any_of={'owner': [chunk.user_id or ANY_USER], 'kind': sorted(DISTILLED_KINDS)},
+            none_of={'superseded': [True]},
+        )
+        similar = self._vectors.query(MEMORIES, 'dense', vector, flt, CONFLICT_CANDIDATES)
+        for point in similar:
+            if point.id == chunk.id or point.id in fresh:
+                continue
+            if trust_rank(chunk.trust) < trust_rank(point.payload.get('trust')):
+                # seed 004: a less trusted write never merges into a more trusted memory; it
+                # is kept beside it and ranks below it
+                continue
+            key = point.payload.get('entity_key')
+            if chunk.entity_key and key and key != chunk.entity_key:
+                continue  # two keyed values (the twins' birthdays) are two memories, however alike
+            if point.score < CONFLICT_MIN_COSINE:
+                break  # candidates come best first, and the merge cosine is above this one
+            text = str(point.payload.get('text', ''))
+            if different_subjects(chunk.text, text):
+                continue  # Leo's birthday and Mia's: two memories, never one merged
+            # one cosine is not enough to merge: the same kind and subject, shared words and a
+            # model that reads the language must agree too; when unsure, both stay
+            agreed = (
+                point.payload.get('kind') == chunk.kind
+                and same_subject(chunk.speaker, point.payload.get('speaker'))
+                and merge_agrees(chunk.text, text, reads_cjk=self._reads_cjk)
+                and keeps_content(chunk.text, text)  # the whole texts, not the clamped ones
+                and not replaced(
+                    Stated.of(chunk.id, chunk.text, chunk.speaker),
+                    Stated.of(point.id, text, point.payload.get('speaker')),
+                )
+            )
+            if point.score >= self._merge_cosine:
+                if agreed:
+                    return point.id, list(similar)
+                continue
+            if detect(chunk.text, text, cosine=point.score).kind == 'duplicate' and agreed:
+                return point.id, list(similar)
+        return None, list(similar)
+
+    def plan(
+        self,
+        chunk: Chunk,
+        earlier: Sequence[Chunk],
+        similar: Sequence[ScoredPoint],
+        known: Mapping[str, list[dict[str, Any]]],
+        vector: Sequence[float] | None = None,
+    ) -> Plan:
+        """The changes `chunk` makes: `earlier` are this batch's memories written before it,
+        `similar` the stored neighbours already read, `known` the records each target got
+        earlier in this batch (a memory is hidden once all of its facts are replaced)."""
+        plan = Plan()
+        if chunk.kind in RECORD_KINDS or chunk.pinned:
+            return plan
+        new = Stated.of(chunk.id, chunk.text, chunk.speaker)
+        if not new.facts:
+            return plan
+        payload = chunk.to_payload()
+        candidates = {c.id: c for c in self._by_slot(chunk, new, vector)}
+        for point in similar:
+            candidates.setdefault(point.id, _Candidate(point.id, point.payload))
+        for other in earlier:
+            candidates[other.id] = _Candidate(other.id, other.to_payload())
+        candidates.pop(chunk.id, None)
+        own = list(known.get(chunk.id, []))
+        for cand in candidates.values():
+            p = cand.payload
+            if (
+                p.get('superseded')
+                or p.get('pinned')
+                or p.get('kind') in RECORD_KINDS
+                or (p.get('owner') or ANY_USER) != (chunk.user_id or ANY_USER)
+            ):
+                continue
+            if different_subjects(chunk.text, str(p.get('text', ''))):
+                continue  # "Our son…" and "Our daughter…" never outdate each other
+            old = Stated.of(cand.id, str(p.get('text', '')), p.get('speaker'))
+            if not old.facts:
+                continue
+            # seed 004: a less trusted memory never outdates a more trusted one
+            if _at(payload) >= _at(p) and trust_rank(chunk.trust) >= trust_rank(p.get('trust')):
+                plan.add(cand.id, replaced(new, old))
+            if trust_rank(p.get('trust')) >= trust_rank(chunk.trust):
+                if _at(payload) < _at(p):
+                    plan.add(chunk.id, replaced(old, new, rule_name='older_event'))
+                plan.add(chunk.id, past_outdated(new, old))
+        for target, records in plan.stale.items():
+            if target == chunk.id:
+                stated, before = new, own
+            else:
+                p = candidates[target].payload
+                stated = Stated.of(target, str(p.get('text', '')), p.get('speaker'))
+                before = [*p.get('stale', []), *known.get(target, [])]
+            dumped = [r.model_dump() for r in records]
+            if fully_replaced(stated, [*before, *dumped]):
+                plan.hidden[target] = records[-1]
+        return plan
+
+    def _by_slot(
+        self, chunk: Chunk, new: Stated, vector: Sequence[float] | None
+    ) -> list[_Candidate]:
+        """The owner's memories of the new facts' slots: every one of a single-valued slot
+        (a few per person), the most similar ones of a many-valued slot (likes pile up)."""
+        single = sorted({f.slot for f in new.facts if f.single})
+        many = sorted({f.slot for f in new.facts if not f.single})
+        # memories stored before facts had slots carry `slot:<name>` tags for these three
+        legacy = sorted({f'slot:{s}' for s in single if s in ('lives_in', 'works_at', 'editor')})
+        found: list[StoredPoint | ScoredPoint] = []
+        for key, tags in (('slots', single), ('slots', many), ('tags', legacy)):
+            if not tags:
+                continue
+            wanted: dict[str, list[str | bool | int]] = {
+                key: list(tags),
+                'owner': [chunk.user_id or ANY_USER],
+            }
+            flt = PointFilter(
+                scopes=[chunk.scope],
+                any_of=wanted,
+                none_of={'superseded': [True]},
+            )
+            if tags is many and vector is not None:
+                found += self._vectors.query(MEMORIES, 'dense', list(vector), flt, MANY_CANDIDATES)
+            else:
+                found += self._vectors.scroll(MEMORIES, flt, SLOT_CANDIDATES)[0]
+        return [_Candidate(p.id, p.payload) for p in found]
+
+
+def _reason(outdated: list[str], records: list[Supersession], own: Mapping[str, Any]) -> str | None:
+    if own.get('superseded'):
+        return 'stored as past: a memory with a later event time states another value'
+    if outdated:
+        return 'supersedes older memories'
+    return 'outdates facts of older memories' if records else None
+
+
+def _report(
+    fresh: Mapping[str, tuple[int, Chunk]],
+    changes: Mapping[str, dict[str, Any]],
+    hidden_by: Mapping[str, list[str]],
+    results: list[WriteResult | None],
+) -> None:
+    """Each new memory's write result: what it outdated, and whether it was stored as past."""
+    for ident, (index, _) in fresh.items():
+        outdated = [t for t in hidden_by.get(ident, []) if t != ident]
+        records = [
+            Supersession.model_validate(r)
+            for target, change in changes.items()
+            if target != ident
+            for r in change['stale']
+            if r['by'] == ident
+        ]
+        own = changes.get(ident, {})
+        results[index] = WriteResult(
+            id=ident,
+            status=WriteStatus.CREATED,
+            superseded=outdated,
+            supersessions=records,
+            superseded_by=own.get('superseded_by'),
+            reason=_reason(outdated, records, own),
+        )

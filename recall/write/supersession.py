@@ -1,0 +1,174 @@
+"""Supersession by fact: which facts of an older memory a newer one replaces, and why.
+
+Three rules, each about one slot of one subject, never about a shared verb:
+- `slot`: a single-valued slot (home, employer, title, name, phone, email, partner, editor,
+  answer format or language, "my X is Y") gets another value: "I moved to York" replaces
+  "I live in Leeds";
+- `negation`: the same value with the opposite polarity, in any slot: "I don't like hiking"
+  replaces "I like hiking", "以后回答可以用表格了" replaces "回答不要用表格";
+- `retracted`: the newer memory names the old value as over: "prose instead of bullet points",
+  "从阿里巴巴跳槽到了字节跳动".
+A fact stated in the past tense ("I used to live in Rome") replaces nothing. Each replaced fact
+is recorded with the slot and both values; a memory is hidden only when every clause of it
+states facts and all of them were replaced, so a turn with a job and a home keeps its job.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from recall.write.facts import SELF, Fact, clauses, facts_of
+
+# memories that are records of a text rather than claims about a person: never replaced, and
+# never the reason another memory is
+RECORD_KINDS = frozenset({'document', 'summary', 'episodic', 'dream'})
+
+
+class Supersession(BaseModel):
+    """Why one fact of a memory is no longer current: the slot, both values, and by what."""
+
+    model_config = ConfigDict(frozen=True)
+
+    slot: str
+    subject: str = Field(description='whose fact: a name, a user id or "self"')
+    old_value: str
+    new_value: str
+    by: str = Field(description='the id of the memory that replaced it')
+    rule: str = Field(description='slot, negation, retracted or older_event')
+    clause: int = Field(default=0, description='the clause of the memory that stated it')
+
+
+@dataclass(frozen=True, slots=True)
+class Stated:
+    """A memory as supersession sees it: its id, facts, speaker and clause count."""
+
+    id: str
+    facts: tuple[Fact, ...]
+    speaker: str | None
+    clause_count: int
+
+    @classmethod
+    def of(cls, ident: str, text: str, speaker: str | None) -> Stated:
+        """The facts `text` states; first-person facts belong to `speaker`."""
+        return cls(ident, tuple(facts_of(text)), speaker, len(clauses(text)))
+
+    def subject(self, fact: Fact) -> str:
+        """The fact's subject: the speaker (folded) for first-person facts."""
+        if fact.subject == SELF:
+            return self.speaker.casefold() if self.speaker else SELF
+        return fact.subject
+
+
+_STEM = re.compile(r'(?:ing|es|s)$')
+
+
+def _tokens(value: str) -> frozenset[str]:
+    if re.search(r'[\u4e00-\u9fff]', value):
+        return frozenset({value.replace(' ', '')})
+    return frozenset(_STEM.sub('', w) if len(w) > 4 else w for w in value.split())
+
+
+def same_value(a: str, b: str) -> bool:
+    """Whether two fact values name the same thing ("dogs" / "dog", case and spacing aside)."""
+    return _tokens(a) == _tokens(b)
+
+
+def _rule(new: Fact, old: Fact) -> str | None:
+    if new.past or new.slot != old.slot:
+        if not new.past and any(same_value(r, old.value) for r in new.retracts) and old.positive:
+            return 'retracted' if _related(new.slot, old.slot) else None
+        return None
+    if new.positive != old.positive and same_value(new.value, old.value):
+        return 'negation'
+    if any(same_value(r, old.value) for r in new.retracts) and old.positive:
+        return 'retracted'
+    if new.single and new.positive and old.positive and not same_value(new.value, old.value):
+        return 'slot'
+    return None
+
+
+def _related(a: str, b: str) -> bool:
+    # "I now prefer tea over coffee" retracts "I like coffee" as well as "I prefer coffee"
+    return {a, b} <= {'likes', 'prefers', 'habit'}
+
+
+def replaced(new: Stated, old: Stated, *, rule_name: str | None = None) -> list[Supersession]:
+    """The facts of `old` that `new` replaces (same subject and slot), one record each."""
+    out: list[Supersession] = []
+    for o in old.facts:
+        for n in new.facts:
+            if new.subject(n) != old.subject(o):
+                continue
+            rule = _rule(n, o)
+            if rule is None:
+                continue
+            out.append(
+                Supersession(
+                    slot=o.slot,
+                    subject=_shown_subject(old.subject(o)),
+                    old_value=o.shown(),
+                    new_value=n.shown(),
+                    by=new.id,
+                    rule=rule_name or rule,
+                    clause=o.clause,
+                )
+            )
+            break
+    return out
+
+
+def past_outdated(stated: Stated, by: Stated) -> list[Supersession]:
+    """Facts `stated` gives in the past tense ("I worked at Acme in 2023") for which `by`
+    states another current value of the slot: history, not the current value."""
+    out: list[Supersession] = []
+    for o in stated.facts:
+        if not (o.past and o.single):
+            continue
+        for n in by.facts:
+            if (
+                not n.past
+                and n.positive
+                and n.slot == o.slot
+                and stated.subject(o) == by.subject(n)
+                and not same_value(o.value, n.value)
+            ):
+                out.append(
+                    Supersession(
+                        slot=o.slot,
+                        subject=_shown_subject(stated.subject(o)),
+                        old_value=o.shown(),
+                        new_value=n.shown(),
+                        by=by.id,
+                        rule='past',
+                        clause=o.clause,
+                    )
+                )
+                break
+    return out
+
+
+def _shown_subject(subject: str) -> str:
+    return 'self' if subject == SELF else subject
+
+
+def fully_replaced(stated: Stated, records: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether every clause of the memory states facts and every one of them is replaced."""
+    if not stated.facts:
+        return False
+    gone = {(r.get('clause', 0), r.get('slot'), r.get('old_value')) for r in records}
+    facts_by_clause: dict[int, list[Fact]] = {}
+    for f in stated.facts:
+        facts_by_clause.setdefault(f.clause, []).append(f)
+    if len(facts_by_clause) < stated.clause_count:
+        return False  # a clause with no fact ("…with my two cats") is still true for all we know
+    return all((f.clause, f.slot, f.shown()) in gone for fs in facts_by_clause.values() for f in fs)
+
+
+def slot_tags(facts: Sequence[Fact]) -> list[str]:
+    """The slots the facts fill, once each, so a later fact of the slot finds the memory."""
+    return list(dict.fromkeys(f.slot for f in facts))

@@ -1,0 +1,201 @@
+"""Supersession is about one slot of one subject, over HTTP, in English and Chinese.
+
+Compatible facts (likes, hobbies, pets) accumulate; a new value of a single-valued slot or an
+explicit correction replaces the old one, with a recorded reason naming the slot and both
+values; a turn with several facts loses only the fact that changed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+def write(client, auth, scope: str, text: str, **fields: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    response = client.post(
+        '/v1/memories', json={'scope': scope, 'text': text, **fields}, headers=auth
+    )
+    assert response.status_code in (200, 201), response.get_json()
+    return dict(response.get_json())
+
+
+def capture(client, auth, scope: str, text: str, **fields: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    body = {'scope': scope, 'text': text, **fields}
+    response = client.post('/v1/memories/capture', json=body, headers=auth)
+    assert response.status_code == 200, response.get_json()
+    return dict(response.get_json())
+
+
+def read(client, auth, ident: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    response = client.get(f'/v1/memories/{ident}', headers=auth)
+    assert response.status_code == 200, response.get_json()
+    return dict(response.get_json())
+
+
+def search(client, auth, scope: str, query: str, **fields: Any) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    body = {'query': query, 'scope': scope, 'min_score': 0.0, **fields}
+    response = client.post('/v1/memory_search', json=body, headers=auth)
+    assert response.status_code == 200, response.get_json()
+    return list(response.get_json()['hits'])
+
+
+def one_id(result: dict[str, Any]) -> str:
+    [stored] = result['stored']
+    return str(stored['id'])
+
+
+COMPATIBLE = [
+    ('I like hiking', 'I like swimming', 'What outdoor activities do I like?'),
+    ('I like dogs', "I don't like cats", 'Which animals do I like?'),
+    ('我喜欢爬山', '我喜欢游泳', '我喜欢什么运动？'),
+    ('我喜欢喝咖啡', '我不喜欢喝茶', '我喜欢喝什么？'),
+]
+
+
+@pytest.mark.parametrize('via', ['capture', 'preference'])
+@pytest.mark.parametrize(('first', 'second', 'question'), COMPATIBLE)
+def test_compatible_facts_both_stay_current(client, auth, scope, via, first, second, question):  # type: ignore[no-untyped-def]
+    if via == 'capture':
+        old = one_id(capture(client, auth, scope, first, user_id='ann'))
+        result = capture(client, auth, scope, second, user_id='ann')
+        assert result['stored'][0]['reason'] is None, result
+        new = one_id(result)
+    else:
+        old = write(client, auth, scope, first, kind='preference', user_id='ann')['id']
+        result = write(client, auth, scope, second, kind='preference', user_id='ann')
+        assert (result['superseded'], result['supersessions']) == ([], []), result
+        new = result['id']
+    assert read(client, auth, old)['superseded_by'] is None
+    found = {h['id'] for h in search(client, auth, scope, question, user_id='ann')}
+    assert {old, new} <= found
+
+
+PROSE = [
+    'I no longer like bullet points, I prefer prose',
+    'I prefer prose now, no more bullet points',
+    'I no longer want bullet points in answers. Please write prose paragraphs.',
+    'I now prefer prose over bullet points',
+    'From now on, use prose instead of bullet points',
+]
+
+
+@pytest.mark.parametrize('wording', PROSE)
+def test_every_wording_of_a_correction_supersedes_the_old_preference(client, auth, scope, wording):  # type: ignore[no-untyped-def]
+    old = write(client, auth, scope, 'I prefer bullet points in your answers', kind='preference')
+    new = write(client, auth, scope, wording, kind='preference')
+    assert new['superseded'] == [old['id']], new
+    stored = read(client, auth, old['id'])
+    assert stored['superseded_by'] == new['id']
+    reason = stored['supersession']
+    assert (reason['slot'], reason['old_value'], reason['by']) == (
+        'answer_format',
+        'bullet points',
+        new['id'],
+    )
+    assert reason['new_value'] in ('prose', 'not bullet points')
+    assert [(r['slot'], r['old_value']) for r in new['supersessions']] == [
+        ('answer_format', 'bullet points')
+    ]
+    hits = search(client, auth, scope, 'How should answers be formatted?')
+    assert old['id'] not in {h['id'] for h in hits}
+    audit = search(client, auth, scope, 'bullet points', include_superseded=True)
+    [old_hit] = [h for h in audit if h['id'] == old['id']]
+    assert (old_hit['superseded_by'], old_hit['supersession']['slot']) == (
+        new['id'],
+        'answer_format',
+    )
+
+
+def test_a_permission_supersedes_the_lesson_it_reverses(client, auth, scope):  # type: ignore[no-untyped-def]
+    lesson = capture(client, auth, scope, '回答不要用表格')
+    assert lesson['stored'][0]['kind'] == 'lesson'
+    result = capture(client, auth, scope, '以后回答可以用表格了')
+    [new] = result['stored']
+    assert new['reason'] == 'supersedes older memories', result
+    stored = read(client, auth, one_id(lesson))
+    assert stored['superseded_by'] == new['id']
+    reason = stored['supersession']
+    assert (reason['slot'], reason['old_value'], reason['new_value'], reason['rule']) == (
+        'answer_format',
+        'not tables',
+        'tables',
+        'negation',
+    )
+
+
+@pytest.mark.parametrize(
+    ('old', 'new', 'slot', 'values'),
+    [
+        ('I live in Berlin', 'I moved to Paris', 'lives_in', ('berlin', 'paris')),
+        ('我在阿里巴巴工作', '我跳槽到字节跳动了', 'works_at', ('阿里巴巴', '字节跳动')),
+        ("I don't like coffee", 'I like coffee again', 'likes', ('not coffee', 'coffee')),
+    ],
+)
+def test_a_supersession_names_the_slot_and_both_values_in_the_memory_and_the_receipt(  # type: ignore[no-untyped-def]
+    client, auth, scope, old, new, slot, values
+):
+    first = write(client, auth, scope, old, kind='fact', user_id='ann')
+    second = write(client, auth, scope, new, kind='fact', user_id='ann')
+    assert second['superseded'] == [first['id']]
+    [record] = second['supersessions']
+    assert (record['slot'], record['subject'], record['old_value'], record['new_value']) == (
+        slot,
+        'ann',
+        *values,
+    )
+    assert read(client, auth, first['id'])['supersession'] == record
+
+
+def test_another_subjects_slot_is_left_alone(client, auth, scope):  # type: ignore[no-untyped-def]
+    dana = write(client, auth, scope, 'Dana works at Acme Corp', kind='fact')
+    ann = write(client, auth, scope, 'Ann works at Globex', kind='fact')
+    assert ann['superseded'] == [] and read(client, auth, dana['id'])['superseded_by'] is None
+    later = write(client, auth, scope, 'Dana: I joined Initech', kind='fact')
+    assert later['superseded'] == [dana['id']]
+
+
+@pytest.mark.parametrize(
+    ('turn', 'move', 'question', 'job', 'home'),
+    [
+        (
+            'I live in Leeds and work at Arup as an engineer',
+            'I moved to York',
+            'Where do I work?',
+            'Arup',
+            ('leeds', 'york'),
+        ),
+        (
+            '我住在深圳南山区，在华为做产品经理',
+            '我搬到广州了',
+            '我在哪里工作？',
+            '华为',
+            ('深圳南山区', '广州'),
+        ),
+    ],
+)
+@pytest.mark.parametrize('via', ['capture', 'fact'])
+def test_a_move_supersedes_the_home_and_never_the_job_of_the_same_turn(  # type: ignore[no-untyped-def]
+    client, auth, scope, via, turn, move, question, job, home
+):
+    if via == 'capture':
+        first = one_id(capture(client, auth, scope, turn, user_id='lee'))
+        result = capture(client, auth, scope, move, user_id='lee')
+        [moved] = result['stored']
+        assert moved['reason'] == 'outdates facts of older memories', result
+    else:
+        first = write(client, auth, scope, turn, kind='fact', user_id='lee')['id']
+        moved = write(client, auth, scope, move, kind='fact', user_id='lee')
+        assert moved['superseded'] == []
+    stored = read(client, auth, first)
+    assert stored['superseded_by'] is None
+    [record] = stored['stale']
+    assert (record['slot'], record['old_value'], record['new_value'], record['by']) == (
+        'lives_in',
+        *home,
+        moved['id'],
+    )
+    hits = search(client, auth, scope, question, user_id='lee')
+    assert any(job in h['text'] for h in hits)
+    [hit] = [h for h in hits if h['id'] == first]
+    assert [r['slot'] for r in hit['stale']] == ['lives_in']
