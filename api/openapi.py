@@ -29,6 +29,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
 from api.responses import ErrorBody
+from api.ui import refuse_framing
 from api.version import version
 
 REF_TEMPLATE = '#/components/schemas/{model}'
@@ -273,7 +274,7 @@ _PAGE = """<!doctype html>
 <script src="{js}"></script>
 <script>
 window.ui = SwaggerUIBundle({{
-  url: "{spec}", dom_id: "#swagger-ui", deepLinking: true, persistAuthorization: true,
+  url: "{spec}", dom_id: "#swagger-ui", deepLinking: true, persistAuthorization: false,
   tryItOutEnabled: true
 }});
 </script>
@@ -316,7 +317,8 @@ def docs() -> Response:
         js=asset('swagger-ui-bundle.js'),
         spec=html.escape(url_for('openapi.openapi_json')),
     )
-    return Response(page, mimetype='text/html')
+    # the token typed into Authorize stays in the page's memory: never in localStorage
+    return refuse_framing(Response(page, mimetype='text/html'))
 
 
 @bp.get('/docs/assets/<name>')
@@ -326,5 +328,4 @@ def docs_asset(name: str) -> Response:
         from core.errors import NotFound
 
         raise NotFound('asset', name)
-    response = send_from_directory(_assets_dir(), name, max_age=86_400)
-    return response
+    return refuse_framing(send_from_directory(_assets_dir(), name, max_age=86_400))

@@ -17,6 +17,26 @@ bp = Blueprint('ui', __name__)
 # endpoints api/__init__.py lets through without a token
 PUBLIC = frozenset({'ui.page', 'ui.asset'})
 
+FRAME_ANCESTORS = "frame-ancestors 'none'"
+
+
+def refuse_framing(response: Response) -> Response:
+    """No other page may frame this one (clickjacking: a framed page whose token is entered
+    could be clicked through by the page around it): `X-Frame-Options` for old browsers and
+    the CSP `frame-ancestors` directive for current ones."""
+    response.headers['X-Frame-Options'] = 'DENY'
+    policy = response.headers.get('Content-Security-Policy')
+    if not policy:
+        response.headers['Content-Security-Policy'] = FRAME_ANCESTORS
+    elif 'frame-ancestors' not in policy:
+        response.headers['Content-Security-Policy'] = f'{policy}; {FRAME_ANCESTORS}'
+    return response
+
+
+@bp.after_request
+def _no_framing(response: Response) -> Response:
+    return refuse_framing(response)
+
 
 @bp.get('/ui')
 def page() -> Response:
