@@ -558,14 +558,13 @@ def capture(
     if not own:
         return whole(SkipReason.SECRET, masked[0])
     candidates, skipped = _analyse(own, now)
-    kept, dropped = _select(candidates)
+    # a clause that held the secret ("my password is [redacted:password]") is worth nothing
+    kept, dropped = _select([c for c in candidates if '[redacted:' not in c.text])
     skipped += dropped + [Skipped(text=m, reason=SkipReason.SECRET, detail=m) for m in masked]
     captured = deterministic_capture(own, now)
     reason: SkipReason | None = None
     if not kept:
         reasons = [s.reason for s in skipped]
-        reason = next(
-            (r for r in (SkipReason.QUESTION, SkipReason.LOW_CONFIDENCE) if r in reasons),
-            SkipReason.NOT_SALIENT,
-        )
+        order = (SkipReason.QUESTION, SkipReason.LOW_CONFIDENCE, SkipReason.SECRET)
+        reason = next((r for r in order if r in reasons), SkipReason.NOT_SALIENT)
     return CaptureDecision(candidates=kept, skipped=skipped, reason=reason, captured=captured)

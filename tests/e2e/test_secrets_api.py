@@ -132,3 +132,14 @@ def test_exports_mask_secrets_unless_redact_is_false(app, client, auth, scope):
     assert masked['text'] == 'Deploy with [redacted:aws_access_key] on Friday'
     [raw] = export('&redact=false')
     assert raw['text'] == record['text']
+
+
+def test_capture_keeps_the_rest_of_a_turn_around_a_secret(client, auth, scope):
+    text = 'My name is Zed, I live in Oslo, and my password is hunter2'
+    body = client.post(
+        '/v1/memories/capture', json={'scope': scope, 'text': text}, headers=auth
+    ).get_json()
+    assert [s['text'] for s in body['stored']] == ['My name is Zed', 'I live in Oslo']
+    assert {'text': 'password', 'reason': 'secret', 'detail': 'password'} in body['skipped_items']
+    listed = client.get(f'/v1/memories?scope={scope}', headers=auth).get_json()
+    assert 'hunter2' not in json.dumps(listed) and 'redacted' not in json.dumps(listed)
