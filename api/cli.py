@@ -15,7 +15,7 @@ import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from api.version import version
 from core.errors import KnowledgeStoreError
@@ -164,11 +164,23 @@ def _bar(total: int | None, desc: str, unit: str = 'rec') -> Any:
     return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True)
 
 
+def private_file(path: Path) -> TextIO:
+    """`path` opened for writing text, readable by its owner only (0600), even when it existed
+    with wider permissions: an export holds every memory, unredacted with --unredacted."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        return os.fdopen(fd, 'w', encoding='utf-8')
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def export(args: argparse.Namespace) -> int:
     """Write every chunk record (or one scope's) as JSONL to --output or stdout."""
     with _client(args) as client:
         total = client.export_count(args.scope)
-        out = open(args.output, 'w', encoding='utf-8') if args.output else sys.stdout  # noqa: SIM115
+        out = private_file(Path(args.output)) if args.output else sys.stdout
         try:
             with _bar(total, 'export') as bar:
                 redact = True if args.redact else (False if args.unredacted else None)

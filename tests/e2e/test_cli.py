@@ -99,3 +99,19 @@ def test_output_into_a_closed_pipe_is_not_a_traceback(url: str) -> None:
         os.close(write_end)
     assert b'Traceback' not in done.stderr and b'BrokenPipeError' not in done.stderr, done.stderr
     assert done.returncode == 1
+
+
+def test_export_writes_a_file_only_its_owner_can_read(url: str, tmp_path: Path) -> None:
+    scope = f'agent:p{uuid.uuid4().hex[:10]}'
+    with MnemosClient(url, TOKEN) as client:
+        client.remember(scope, 'the spare key is under the blue pot')
+    fresh, existing = tmp_path / 'fresh.jsonl', tmp_path / 'existing.jsonl'
+    existing.write_text('old\n')
+    existing.chmod(0o644)
+    for target in (fresh, existing):
+        assert (
+            main(['export', '--scope', scope, '-o', str(target), '--url', url, '--token', TOKEN])
+            == 0
+        )
+        assert target.stat().st_mode & 0o777 == 0o600, target
+        assert 'blue pot' in target.read_text()
