@@ -47,6 +47,7 @@ DATA = ROOT / 'bench' / 'data'
 TOKEN = 'u' * 32
 AUTH = {'Authorization': f'Bearer {TOKEN}'}
 SLOT_PREDICATES = {'lives_in': {'lives_in'}, 'works_at': {'works_at'}}
+FLOORS = (0.2, 0.3, 0.4, 0.5, 0.6)
 CATEGORIES = ('current', 'past', 'compatible', 'correction', 'multifact', 'unrelated')
 COLUMNS = (
     'search@1',
@@ -171,10 +172,14 @@ def ask(client: Client, case: dict[str, Any], texts: Callable[[str], str]) -> di
     if cat == 'unrelated':
         out['hits'] = bool(hits)
         out['bundle'] = bool(bundle['ids'])
+        out['top_confidence'] = max((h['components']['confidence'] for h in raw), default=0.0)
         return out
     unfloored = [h['text'] for h in raw]
     if any(value_in(t, gold) for t in unfloored):
         out['dropped'] = not any(value_in(t, gold) for t in top)
+        out['gold_confidence'] = max(
+            h['components']['confidence'] for h in raw if value_in(h['text'], gold)
+        )
     answers: dict[str, str | None] = {}
     if cat in ('current', 'correction', 'multifact'):
         answers['search'] = value_in(top[0], candidates) if top else None
@@ -230,6 +235,38 @@ def summarise(results: list[dict[str, Any]], cases: dict[str, dict[str, Any]]) -
         key: {'n': len(g['n']), **{c: mean(g[c]) for c in COLUMNS if c in g}}
         for key, g in groups.items()
     }
+
+
+def floors(results: list[dict[str, Any]], cases: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Per half and language, for each relevance floor: the share of questions whose gold answer
+    (in the unfloored top 10) it would drop, and of unrelated questions it would answer."""
+    out: dict[str, Any] = {}
+    for half in ('dev', 'test'):
+        for lang in ('en', 'zh'):
+            mine = [r for r in results if cases[r['id']]['half'] == half]
+            mine = [r for r in mine if cases[r['id']]['lang'] == lang]
+            gold = [r['gold_confidence'] for r in mine if 'gold_confidence' in r]
+            other = [r['top_confidence'] for r in mine if 'top_confidence' in r]
+            if not gold and not other:
+                continue
+            out[f'{half}/{lang}'] = {
+                f'{floor:.2f}': {
+                    'dropped': mean([g < floor for g in gold]),
+                    'unrelated_hits': mean([o >= floor for o in other]),
+                }
+                for floor in FLOORS
+            }
+    return out
+
+
+def show_floors(table: dict[str, Any]) -> None:
+    rows = [
+        [key, *(f'{v["dropped"]:.3f} / {v["unrelated_hits"]:.3f}' for v in by_floor.values())]
+        for key, by_floor in table.items()
+    ]
+    if rows:
+        print('\nrelevance floor: gold dropped / unrelated answered')
+        print_table(['half/lang', *(f'{f:.2f}' for f in FLOORS)], rows)
 
 
 def show(summary: dict[str, Any], half: str) -> None:
@@ -292,12 +329,20 @@ def main() -> int:
     summary = summarise(results, by_id)
     for half in halves:
         show(summary, half)
+    floor_table = floors(results, by_id)
+    show_floors(floor_table)
     print(
         f'\n{len(cases)} cases; writes {written - started:.0f} s, '
         f'asking {asked - written:.0f} s; refused request fields: {client.refused or "none"}'
     )
     path = write_json(
-        args.name, {'summary': summary, 'refused': client.refused, 'results': results}
+        args.name,
+        {
+            'summary': summary,
+            'floors': floor_table,
+            'refused': client.refused,
+            'results': results,
+        },
     )
     print(f'wrote {path.relative_to(ROOT)}')
     return 0

@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 from core.text import MONTHS
+from recall.read.slots import coverage_of, is_cjk
 from vectors.bm25 import CJK_CHARS, STOPWORDS, tokenize
 
 # "Caroline: ...", "Dr. Lee: ...", "东升: ..." — a short name before a colon at the very start;
@@ -217,11 +218,11 @@ def _terms_of(text: str) -> frozenset[str]:
 
 
 def coverage(terms: Sequence[str], text: str) -> float:
-    """Share of the query terms the text contains (0 when the query has none)."""
+    """Share of the query terms the text contains, a word of a term's slot counting for the term
+    (recall.read.slots.coverage_of); 0 when the query has none."""
     if not terms:
         return 0.0
-    have = _terms_of(text)
-    return sum(1 for t in terms if t in have) / len(terms)
+    return coverage_of(terms, _terms_of(text), text)
 
 
 # cosine of the default embedder (MiniLM) between a query and an unrelated memory sits around
@@ -239,7 +240,12 @@ def calibrated_cosine(cosine: float | None) -> float:
 
 def confidence(terms: Sequence[str], text: str, cosine: float | None) -> float:
     """How surely a hit answers the query at all, in [0, 1] (see the module docstring)."""
-    return max(coverage(terms, text), calibrated_cosine(cosine))
+    covered = coverage(terms, text)
+    if covered == 0.0 and is_cjk(terms):
+        # the default embedder's cosine between two unrelated Chinese sentences reaches 0.6-0.7:
+        # a Chinese memory that shares no content word with the query is not vouched for
+        return 0.0
+    return max(covered, calibrated_cosine(cosine))
 
 
 # ---- dates named in a query ------------------------------------------------------------------

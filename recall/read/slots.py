@@ -1,0 +1,126 @@
+"""Slot synonyms for relevance: a question and the memory that answers it often name one slot
+with different words ("Where do I live?" / "I moved to Berlin", "What are my hobbies?" / "I love
+climbing", 我在哪里工作 / 我上个月入职了阿里巴巴). `recall.read.context.coverage` counts a query
+term as present when the memory holds a word of the term's slot.
+
+Chinese queries are read one character at a time, and their function characters (我, 的, 在,
+哪, 里…) are in almost every memory: a memory must share a content character (or a slot word)
+with the query to count at all (`recall.read.context.confidence` then ignores the cosine of the
+default, English, embedder, which between two unrelated Chinese sentences reaches 0.6-0.7).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cache
+
+from vectors.bm25 import tokenize
+
+# English words of one slot; each is stemmed as BM25 stems it
+_EN_GROUPS = (
+    'live lives living lived home based reside resident move moved moving relocate relocated '
+    'settle settled city town',
+    'work works working worked job jobs employer employ employed company office hired join '
+    'joined career workplace offer',
+    'hobby hobbies like likes love loves enjoy enjoys fan passion pastime sport sports',
+    'language languages speak speaks spoken fluent',
+    'title role position profession occupation promoted became',
+    'wife husband spouse married partner',
+    'pet pets cat cats dog dogs animal animals',
+    # what an assistant is told about its own answers
+    'format formatting style answer answers reply replies respond write prose paragraph '
+    'paragraphs bullet bullets list lists table tables',
+    'unit units measurement measurements metric imperial miles kilometres kilometers pounds '
+    'kilograms celsius fahrenheit',
+    'call called name named nickname',
+    'long length short detailed brief concise',
+)
+# Chinese words of one slot; a character of a query word counts when the memory holds any word
+# of the slot
+_ZH_GROUPS = (
+    ('住', '搬', '家住', '家在', '生活', '定居', '城市', '居住'),
+    ('工作', '上班', '入职', '跳槽', '任职', '就职', '加入', '公司', '雇主', '单位'),
+    ('爱好', '喜欢', '热爱', '兴趣', '爱', '运动'),
+    ('语言', '外语', '会说', '说得'),
+    ('职位', '职务', '职业', '当了', '升职', '转行'),
+    ('宠物', '养了', '猫', '狗'),
+    ('妻子', '老婆', '丈夫', '老公', '结婚', '爱人'),
+    ('格式', '排版', '列表', '要点', '段落', '表格', '回答'),
+    ('希望', '喜欢', '想要', '偏好', '更喜欢', '要', '不再', '以后', '改成'),
+    ('称呼', '叫我', '名字', '叫'),
+    ('语言', '中文', '英文', '日文', '用英语', '用中文'),
+    ('简短', '详细', '长度', '多长', '简洁'),
+)
+# characters that carry no topic: a memory sharing only these with a query says nothing of it
+CJK_FUNCTION = frozenset(
+    '我你您他她它们的了是在有哪里些什么怎吗呢吧啊呀和与也都就还又很个这那谁一多少做'
+)
+_YEAR = re.compile(r'(?:19|20)\d\d')
+_DATE_CHARS = frozenset('年月日号')
+_CJK = re.compile(r'[\u3400-\u4dbf\u4e00-\u9fff]')
+_PIECES = re.compile(r'[\u3400-\u4dbf\u4e00-\u9fff]|[^\W\u3400-\u4dbf\u4e00-\u9fff]+')
+
+
+@cache
+def _english() -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for group in _EN_GROUPS:
+        stems = set(tokenize(group))
+        for stem in stems:
+            out.setdefault(stem, set()).update(stems - {stem})
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+@cache
+def _chinese() -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for group in _ZH_GROUPS:
+        for word in group:
+            for char in word:
+                if char not in CJK_FUNCTION:
+                    out.setdefault(char, set()).update(group)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def is_cjk(terms: Sequence[str]) -> bool:
+    """Whether a query's terms are mostly Chinese characters (a mixed word counts its letters)."""
+    joined = ''.join(terms)
+    han = len(_CJK.findall(joined))
+    return han > 0 and han * 2 >= sum(1 for c in joined if c.isalpha())
+
+
+def query_words(terms: Sequence[str]) -> list[str]:
+    """The query's terms as coverage counts them: Chinese one character at a time (a word the
+    tokenizer left whole, "2025年我在哪家公司上班", is split into its characters and its runs of
+    digits or letters), without a year and the date characters around it (the date picks the
+    time, not the topic: the date boost and the graph read it)."""
+    split: list[str] = []
+    for term in terms:
+        if len(term) > 1 and _CJK.search(term):
+            split.extend(_PIECES.findall(term))
+        else:
+            split.append(term)
+    words = list(dict.fromkeys(split))
+    if any(_YEAR.fullmatch(w) for w in words):
+        words = [w for w in words if not _YEAR.fullmatch(w) and w not in _DATE_CHARS]
+    return words or list(terms)
+
+
+def coverage_of(terms: Sequence[str], have: frozenset[str], text: str) -> float:
+    """Share of the query's words the memory holds (a word of a term's slot counting for the
+    term); 0 when the memory shares only Chinese function characters with the query."""
+    words = query_words(terms)
+    if not words:
+        return 0.0
+    found = [w for w in words if w in have or slot_synonym_in(w, have, text)]
+    if not any(w not in CJK_FUNCTION for w in found):
+        return 0.0
+    return len(found) / len(words)
+
+
+def slot_synonym_in(term: str, have: frozenset[str], text: str) -> bool:
+    """Whether the memory (its terms `have`, its `text`) holds a word of the term's slot."""
+    if _CJK.fullmatch(term):
+        return any(word in text for word in _chinese().get(term, ()))
+    return bool(_english().get(term, frozenset()) & have)
