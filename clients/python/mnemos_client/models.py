@@ -142,6 +142,7 @@ class CaptureIn(Request):
     channel: str | None = Field(default=None, max_length=128)
     source: str | None = Field(default=None, max_length=128)
     user_id: str | None = None
+    created_at: datetime | None = None
 
 
 class BundleIn(Request):

@@ -77,6 +77,7 @@ class CaptureOptions(TypedDict, total=False):
     channel: str | None
     source: str | None
     user_id: str | None
+    created_at: datetime | None
 
 
 class BundleOptions(TypedDict, total=False):
