@@ -723,7 +723,7 @@ export interface components {
             /**
              * Min Score
              * @description relevance floor on hit confidence: a prompt gets no memory rather than an unrelated one
-             * @default 0.5
+             * @default 0.4
              */
             min_score?: number;
             /** Scope */
