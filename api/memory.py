@@ -28,6 +28,7 @@ from core.scopes import ScopeId
 from recall.models import Chunk
 from recall.schemas import MemoryIn, SearchMode, SearchRequest, WriteStatus
 from recall.tiers import Kind
+from recall.write.trust import check_agent_labels
 
 bp = Blueprint('memory', __name__, url_prefix='/v1')
 
@@ -58,6 +59,8 @@ def create_memory() -> tuple[Response, int]:
     """Write one memory; 201 when new, 200 when it merged into an existing one."""
     item = parse_json(MemoryIn)
     require_write(item.scope)
+    if not principal().admin:
+        check_agent_labels(item)
     [result] = services().writer.remember([item])
     body: dict[str, Any] = result.model_dump(mode='json')
     if result.id is not None:
@@ -93,6 +96,8 @@ def create_memories() -> tuple[Response, int]:
             check_storable(raw, ('items', index))
             item = MemoryIn.model_validate(raw)
             caller.require_write(item.scope)
+            if not caller.admin:
+                check_agent_labels(item, ('items', index))
             services().writer.check_text(item.text, f'items.{index}.text')
             services().writer.check_event_time(item.created_at, f'items.{index}.created_at')
         except ValidationError as exc:
