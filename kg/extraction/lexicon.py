@@ -30,6 +30,8 @@ POOL_PART = 64  # texts per task sent to a worker
 READ_AHEAD = 4  # parts parsed ahead of the caller
 
 SPEAKER_PRONOUNS = {'i', 'me', 'my', 'mine', 'myself'}
+# verbs whose "we" includes the speaker's own home ("we moved to Sydney")
+HOUSEHOLD_VERBS = frozenset({'move', 'relocate', 'live', 'settle'})
 # where one is posted, not a tool one switches to ("I switched to the Paris office")
 WORKPLACES = frozenset({'office', 'branch', 'team', 'department', 'site', 'campus', 'store'})
 SKIP_NOUNS = {
@@ -253,7 +255,7 @@ KNOWN_PREDICATES = frozenset(
     | {'role', 'member_of', 'works_at', 'reports_to', 'engaged_to'}
 )
 # "started a new job at Hooli", "took a position with Initech": works_at through the noun
-JOB_NOUNS = frozenset({'job', 'position', 'role', 'gig', 'internship', 'post', 'career'})
+JOB_NOUNS = frozenset({'job', 'position', 'role', 'gig', 'internship', 'post', 'career', 'offer'})
 JOB_VERBS = frozenset({'start', 'begin', 'get', 'land', 'take', 'accept', 'have', 'find'})
 # verbs that say next to nothing without their object's meaning: never an open predicate
 LIGHT_VERBS = frozenset(

@@ -12,6 +12,7 @@ from kg.dates import resolve_date
 from kg.extraction.lexicon import (
     FACT_CHARS,
     HEAD_TYPES,
+    HOUSEHOLD_VERBS,
     JOB_NOUNS,
     JOB_VERBS,
     KNOWN_PREDICATES,
@@ -229,6 +230,9 @@ class DocReader:
             lemma = self.owner.lemma(tok)
             for subj_tok in subjects:
                 subj = self._subject_entity(subj_tok, when, fact)
+                if subj is None and subj_tok.lower_ == 'we' and lemma in HOUSEHOLD_VERBS:
+                    # "we moved to Sydney": the speaker's home moved too
+                    subj = self._add(self.speaker, EntityType.PERSON) if self.speaker else None
                 if subj is None:
                     continue
                 if (
@@ -377,7 +381,11 @@ class DocReader:
             if child.dep_ == 'dobj' and child.lower_ in JOB_NOUNS and lemma in JOB_VERBS:
                 # "started a new job at Hooli": the employer hangs off the noun
                 for prep in (c for c in child.children if c.dep_ == 'prep'):
-                    if prep.lower_ in ('at', 'with'):
+                    # "accepted an offer from Globex": an offer comes from the employer
+                    if prep.lower_ in ('at', 'with') or (prep.lower_, child.lower_) == (
+                        'from',
+                        'offer',
+                    ):
                         for pobj in _pobjs(prep):
                             self._emit(subj, 'works_at', self._arg(pobj), when, fact)
                 continue

@@ -164,7 +164,7 @@ class _Reading:
                 self._entity(name, etype)
         persons = {w for w, f in words if f in ('nr', 'nrfg', 'nrt') and len(w) >= 2}
         self.places = {w for w, f in words if f == 'ns'}
-        if self.speaker and re.search(r'我(?!们)', text):
+        if self.speaker and re.search(r'我(?!们)|我们(?:全家|一家|家)', text):
             self._entity(self.speaker, EntityType.PERSON, speaker=True)
         for sentence in _SENTENCES.findall(text):
             when = resolve_date(sentence, self.item.at) or self.item.at
@@ -264,8 +264,10 @@ class _Reading:
             if self.speaker:
                 self._emit(name, KIN[lead.group(1)], self.speaker, when, fact)
             subject, rest = name, after[len(name) :]
-        elif re.match(r'^我(?!们)', clause):
-            subject, rest = self.speaker, re.sub(r'^我(?:的)?', '', clause)
+        elif re.match(r'^我(?!们)|^我们(?:全家|一家人?|家)', clause):
+            # "我们全家搬去西安了": the family's home is the speaker's
+            subject = self.speaker
+            rest = re.sub(r'^我们(?:全家|一家人?|家)|^我(?:的)?', '', clause)
             if subject is None:
                 return None  # no speaker: first-person facts are skipped, as in English
         else:

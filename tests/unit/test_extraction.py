@@ -275,3 +275,32 @@ def test_a_consumer_that_stops_early_stops_the_producer() -> None:
     assert next(stream) == 0
     stream.close()
     assert len(produced) <= 5  # the one handed over, the queue, and one in flight
+
+
+@pytest.mark.parametrize(
+    ('text', 'expected'),
+    [
+        ("I'm Maya Patel.", ('maya', 'named', 'Maya Patel')),
+        ('My name is Maya Patel.', ('maya', 'named', 'Maya Patel')),
+        ('我叫陈静。', ('maya', 'named', '陈静')),
+        ('I work as a designer.', ('maya', 'role', 'designer')),
+        ('我转行当了会计。', ('maya', 'role', '会计')),
+        ('I accepted an offer from Globex.', ('maya', 'works_at', 'Globex')),
+        ('We just moved to Sydney.', ('maya', 'lives_in', 'Sydney')),
+        ('我们全家搬去西安了。', ('maya', 'lives_in', '西安')),
+        ('我在小米上班，家住厦门。', ('maya', 'lives_in', '厦门')),
+        ('李娜是张伟的妻子。', ('李娜', 'married_to', '张伟')),
+    ],
+)
+def test_identity_roles_offers_and_family_moves_are_read(
+    extractor: SpacyExtractor, text: str, expected: tuple[str, str, str]
+) -> None:
+    assert expected in triples(read(extractor, text, speaker='maya'))
+
+
+def test_a_mood_is_no_name_and_an_office_is_no_tool(extractor: SpacyExtractor) -> None:
+    assert triples(read(extractor, "I'm Happy to help.", speaker='maya')) == set()
+    out = read(extractor, 'I switched to the Paris office.', speaker='maya')
+    assert not any(o == 'Paris' for _, _, o in triples(out))
+    used = read(extractor, 'I use Neovim.', speaker='maya')
+    assert types(used)['Neovim'] == EntityType.TOOL
