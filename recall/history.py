@@ -15,10 +15,6 @@ from vectors.ports import VectorStore
 
 # memories one memory superseded, listed in its history
 SUPERSEDED_LISTED = 50
-# payload keys of a memory's own state: everything else named `supersed*` describes the
-# supersession (the slot and values a conflict rule recorded)
-_STATE_KEYS = frozenset({'superseded', 'superseded_by'})
-_REASON_KEYS = ('superseded_reason', 'supersession_reason', 'supersede_reason')
 
 
 class Superseder(BaseModel):
@@ -29,7 +25,8 @@ class Superseder(BaseModel):
     at: datetime | None = Field(description='when this memory last changed: its supersession')
     reason: str | None = Field(description='why, when the write recorded it')
     details: dict[str, Any] = Field(
-        default_factory=dict, description='what the write recorded about it (slot, values)'
+        default_factory=dict,
+        description='what the write recorded: slot, subject, old_value, new_value, by, rule',
     )
 
 
@@ -56,6 +53,11 @@ class MemoryHistory(BaseModel):
     superseded_by: Superseder | None
     supersedes: list[SupersededMemory] = Field(
         description=f'memories this one superseded (at most {SUPERSEDED_LISTED})'
+    )
+    stale: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description='facts of this memory that later memories replaced, each with its slot, '
+        'both values and the replacing memory (a memory is superseded once all are)',
     )
 
 
@@ -102,25 +104,20 @@ class HistoryReader:
             superseded=chunk.superseded,
             superseded_by=self._superseder(chunk),
             supersedes=self._superseded(chunk),
+            stale=chunk.stale,
         )
 
     def _superseder(self, chunk: Chunk) -> Superseder | None:
         if not chunk.superseded:
             return None
-        [payload] = [p.payload for p in self._vectors.retrieve(MEMORIES, [chunk.id])] or [{}]
-        details = {
-            k: v
-            for k, v in payload.items()
-            if k.startswith('supersed') and k not in _STATE_KEYS and v is not None
-        }
-        reason = next((str(details[k]) for k in _REASON_KEYS if k in details), None)
+        details = dict(chunk.supersession or {})
         by = chunk.superseded_by
         later = self._vectors.retrieve(MEMORIES, [by]) if by else []
         return Superseder(
             id=by,
             text=str(later[0].payload.get('text')) if later else None,
             at=chunk.updated_at,
-            reason=reason,
+            reason=_reason(details),
             details=details,
         )
 
@@ -144,3 +141,12 @@ class HistoryReader:
         counts = self._vectors.facet(MEMORIES, 'user_id', PointFilter(scopes=[scope]), limit)
         ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
         return UserList(scope=scope, users=[UserCount(user_id=u, memories=n) for u, n in ranked])
+
+
+def _reason(recorded: dict[str, Any]) -> str | None:
+    """'lives_in of self: Berlin -> Paris (slot)' from a recorded supersession, if it has one."""
+    if not recorded.get('slot'):
+        return None
+    who = recorded.get('subject') or '?'
+    change = f'{recorded.get("old_value")} -> {recorded.get("new_value")}'
+    return f'{recorded["slot"]} of {who}: {change} ({recorded.get("rule") or "slot"})'

@@ -234,9 +234,8 @@ async function openMemory(id) {
     $('memory-superseded').hidden = !by;
     if (by) {
       const reason = by.reason ? ` because ${by.reason}` : '';
-      const details = Object.keys(by.details || {}).length ? ` ${JSON.stringify(by.details)}` : '';
       $('memory-superseded').textContent = `Superseded on ${day(by.at)}${reason} by ` +
-        `${short(by.id)}: ${by.text === null ? '(deleted)' : by.text}${details}`;
+        `${short(by.id)}: ${by.text === null ? '(deleted)' : by.text}`;
     }
     $('memory-fields').replaceChildren(...FIELDS.map((name) => el('tr', {},
       el('th', { text: name }), el('td', { 'data-field': name, text: shown(memory[name]) }))));

@@ -120,7 +120,9 @@ def test_search_pin_delete_and_an_entity_page_through_clicks(service, browser) -
     # the right token, kept in sessionStorage, then the scope
     type_into('token', TOKEN)
     find(By.ID, 'token-save').click()
-    wait.until(ec.text_to_be_present_in_element((By.ID, 'stats-total'), '7 memories'))
+    # 'Alice joined Globex' (2025) supersedes 'Alice works at Acme' (2023): one employer at a time
+    wait.until(ec.text_to_be_present_in_element((By.ID, 'stats-total'), '6 memories'))
+    assert '1 superseded' in find(By.ID, 'stats-total').text
     assert driver.execute_script("return sessionStorage.getItem('mnemos-token')") == TOKEN
     assert 'preference' in find(By.ID, 'stats').text
 

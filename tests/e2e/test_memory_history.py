@@ -223,6 +223,18 @@ def test_a_superseded_memory_says_by_which_and_the_new_one_lists_it(client, scop
     assert later['superseded'] is False
 
 
+def test_a_slot_supersession_says_which_slot_and_both_values(client, scope):
+    old = write(client, scope, 'I live in Berlin', kind='fact', user_id='ann')
+    new = write(client, scope, 'I moved to Paris', kind='fact', user_id='ann')
+    assert new['superseded'] == [old['id']]
+    by = history(client, old['id'])['superseded_by']
+    assert by['id'] == new['id']
+    assert by['reason'] == 'lives_in of ann: berlin -> paris (slot)'
+    assert (by['details']['old_value'], by['details']['new_value']) == ('berlin', 'paris')
+    [stale] = history(client, old['id'])['stale']
+    assert (stale['slot'], stale['by']) == ('lives_in', new['id'])
+
+
 def test_a_scopes_users_are_listed_most_memories_first(client, scope):
     for text, user in (('a one', 'alice'), ('a two', 'alice'), ('b one', 'bob'), ('none', None)):
         write(client, scope, f'{text} {uuid.uuid4().hex[:6]}', user_id=user)
