@@ -21,6 +21,7 @@ from recall.normalize import name_key, normalize_text, strip_recall_blocks
 from recall.schemas import MemoryIn
 from recall.tiers import ImportanceLabel, Kind, Source, Tier
 from recall.write.deterministic import Captured, deterministic_capture
+from recall.write.facts import facts_of
 from recall.write.guards import injection_reason, is_system_channel, mask_turn
 from recall.write.importance import grade, label_for
 from recall.write.rules import (
@@ -56,6 +57,18 @@ from recall.write.rules import (
 )
 
 MIN_CONFIDENCE = 0.55
+# the kind of a clause known only by the slot of its fact
+SLOT_KINDS = {
+    'name': Kind.ENTITY,
+    'phone': Kind.ENTITY,
+    'email': Kind.ENTITY,
+    'partner': Kind.RELATIONSHIP,
+    **dict.fromkeys(
+        ('likes', 'prefers', 'habit', 'hobby', 'editor', 'answer_format', 'answer_language',
+         'answer_length', 'unit'),
+        Kind.PREFERENCE,
+    ),
+}  # fmt: skip
 MAX_ITEMS_PER_TURN = 6
 
 
@@ -174,6 +187,10 @@ def salience(text: str) -> SalienceCheck:
         return SalienceCheck(passes=True, reason=f'capture:{captured[0].kind}')
     if _name_of(text):
         return SalienceCheck(passes=True, reason='name')
+    stated = facts_of(text)
+    if stated:
+        # a fact of a slot (a move, a job, a language, a correction) is durable by itself
+        return SalienceCheck(passes=True, reason=f'fact:{stated[0].slot}')
     for pattern in (SALIENT_ZH, SALIENT_EN, PROCEDURE, RELATIONSHIP, LESSON, PROJECT_STATUS):
         match = pattern.search(text)
         if match:
@@ -386,6 +403,11 @@ def _classify_clause(
         return _candidate(
             Kind.FACT, clause, confidence=0.7, rule='fact', explicit=explicit, now=now
         )
+    stated = facts_of(clause)
+    if stated:
+        # "I no longer like bullet points", "我跳槽到阿里巴巴了", "I worked at Acme in 2023"
+        kind = SLOT_KINDS.get(stated[0].slot.split(':')[0], Kind.FACT)
+        return _candidate(kind, clause, confidence=0.75, rule=f'fact:{stated[0].slot}', now=now)
     if first_person:
         # salient but shapeless: kept only if nothing better came out of the sentence
         return _candidate(Kind.FACT, clause, confidence=0.5, rule='fallback', now=now)

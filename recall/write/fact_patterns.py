@@ -145,11 +145,17 @@ NOT_NAMES = frozenset(
 NAME_EN = r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?"
 
 SUBJECT_EN = re.compile(
-    rf"^(?P<self>(?i:i(?:'m|'ve|'d|'ll)?|me|my|we|our))\b|^(?P<name>{NAME_EN})(?='s\b|\s)",
+    rf"^(?P<self>(?i:i(?:'m|'ve|'d|'ll)?|me|my|we|our))\b|^(?P<name>{NAME_EN})(?='s\b|\s+"
+    r'(?:is|was|are|has|had|works?|worked|lives?|lived|moved|joined|likes?|liked|loves?|hates?|'
+    r'prefers?|uses?|used|switched|started|left|got|became|speaks?|enjoys?|no|now|just|also|'
+    r"still|recently|doesn't|does|did|never|owns?|drives?|studies|teaches|married|relocated|"
+    r'quit|accepted|took|dislikes?|plays?|drinks?|eats?)\b)',
 )
 
 ZH_NAME = re.compile(
-    r'^(?![在从去也还已都把被给对跟和与向这那我你他她它])(?P<name>[\u4e00-\u9fff]{2,4}?)(?=(?:也|还|已经|现在|目前|刚|去年|今年|上个?月)?(?:在|住|搬|从|入职|加入|跳槽|是|叫|喜欢|讨厌|养|做|当|担任|的))'
+    r'^(?=[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程'
+    r'苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万'
+    r'钱严覃武戴莫孔向汤欧阳司马诸葛上官])(?P<name>[\u4e00-\u9fff]{2,4}?)(?=(?:也|还|已经|现在|目前|刚|去年|今年|上个?月)?(?:在|住|搬|从|入职|加入|跳槽|是|叫|喜欢|讨厌|养|做|当|担任|的))'
 )
 
 ZH_SELF = re.compile(r'^我(?:们)?')
@@ -298,13 +304,17 @@ SLOTS_ZH: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r'^(?:现在|目前|也|还|一直)?在' + HAN_VALUE + r'(?=工作|上班|任职|实习|做|当|担任|干)',
         ),
         (
+            'lives_in',
+            r'^(?:现在|目前|也|还|一直|全家)?在' + HAN_VALUE + r'(?=生活|定居|居住|安家|落户)',
+        ),
+        (
             'title',
-            r'(?:做|当|担任|是一名|是一个|是个|是|成为了?一?名?)(?P<v>[\u4e00-\u9fffA-Za-z]{0,6}'
+            r'(?:做了?|当了?|担任|是一名|是一个|是个|是|成为了?一?名?|转行当了?|转行做了?)(?P<v>[\u4e00-\u9fffA-Za-z]{0,6}'
             r'(?:工程师|经理|设计师|医生|老师|教师|律师|会计|分析师|研究员|程序员|架构师|总监|主管|'
             r'学生|护士|记者|编辑|顾问|销售|厨师|司机|实习生|科学家|教授|总裁|创始人|运营|产品|'
             r'开发|测试|专员|助理|秘书|作家|翻译))',
         ),
-        ('name', r'(?:^我叫|我的名字(?:是|叫)|^叫我)\s*(?P<v>[^\s,，。！？!?、;；:：了]{1,12})'),
+        ('name', r'(?:^我叫|我的名字(?:是|叫)|叫我)\s*(?P<v>[^\s,，。！？!?、;；:：了]{1,12})'),
         (
             'partner',
             r'(?:我的?(?:老婆|妻子|老公|丈夫|爱人|女朋友|男朋友|对象|未婚妻|未婚夫)(?:是|叫))'
@@ -326,8 +336,9 @@ FORMAT_RE = [(name, re.compile(rf'(?i)(?:\b|(?<=[\u4e00-\u9fff]))(?:{p})')) for 
 
 FORMAT_CUE = re.compile(
     r'(?i)\b(?:prefer|want|like|use|using|write|answer|answers|reply|replies|respond|responses|'
-    r"format|give me|no more|instead of|over|rather than|stop|don't|do not|avoid)\b|"
-    r'回答|回复|输出|用|写|格式|不要|别'
+    r"format|give me|no more|instead of|over|rather than|stop|don't|do not|avoid|from now on|"
+    r'keep)\b|'
+    r'回答|回复|输出|用|写|格式|不要|别|喜欢|偏好|不再|以后|从现在'
 )
 
 LANGS = (
@@ -340,7 +351,7 @@ LANGS = (
 )
 
 ANSWER_LANG = re.compile(
-    r'(?i)\b(?:answer|reply|respond|write|speak|talk)(?: to me)? in (?P<en>\w+)\b|'
+    r'(?i)\b(?:answer|reply|respond|write|speak|talk)(?: to)?(?: me| us)? in (?P<en>\w+)\b|'
     r'用(?P<zh>中文|汉语|英文|英语|日语|日文|德语|法语|西班牙语)(?:来)?(?:回答|回复|交流|写|说)'
 )
 
@@ -421,6 +432,12 @@ PET_EN = re.compile(
     r'(?P<v>(?i:dog|cat|puppy|kitten|parrot|rabbit|hamster|fish|turtle|horse|snake|bird)s?)\b'
 )
 
+# a skill named by a proper noun: "I'm good at Go", "I write Python at work", "I know Rust"
+SKILL_EN = re.compile(
+    rf'^{ADV}{NEG_EN}(?i:am good at|\'m good at|am great at|\'m great at|am skilled in|know|'
+    r'write|code in|program in|am experienced (?:in|with)|\'m experienced (?:in|with)|'
+    r'am an expert in|\'m an expert in|work with|use) (?P<v>[A-Z][\w+#.-]*)(?=\s|$|[,.!])'
+)
 LANGUAGE_EN = re.compile(
     rf'^{ADV}{NEG_EN}(?i:speak|speaks|can speak|am fluent in|\'m fluent in|am learning|'
     r"'m learning|learned|learnt) (?P<v>[A-Z][a-z]+)\b"
@@ -445,7 +462,10 @@ PET_ZH = re.compile(
     r'(?P<v>猫|狗|小猫|小狗|鱼|鸟|兔子|仓鼠|乌龟|鹦鹉)'
 )
 
-LANGUAGE_ZH = re.compile(r'^(?P<neg>不)?会说(?P<v>[\u4e00-\u9fff]{1,4}?(?:语|文|话))')
+LANGUAGE_ZH = re.compile(
+    r'^(?:也|还|能)?(?P<neg>不)?(?:会说|会讲|能说|在学)(?P<v>[\u4e00-\u9fff]{1,4}?(?:语|文|话))|'
+    r'^(?P<w>[\u4e00-\u9fff]{1,4}?(?:语|文))(?:也|还)?(?:说得|讲得|很流利|挺流利)'
+)
 
 HABIT_ZH = re.compile(
     r'^(?:每天|经常|平时|常常|总是|一直|现在|都|也|还)*(?P<neg>不再|已经不|不|戒了)?'
@@ -471,7 +491,8 @@ CORRECTION = re.compile(
 
 NEG_CUE = re.compile(
     r"(?i)(?:\b(?:no more|no|not|don't|do not|never|no longer|stop|stop using|avoid|without|"
-    r'over|instead of|rather than|less)\b|不要|别|不再|不用|而不是|少用|不想)\W*(?:\w+\W+){0,3}\w*$'
+    r'over|instead of|rather than|less)\b|不要|别|不再|不用|而不是|少用|不想|代替|取代)'
+    r'\W*(?:\w+\W+){0,3}\w*$'
 )
 
 KIN_POSSESSOR = re.compile(
@@ -479,3 +500,50 @@ KIN_POSSESSOR = re.compile(
     r"father|dad|brother|sister|boss|manager|friend|colleague)(?:'s|\s+\w+'s)|"
     r'我(?:的)?(?P<z>妻子|老婆|老公|丈夫|爱人|儿子|女儿|爸爸|妈妈|父亲|母亲|哥哥|姐姐|弟弟|妹妹|老板|朋友|同事)的'
 )
+
+# the editor after one of these is the one in use: "moved from Vim to Emacs", "以前用X，现在换成Y"
+EDITOR_TO = re.compile(r'(?i)\b(?:to|now|into|for)\s+$|换成|改用|现在用|换到')
+# attribute words that make another slot of the same kind: a work email is not the email
+QUALIFIERS = frozenset({'work', 'personal', 'home', 'office', 'business', 'school', 'private'})
+# how long answers are, and which units: one value each, canonical English names
+CHOICES = tuple(
+    (
+        slot,
+        tuple((name, re.compile(rf'(?i)(?:\b|(?<=[\u4e00-\u9fff]))(?:{p})')) for name, p in values),
+    )
+    for slot, values in (
+        (
+            'answer_length',
+            (
+                ('short', r'short|brief|concise|terse|简短|简洁|简单|短一点|短一些'),
+                ('detailed', r'detailed|long|longer|thorough|in-depth|详细|具体|长一点|长一些'),
+            ),
+        ),
+        (
+            'unit:distance',
+            (('miles', r'miles?|英里'), ('kilometres', r'kilomet(?:re|er)s?|km|公里|千米')),
+        ),
+        (
+            'unit:weight',
+            (('pounds', r'pounds?|lbs?|磅'), ('kilograms', r'kilo(?:gram)?s?\b|kg\b|公斤|千克')),
+        ),
+        (
+            'unit:temperature',
+            (('celsius', r'celsius|centigrade|摄氏'), ('fahrenheit', r'fahrenheit|华氏')),
+        ),
+    )
+)
+CHOSEN_SLOTS = frozenset(
+    {'answer_format', 'answer_language', 'editor', 'answer_length'} | {s for s, _ in CHOICES}
+)
+# a length word is about answers only beside one of these; a unit only beside a choice of units
+CHOICE_CUES = {
+    'answer_length': re.compile(
+        r'(?i)\b(?:answers?|repl(?:y|ies)|responses?|explanations?|explain|summar(?:y|ies))\b|'
+        r'回答|回复|解释|说明|以后'
+    ),
+    'unit': re.compile(
+        r'(?i)\b(?:prefer|use|using|units?|measurements?|instead of|rather than|give me|in)\b|'
+        r'用|单位|换算'
+    ),
+}

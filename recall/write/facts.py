@@ -14,15 +14,20 @@ import re
 from dataclasses import dataclass, field
 
 from recall.normalize import normalize_text
+from recall.write.deterministic import deterministic_capture
 from recall.write.fact_patterns import (
     ANSWER_LANG,
     ATTR_EN,
     ATTR_SLOT,
     ATTR_ZH,
+    CHOICE_CUES,
+    CHOICES,
+    CHOSEN_SLOTS,
     CLAUSE_CUT,
     CORRECTION,
     EDITOR,
     EDITOR_CUE,
+    EDITOR_TO,
     EN_TRAIL,
     FORMAT_CUE,
     FORMAT_RE,
@@ -47,7 +52,9 @@ from recall.write.fact_patterns import (
     PET_EN,
     PET_ZH,
     PRESENT_PERFECT,
+    QUALIFIERS,
     RETRACT_EN,
+    SKILL_EN,
     SLOTS_EN,
     SLOTS_ZH,
     SPEAKER,
@@ -242,14 +249,51 @@ def _attr_facts(clause: str, subject: str, index: int, past: bool) -> list[Fact]
     who = m.group('who')
     owner = who.casefold() if who and who.casefold() not in NOT_NAMES else subject
     slot = ATTR_SLOT.get(head) or ATTR_SLOT.get(head.split()[-1] if not zh else head)
-    if slot is not None and not zh and len(head.split()) > 1 and head not in ATTR_SLOT:
-        slot = f'{slot}:{" ".join(head.split()[:-1])}'  # "work email" is not the email
+    qualifier = [w for w in head.split()[:-1] if w in QUALIFIERS] if not zh else []
+    if slot is not None and qualifier:
+        slot = f'{slot}:{" ".join(qualifier)}'  # "work email" is not the email
     if slot == 'editor':
         value = _editor(value)
+    if (
+        slot
+        and slot.split(':')[0] in ('email', 'phone')
+        and (found := deterministic_capture(m.group('v')))
+    ):
+        value = found[0].value
     return [
         Fact(owner, slot or f'attr:{head}', value, positive=not m.group('neg'), past=past,
              clause=index)
     ]  # fmt: skip
+
+
+def _editor_facts(clause: str, owner: str, index: int, past: bool) -> list[Fact]:
+    """The editor a clause says is in use: the one after "to"/"now"/"换成" when it names two
+    ("moved from Vim to Emacs"), the others retracted."""
+    found = [(m.start(), _editor(m.group('v'))) for m in EDITOR.finditer(clause)]
+    if not found:
+        return []
+    after = [e for start, e in found if EDITOR_TO.search(clause[:start][-16:])]
+    chosen = after[-1] if after else found[-1][1]
+    retracts = tuple(e for _, e in found if e != chosen)
+    return [Fact(owner, 'editor', chosen, past=past, clause=index, retracts=retracts)]
+
+
+def _choice_facts(clause: str, index: int, text: str) -> list[Fact]:
+    """Answer length and units: the values named, those after "instead of"/"not" retracted."""
+    out: list[Fact] = []
+    for slot, values in CHOICES:
+        named = [(m.start(), name) for name, pattern in values for m in pattern.finditer(clause)]
+        if not named or not CHOICE_CUES[slot.split(':')[0]].search(text):
+            continue
+        named.sort()
+        negative = [n for start, n in named if NEG_CUE.search(clause[:start][-40:])]
+        positive = [n for _, n in named if n not in negative]
+        if positive:
+            retracts = tuple(n for n in negative if n != positive[0])
+            out.append(Fact(SELF, slot, positive[0], clause=index, retracts=retracts))
+        else:
+            out += [Fact(SELF, slot, n, positive=False, clause=index) for n in negative]
+    return out
 
 
 def _editor(name: str) -> str:
@@ -279,7 +323,7 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
             if 'v' not in m.groupdict()
             else m.group('v') or (m.groupdict().get('w') or '')
         )
-        if not value or (slot == 'works_at' and EDITOR.fullmatch(value)):
+        if not value or (slot in ('works_at', 'lives_in') and EDITOR.fullmatch(value)):
             continue
         retracted = m.groupdict().get('r')
         retracts = (_clean(retracted),) if retracted else ()
@@ -288,14 +332,14 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
         )
         facts.append(Fact(owner, slot, value, positive=not negative, past=past, clause=index,
                           retracts=retracts))  # fmt: skip
-    editor = EDITOR.search(clause)
-    if editor and EDITOR_CUE.search(text) and not any(f.slot == 'editor' for f in facts):
-        facts.append(Fact(owner, 'editor', _editor(editor.group('v')), past=past, clause=index))
+    if not any(f.slot == 'editor' for f in facts) and EDITOR_CUE.search(text):
+        facts += _editor_facts(clause, owner, index, past)
+    facts += _choice_facts(clause, index, text)
     facts += _format_facts(clause, index)
     language = _language_fact(clause, index)
     if language is not None:
         facts.append(language)
-    if any(f.slot in ('answer_format', 'answer_language', 'editor') for f in facts):
+    if any(f.slot in CHOSEN_SLOTS for f in facts):
         return facts
     facts += _many_facts(rest, owner, index, past, zh)
     return facts
@@ -311,7 +355,7 @@ def _many_facts(rest: str, owner: str, index: int, past: bool, zh: bool) -> list
             groups = m.groupdict()
             negative = bool(groups.get('neg')) != (groups.get('verb') == '讨厌')
             verb = groups.get('verb') or ''
-            value = _liked(m.group('v'), zh=True)
+            value = _liked(m.group('v') or groups.get('w') or '', zh=True)
             if slot == 'habit':
                 value = f'{verb}{value}'
             if value:
@@ -320,9 +364,9 @@ def _many_facts(rest: str, owner: str, index: int, past: bool, zh: bool) -> list
     m = HOBBY_EN.match(rest)
     if m:
         return [Fact(owner, 'hobby', _liked(m.group('v'), zh=False), past=past, clause=index)]
-    for slot, pattern in (('pet', PET_EN), ('language', LANGUAGE_EN)):
+    for slot, pattern in (('pet', PET_EN), ('language', LANGUAGE_EN), ('skill', SKILL_EN)):
         m = pattern.match(rest)
-        if m:
+        if m and (slot != 'skill' or m.group('v')[:1].isupper()):
             value = _clean(m.group('v')).rstrip('s') if slot == 'pet' else _clean(m.group('v'))
             return [Fact(owner, slot, value, positive=not m.group('neg'), past=past, clause=index)]
     m = LIKES_EN.match(rest)

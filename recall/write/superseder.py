@@ -115,7 +115,8 @@ class Superseder:
                     bump(twin, items[index], index, 'semantic duplicate')
                     continue
             known = {i: c.get('stale', []) for i, c in changes.items()}
-            plan = self.plan(chunk, written, similar, known, dense[ident])
+            gone = {i for i, c in changes.items() if c.get('superseded')}
+            plan = self.plan(chunk, written, similar, known, dense[ident], gone)
             written.append(chunk)
             for target, records in plan.stale.items():
                 change = changes.setdefault(target, {'stale': []})
@@ -186,6 +187,7 @@ class Superseder:
         similar: Sequence[ScoredPoint],
         known: Mapping[str, list[dict[str, Any]]],
         vector: Sequence[float] | None = None,
+        gone: frozenset[str] | set[str] = frozenset(),
     ) -> Plan:
         """The changes `chunk` makes: `earlier` are this batch's memories written before it,
         `similar` the stored neighbours already read, `known` the records each target got
@@ -203,6 +205,8 @@ class Superseder:
         for other in earlier:
             candidates[other.id] = _Candidate(other.id, other.to_payload())
         candidates.pop(chunk.id, None)
+        for ident in gone:  # hidden earlier in this batch: its records say by whom already
+            candidates.pop(ident, None)
         own = list(known.get(chunk.id, []))
         for cand in candidates.values():
             p = cand.payload

@@ -157,7 +157,8 @@ def _shown_subject(subject: str) -> str:
 
 
 def fully_replaced(stated: Stated, records: Iterable[Mapping[str, Any]]) -> bool:
-    """Whether every clause of the memory states facts and every one of them is replaced."""
+    """Whether every clause of the memory states facts and every one of them is replaced or
+    told in the past tense (asked once a later memory replaced one of them)."""
     if not stated.facts:
         return False
     gone = {(r.get('clause', 0), r.get('slot'), r.get('old_value')) for r in records}
@@ -166,7 +167,14 @@ def fully_replaced(stated: Stated, records: Iterable[Mapping[str, Any]]) -> bool
         facts_by_clause.setdefault(f.clause, []).append(f)
     if len(facts_by_clause) < stated.clause_count:
         return False  # a clause with no fact ("…with my two cats") is still true for all we know
-    return all((f.clause, f.slot, f.shown()) in gone for fs in facts_by_clause.values() for f in fs)
+    # a job's title goes with its employer: "an engineer at Initech" ended with Initech
+    left = {c for c, slot, _ in gone if slot == 'works_at'}
+    # a fact told in the past tense is history already: "I worked at Acme as an analyst"
+    return all(
+        f.past or (f.clause, f.slot, f.shown()) in gone or (f.slot == 'title' and f.clause in left)
+        for fs in facts_by_clause.values()
+        for f in fs
+    )
 
 
 def slot_tags(facts: Sequence[Fact]) -> list[str]:
