@@ -285,11 +285,14 @@ def _age(created_at: datetime | None, now: datetime | None) -> str | None:
 
 
 def format_line(hit: PackableHit, now: datetime | None = None) -> str:
-    """`- [id=…, kind=…, tier=…, score=…, age=…] escaped text`."""
+    """`- [id=…, kind=…, tier=…, score=…, age=…(, superseded)] escaped text`."""
     fields = [f'id={hit.id}', f'kind={hit.kind}', f'tier={hit.tier}', f'score={hit.score:.2f}']
     age = _age(getattr(hit, 'created_at', None), now)
     if age is not None:
         fields.append(f'age={age}')
+    if getattr(hit, 'superseded_by', None):
+        # recalled for a question about a past time: the model must not take it as current
+        fields.append('superseded')
     return f'- [{", ".join(fields)}] {escape_for_prompt(hit.text)}'
 
 

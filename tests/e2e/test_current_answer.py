@@ -123,3 +123,41 @@ def test_history_lists_the_facts_that_no_longer_hold_latest_first(client, auth, 
     full = graph(client, auth, scope, 'Where does Omar live?', include_history=True)
     lived = [(f['object'], f['current']) for f in full['facts'] if f['predicate'] == 'lives_in']
     assert lived == [('Lisbon', True), ('York', False), ('Leeds', False)]
+
+
+@pytest.mark.parametrize(
+    ('old', 'new', 'now_question', 'past_question', 'before', 'after'),
+    [
+        (
+            'I work at Acme Corp.',
+            'I joined Globex.',
+            'Where do I work?',
+            'Where did I work in 2023?',
+            'Acme',
+            'Globex',
+        ),
+        (
+            '我在阿里巴巴工作。',
+            '我跳槽到字节跳动了。',
+            '我在哪里工作？',
+            '我2023年在哪里工作？',
+            '阿里巴巴',
+            '字节跳动',
+        ),
+    ],
+)
+def test_a_replaced_memory_answers_only_a_question_about_its_time_marked_superseded(
+    client, auth, scope, old, new, now_question, past_question, before, after
+):  # type: ignore[no-untyped-def]
+    write(client, auth, scope, old, '2023-03-01T09:00:00Z', user='dana')
+    write(client, auth, scope, new, '2025-02-01T09:00:00Z', user='dana')
+    now_hits = search(client, auth, scope, now_question, user_id='dana')
+    assert now_hits and after in now_hits[0]['text']
+    assert not any(before in h['text'] for h in now_hits), [h['text'] for h in now_hits]
+    then = search(client, auth, scope, past_question, user_id='dana')
+    old_hit = next(h for h in then if before in h['text'])
+    assert old_hit['superseded_by'], old_hit
+    body = {'scope': scope, 'message': past_question, 'user_id': 'dana'}
+    packed = client.post('/v1/recall/bundle', json=body, headers=auth).get_json()['text']
+    line = next(x for x in packed.splitlines() if before in x)
+    assert 'superseded' in line, packed
