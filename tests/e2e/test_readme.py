@@ -51,6 +51,13 @@ def test_every_contents_link_names_a_heading():
     assert set(ANCHOR.findall(README)) - headings == set()
 
 
+def test_the_quick_start_installs_only_what_serving_needs():
+    quick = README[README.index('## Quick start') : README.index('## Concepts')]
+    [install] = re.findall(r'^```sh\n(.*?)^```$', quick, re.DOTALL | re.MULTILINE)
+    assert 'pip install -q . ' in install and '[dev]' not in install
+    assert install.rstrip().endswith('mnemos serve')
+
+
 def test_no_test_count_is_written_down():
     assert re.search(r'\b\d+ tests\b', README) is None
 
