@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -33,3 +34,5 @@ class JobContext:
     writer: MemoryWriter
     jobs: JobQueue
     kg: KnowledgeGraphService | None = None
+    # the graph owner's stores' rewrites that drop deleted bytes from the disk (forget.compact)
+    compactors: tuple[Callable[[], object], ...] = ()

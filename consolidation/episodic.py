@@ -154,7 +154,10 @@ def summarize_session(services: JobContext, params: dict[str, Any]) -> dict[str,
     )
     _store(services, episode)
     # episodic.created: graph extraction, and dreaming for this (scope, user) pair
-    semantic = services.jobs.enqueue(JobName.SEMANTIC, scope=episode.scope, episode_id=episode.id)
+    # with its user: forgetting the user cancels it, or waits for it while it runs
+    semantic = services.jobs.enqueue(
+        JobName.SEMANTIC, scope=episode.scope, user_id=episode.user_id, episode_id=episode.id
+    )
     dreaming = services.jobs.enqueue(JobName.DREAMING, scope=episode.scope, user_id=episode.user_id)
     return {
         'episode_id': ident,

@@ -7,17 +7,27 @@ sentence it was read from. Forgetting a scope erases its whole graph.
 
 Jobs of the scope or user that have not finished are cancelled first, their params (session
 transcripts) erased: an accepted session must not make an episode after its user is forgotten.
-A job already past its last check when it is cancelled (mid-run) may still write; it ends
-`cancelled` all the same.
+A job already running when it is cancelled may still write (an episode, the graph facts of the
+episode it queues): forget waits for the running ones of this process to end, cancels what they
+queued, and only then deletes, so nothing they wrote survives.
+
+Deleting is not erasing: the vector store flags a deleted point and keeps its payload and the
+write that stored it on disk, and Kuzu keeps a deleted node's strings in its file. So forget
+queues a compaction (`compaction_job` in its answer): every store this process owns is rewritten
+with what it still holds (vectors/edge_compact.py, kg/kuzu_lifecycle.rewrite); the job store
+zeroes what it deletes already (secure_delete). Once that job is `done`, no byte of the
+forgotten text is left in any file under the data dir.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from consolidation.episodic import ensure_episodes
+from consolidation.models import JobStatus
+from core.jobs import JobName
 from core.scopes import Identifier, ScopeId
 from recall.models import EPISODES, MEMORIES
 from vectors.models import PointFilter
@@ -27,6 +37,11 @@ if TYPE_CHECKING:
     from consolidation.context import JobContext
 
 _PAGE = 512
+# how long forget waits for a running job of its user (a session's summary, a graph extraction)
+RUNNING_WAIT_S = 120.0
+# each job queue's last compaction job (see _compaction)
+_LAST_COMPACTION: dict[int, str] = {}
+_ROUNDS = 5  # a job that ends may have queued another of the same user: cancelled in turn
 
 
 class ForgetIn(BaseModel):
@@ -58,6 +73,11 @@ class ForgetReport(BaseModel):
     )
     graph_entities: int | None = Field(description='graph entities erased (nothing names them)')
     jobs: int = Field(description='queued or running jobs cancelled, their transcripts erased')
+    compaction_job: str | None = Field(
+        description='the job that rewrites the stores without the deleted bytes: once it is '
+        'done (GET /v1/jobs/{id}), nothing forgotten is left in the data dir; null when no '
+        'store of this process needs it'
+    )
 
 
 def _ids(ctx: JobContext, collection: str, flt: PointFilter) -> list[str]:
@@ -69,6 +89,10 @@ def forget(ctx: JobContext, req: ForgetIn) -> ForgetReport:
     in the graph."""
     # first, so that no queued session turns into an episode after the deletes below
     jobs = ctx.jobs.cancel(req.scope, req.user_id)
+    for _ in range(_ROUNDS):
+        if not ctx.jobs.wait_running(req.scope, req.user_id, RUNNING_WAIT_S):
+            break
+        jobs += ctx.jobs.cancel(req.scope, req.user_id)
     flt = PointFilter(scopes=[req.scope] if req.scope else None)
     if req.user_id is not None:
         flt.any_of['user_id'] = [req.user_id]
@@ -86,6 +110,7 @@ def forget(ctx: JobContext, req: ForgetIn) -> ForgetReport:
     else:
         ctx.writer.delete_many(memories)
         ctx.writer.forget_graph(episodes)
+    compaction = _compaction(ctx) if ctx.compactors else None
     return ForgetReport(
         scope=req.scope,
         user_id=req.user_id,
@@ -95,4 +120,24 @@ def forget(ctx: JobContext, req: ForgetIn) -> ForgetReport:
         graph_facts=facts,
         graph_entities=entities,
         jobs=jobs,
+        compaction_job=compaction,
     )
+
+
+def _compaction(ctx: JobContext) -> str:
+    """The compaction job that covers the deletes just made: the last one queued when it has
+    not started yet (it rewrites the stores as they are when it runs), else a new one; forgets
+    in a row then share one rewrite."""
+    last = _LAST_COMPACTION.get(id(ctx.jobs))
+    info = ctx.jobs.get(last) if last is not None else None
+    if info is not None and info.state == JobStatus.QUEUED and info.job == JobName.COMPACT:
+        return info.id
+    job = _LAST_COMPACTION[id(ctx.jobs)] = ctx.jobs.enqueue(JobName.COMPACT)
+    return job
+
+
+def compact(ctx: JobContext, params: dict[str, Any]) -> dict[str, Any]:
+    """The job forget queues: rewrite every store this process owns with what it still holds."""
+    for rewrite in ctx.compactors:
+        rewrite()
+    return {'status': 'compacted', 'stores': len(ctx.compactors)}

@@ -26,6 +26,11 @@ class JobQueue(Jobs, Protocol):
         """Cancel the unfinished jobs of `scope` (and `user_id`); how many were cancelled."""
         ...
 
+    def wait_running(self, scope: str | None, user_id: str | None, timeout: float) -> bool:
+        """Wait (at most `timeout` s) until no job of `scope` (and `user_id`) runs in this
+        process; True when one was running (it may have queued more), False when none was."""
+        ...
+
     def claim(self, key: str, now: datetime, seconds: float) -> bool:
         """Take lease `key` until `now + seconds` unless someone holds it; True when taken."""
         ...

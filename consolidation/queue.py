@@ -45,6 +45,7 @@ JOB_QUEUES: dict[str, str] = {
     JobName.FORGET_MENTIONS: GRAPH_QUEUE,
     JobName.SEMANTIC: GRAPH_QUEUE,
     JobName.DEDUP: GRAPH_QUEUE,
+    JobName.COMPACT: GRAPH_QUEUE,
 }
 WORKER_QUEUES = frozenset({DEFAULT_QUEUE})
 EXPIRY_JOB = JobName.EXPIRY
@@ -114,6 +115,46 @@ class JobStateMiddleware(dramatiq.Middleware):
         self._store.finished(message.message_id, error='skipped by the broker', final=True)
 
 
+class _Running(dramatiq.Middleware):
+    """The jobs this process is running, by message id, with their scope and user (forget
+    waits for those of the user it forgets: a running job may still write)."""
+
+    def __init__(self) -> None:
+        self._jobs: dict[str, tuple[Any, Any]] = {}
+        self._changed = threading.Condition()
+
+    def before_process_message(self, broker: dramatiq.Broker, message: Any) -> None:
+        with self._changed:
+            kwargs = message.kwargs or {}
+            self._jobs[message.message_id] = (kwargs.get('scope'), kwargs.get('user_id'))
+
+    def after_process_message(self, broker: Any, message: Any, **_: Any) -> None:
+        self._done(message.message_id)
+
+    def after_skip_message(self, broker: dramatiq.Broker, message: Any) -> None:
+        self._done(message.message_id)
+
+    def _done(self, message_id: str) -> None:
+        with self._changed:
+            self._jobs.pop(message_id, None)
+            self._changed.notify_all()
+
+    def wait(self, scope: str | None, user_id: str | None, timeout: float) -> bool:
+        """Wait until none of these runs; whether one was running."""
+
+        def running() -> bool:
+            return any(
+                (scope is None or s == scope) and (user_id is None or u == user_id)
+                for s, u in self._jobs.values()
+            )
+
+        with self._changed:
+            was = running()
+            if was and not self._changed.wait_for(lambda: not running(), timeout):
+                log.warning('a job of %s/%s still runs after %.0f s', scope, user_id, timeout)
+            return was
+
+
 class _FailureListeners(dramatiq.Middleware):
     """Tells listeners (e.g. metrics) of each job attempt that raised in this process."""
 
@@ -168,6 +209,10 @@ class DramatiqJobQueue:
         broker.add_middleware(CurrentMessage())
         self._failures = _FailureListeners()
         broker.add_middleware(self._failures)
+        # before the job state's check for a cancel: a job either is skipped there or is seen
+        # running by a forget that cancelled it
+        self._running = _Running()
+        broker.add_middleware(self._running, before=JobStateMiddleware)
         for queue in (GRAPH_QUEUE, DEFAULT_QUEUE):
             broker.declare_queue(queue)
         self._actors: dict[str, dramatiq.Actor[Any, Any]] = {}
@@ -232,6 +277,10 @@ class DramatiqJobQueue:
         """Cancel the unfinished jobs of a forgotten scope or user: their messages are skipped
         when delivered and the outbox never replays them."""
         return self._store.cancel(scope, user_id)
+
+    def wait_running(self, scope: str | None, user_id: str | None, timeout: float) -> bool:
+        """Wait until no job of `scope` (and `user_id`) runs in this process (see the port)."""
+        return self._running.wait(scope, user_id, timeout)
 
     def pending(self) -> int:
         """How many accepted jobs have not finished (embedded outbox; 0 on Redis)."""
@@ -334,6 +383,10 @@ class InlineJobQueue:
     def cancel(self, scope: str | None, user_id: str | None) -> int:
         """Jobs run at once here: none is ever left to cancel."""
         return self._store.cancel(scope, user_id)
+
+    def wait_running(self, scope: str | None, user_id: str | None, timeout: float) -> bool:
+        """Jobs run at once here: none runs while another call waits."""
+        return False
 
     def start(self, queues: frozenset[str] | None = None, threads: int | None = None) -> None:
         """Nothing runs in the background."""

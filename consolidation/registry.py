@@ -9,7 +9,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from consolidation import dedup, dreaming, episodic, expiry, semantic
+from consolidation import dedup, dreaming, episodic, expiry, forget, semantic
 from consolidation.context import JobContext
 from core.jobs import JobName
 
@@ -40,6 +40,7 @@ HANDLERS: Mapping[JobName, Handler] = {
     JobName.DEDUP: dedup.merge_duplicates,
     JobName.DREAMING: dreaming.dream,
     JobName.EXPIRY: expiry.sweep,
+    JobName.COMPACT: forget.compact,
 }
 
 

@@ -22,6 +22,7 @@ class JobName(StrEnum):
     DEDUP = 'dedup'  # merge duplicate entities (graph owner)
     DREAMING = 'dreaming'  # unpromoted episodes -> one consolidated memory
     EXPIRY = 'expiry'  # periodic sweep: episode TTL, tier transitions, hygiene
+    COMPACT = 'compact'  # after a forget: rewrite the stores without deleted bytes (owner)
 
 
 class Jobs(Protocol):

@@ -19,15 +19,18 @@ log is set aside and, if that is not enough, the database file too, and the grap
 (the memories are intact: a second marker, `<db>.rebuild`, tells the service to extract them all
 again; it is left too when only the log was set aside, and the graph then skips what it links).
 A clean close removes the first marker, so a normal start or reopening pays nothing.
-No kuzu call lives here (kg/kuzu_store.py holds them all).
+No kuzu call lives here (kg/kuzu_store.py holds them all; the children of a probe and of a
+`rewrite` run their own).
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -41,6 +44,8 @@ from core.errors import StoreUnavailable
 log = logging.getLogger(__name__)
 T = TypeVar('T')
 
+EXPORTING = '.exporting'
+REWRITTEN = '.rewritten'
 SET_ASIDE = '.unreplayable-'
 UNOPENABLE = '.unopenable-'
 OPEN_MARKER = '.open'
@@ -51,6 +56,11 @@ CRASH_SIGNALS = frozenset(
     {signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT, signal.SIGILL, signal.SIGFPE}
 )
 PROBE_TIMEOUT_S = 600.0
+# one statement on the database at argv[1] with a pool of argv[2] bytes, in a child (`rewrite`)
+_RUN = (
+    'import sys, kuzu; db = kuzu.Database(sys.argv[1], buffer_pool_size=int(sys.argv[2])); '
+    'c = kuzu.Connection(db); c.execute(sys.argv[3]); c.close(); db.close()'
+)
 
 # Kuzu keeps native memory for what a database and its connections have written since they were
 # opened, released only when they close (CHECKPOINT gives none back): an in-process replay of
@@ -83,6 +93,7 @@ def open_recovering(
     When the last process to open `database` did not close it (its marker is there) and
     `probe` is given, the probe runs first; if it dies of a native crash, the log and then the
     database file are set aside until it does not (see the module's docstring)."""
+    drop_rewrite(database)  # a rewrite that did not finish: the database is whole without it
     if probe is not None:
         if open_marker(database).exists():
             survive_crashes(database, probe)
@@ -217,3 +228,50 @@ def reopen_when_idle(
         if method is None or not method():
             return
         del method  # its store is not held while waiting
+
+
+def rewrite(database: Path, pool_bytes: int) -> None:
+    """Replace the closed database at `database` with a new file holding the same rows.
+
+    Kuzu keeps a deleted node's strings in the file: a forgotten user's name was still in
+    `graph.kuzu` after DETACH DELETE and CHECKPOINT. So an erasure writes the rows the database
+    holds out (EXPORT DATABASE, beside it) and into a new file (IMPORT DATABASE), which takes the
+    old one's place. Each statement runs in a child with a `pool_bytes` buffer pool, so that
+    the service's threads keep the GIL meanwhile; closing checkpoints, so no log is left."""
+    export, fresh = _rewrite_paths(database)
+    drop_rewrite(database)
+    try:
+        _child(database, pool_bytes, f"EXPORT DATABASE '{_literal(export)}' (format='parquet')")
+        _child(fresh, pool_bytes, f"IMPORT DATABASE '{_literal(export)}'")
+        # the old log (empty after the closing checkpoint) must not be replayed on the new file
+        wal_path(database).unlink(missing_ok=True)
+        os.replace(fresh, database)
+    finally:
+        drop_rewrite(database)
+
+
+def drop_rewrite(database: Path) -> None:
+    """Remove what an unfinished rewrite of `database` left beside it."""
+    export, fresh = _rewrite_paths(database)
+    shutil.rmtree(export, ignore_errors=True)
+    fresh.unlink(missing_ok=True)
+    wal_path(fresh).unlink(missing_ok=True)
+
+
+def _child(database: Path, pool_bytes: int, statement: str) -> None:
+    command = [sys.executable, '-c', _RUN, str(database), str(pool_bytes), statement]
+    done = subprocess.run(command, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False)
+    if done.returncode != 0:
+        said = done.stderr.decode('utf-8', 'replace').strip()[-2000:]
+        raise StoreUnavailable(f'rewriting the graph failed ({done.returncode}): {said}')
+
+
+def _rewrite_paths(database: Path) -> tuple[Path, Path]:
+    return (
+        database.with_name(database.name + EXPORTING),
+        database.with_name(database.name + REWRITTEN),
+    )
+
+
+def _literal(path: Path) -> str:
+    return str(path).replace('\\', '\\\\').replace("'", "\\'")

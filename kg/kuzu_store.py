@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
@@ -32,6 +32,7 @@ from kg.kuzu_lifecycle import (
     closed_cleanly,
     open_recovering,
     reopen_when_idle,
+    rewrite,
 )
 from kg.kuzu_plans import PlanCache
 from kg.kuzu_rows import (
@@ -175,10 +176,18 @@ class KuzuGraphStore:
                     log.exception('reopening the graph after writes went quiet failed')
             return not self._closed
 
-    def _reopen(self) -> None:
-        """Close the database and its connections and open it again (the caller holds the write
-        lock: no connection is in use). What the opening recovers from: kg/kuzu_lifecycle.py."""
+    def compact(self) -> None:
+        """Rewrite the database file with the rows it holds, so that deleted ones leave the disk
+        (kg/kuzu_lifecycle.rewrite); readers and writers wait meanwhile."""
+        with self._rw.write():
+            self._reopen(lambda: rewrite(self._path, self._pool_bytes))
+
+    def _reopen(self, between: Callable[[], None] | None = None) -> None:
+        """Close the database and its connections, run `between`, open it again (the caller
+        holds the write lock). What the opening recovers from: kg/kuzu_lifecycle.py."""
         self._close_database()
+        if between is not None:
+            between()
         self._generation += 1
         self._writes = 0
         try:

@@ -226,7 +226,14 @@ def build(
             role = GraphRole.OFF
         else:
             role = GraphRole.OWNER if owns_graph else GraphRole.CLIENT
-        kg = _build_graph(settings, embedder, clock, closers) if role == GraphRole.OWNER else None
+        compactors: list[Any] = []  # forget's compaction: the stores this process owns
+        if settings.embedded and hasattr(store, 'compact'):
+            compactors.append(store.compact)
+        kg = (
+            _build_graph(settings, embedder, clock, closers, compactors)
+            if role == GraphRole.OWNER
+            else None
+        )
         graph = KnowledgeGraphIndex(kg) if kg is not None else None
 
         holder: dict[str, JobContext] = {}
@@ -282,6 +289,7 @@ def build(
         writer=writer,
         jobs=jobs,
         kg=kg,
+        compactors=tuple(compactors),
     )
     services = Services(
         settings=settings,
@@ -332,7 +340,7 @@ def _rebuild_graph_if_asked(settings: Settings, context: JobContext) -> None:
 
 
 def _build_graph(
-    settings: Settings, embedder: Embedder, clock: Clock, closers: list[Any]
+    settings: Settings, embedder: Embedder, clock: Clock, closers: list[Any], compactors: list[Any]
 ) -> KnowledgeGraphService:
     from kg.extraction.spacy_extractor import SpacyExtractor
     from kg.kuzu_store import KuzuGraphStore
@@ -348,6 +356,7 @@ def _build_graph(
         durable.close()
         raise
     closers.append(store.close)
+    compactors.append(durable.compact)
     extractor = SpacyExtractor(
         settings.spacy_model, workers=settings.extract_workers, nice=settings.extract_worker_nice
     )

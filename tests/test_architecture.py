@@ -28,7 +28,9 @@ LAYERS = {
 }
 # third-party library -> the production files allowed to import it (runtime/ may import any)
 ADAPTER_LIBRARIES: dict[str, frozenset[str]] = {
-    'qdrant_edge': frozenset({'vectors/edge.py', 'vectors/edge_translate.py'}),
+    'qdrant_edge': frozenset(
+        {'vectors/edge.py', 'vectors/edge_translate.py', 'vectors/edge_compact.py'}
+    ),
     'qdrant_client': frozenset({'vectors/qdrant.py'}),
     'kuzu': frozenset({'kg/kuzu_store.py'}),
     'pyarrow': frozenset({'kg/kuzu_store.py'}),
@@ -48,6 +50,7 @@ ADAPTER_LIBRARIES: dict[str, frozenset[str]] = {
 ADAPTER_MODULES: dict[str, frozenset[str]] = {
     'vectors.edge': frozenset(),
     'vectors.edge_translate': frozenset({'vectors.edge'}),
+    'vectors.edge_compact': frozenset({'vectors.edge'}),
     'vectors.qdrant': frozenset(),
     'vectors.embedders': frozenset(),
     'vectors.onnx_int8': frozenset({'vectors.embedders'}),

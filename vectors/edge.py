@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import threading
 import time
@@ -15,7 +16,8 @@ import qdrant_edge as qe
 
 from core.errors import StoreUnavailable
 from core.locks import ReadWriteLock
-from vectors.edge_reads import PayloadCache, edge_exact
+from vectors import edge_compact
+from vectors.edge_reads import PayloadCache, edge_exact, warm_cache
 from vectors.edge_translate import (
     ShardLayout,
     decode_payload,
@@ -148,6 +150,11 @@ class EdgeVectorStore:
         # built Edge filters by content: see FILTER_CACHE_SIZE
         self._filters: dict[tuple[Any, ...], Any] = {}
         self._write = threading.RLock()
+        # writes applied during a compaction, replayed into its new shard (under _write)
+        self._journals: dict[str, list[Any]] = {}
+        # one compaction or index build at a time: both replace the open shards
+        self._rebuilding = threading.Lock()
+        self._locks: dict[str, int] = {}  # each collection's lock file (edge_compact.lock)
         # payload writes begun and finished (each under _write): a search that left out an
         # exclusion knows from them whether a write could have crossed it (query)
         self._writes_begun = 0
@@ -225,24 +232,9 @@ class EdgeVectorStore:
 
     def _open(self, spec: CollectionSpec) -> Any:
         path = self._root / spec.name
-        config = self._layout.config(spec.dense_dim)
-        try:
-            if (path / 'edge_config.json').exists():
-                # load() checks the stored vectors against `config` (e.g. a changed dense_dim)
-                return qe.EdgeShard.load(str(path), config)
-            return qe.EdgeShard.create(str(path), config)
-        except Exception as exc:
-            text = str(exc)
-            # the WAL is flock-ed per open shard: another EdgeShard (any process) holds it
-            if 'WouldBlock' in text or "Can't init WAL" in text:
-                raise StoreUnavailable(
-                    f'data dir {self._root} is in use by another process '
-                    '(embedded mode allows one process per data dir)',
-                    details={'path': str(path)},
-                ) from exc
-            raise StoreUnavailable(
-                f'cannot open vector shard {path}: {text}', details={'path': str(path)}
-            ) from exc
+        if spec.name not in self._locks:  # held from the first opening until close()
+            self._locks[spec.name] = edge_compact.lock(path, self._root)
+        return edge_compact.open_shard(path, self._layout.config(spec.dense_dim), self._root)
 
     def upsert(self, collection: str, points: Sequence[VectorPoint]) -> None:
         """Insert or replace points; durable once it returns (WAL)."""
@@ -264,7 +256,7 @@ class EdgeVectorStore:
         with self._write:
             self._writes_begun += 1
             try:
-                self._shard(collection).update(qe.UpdateOperation.upsert_points(edge_points))
+                self._apply(collection, qe.UpdateOperation.upsert_points(edge_points))
             finally:  # also when Edge fails part-way: what it did apply must not read stale
                 self._payloads.evict(collection, canonical_ids([p.id for p in points]))
                 self._writes_done += 1
@@ -405,7 +397,7 @@ class EdgeVectorStore:
                 op = qe.UpdateOperation.set_payload_by_filter(only, encode_payload(fields, bools))
                 self._writes_begun += 1
                 try:
-                    shard.update(op)
+                    self._apply(collection, op, shard)
                 finally:
                     self._payloads.evict(collection, ids)
                     self._writes_done += 1
@@ -418,7 +410,7 @@ class EdgeVectorStore:
         if wanted:
             with self._write:
                 try:
-                    self._shard(collection).update(qe.UpdateOperation.delete_points(wanted))
+                    self._apply(collection, qe.UpdateOperation.delete_points(wanted))
                 finally:
                     self._payloads.evict(collection, wanted)
 
@@ -468,9 +460,49 @@ class EdgeVectorStore:
             hits = self._shard(collection).facet(request).hits
         return {facet_key(bool(h.value) if as_bool else h.value): h.count for h in hits}
 
+    def _apply(self, collection: str, op: Any, shard: Any = None) -> None:
+        """Apply a write (the caller holds _write), and note it for a compaction under way."""
+        (shard or self._shard(collection)).update(op)
+        journal = self._journals.get(collection)
+        if journal is not None:
+            journal.append(op)
+
+    def compact(self) -> int:
+        """Rewrite every shard with its live points only (vectors/edge_compact.py), so that no
+        deleted payload stays in a segment or the write-ahead log; returns the points kept.
+        Searches and writes go on meanwhile; searches wait only while the new shard loads."""
+        with self._rebuilding:
+            return sum(self._compact(name) for name in list(self._shards))
+
+    def _compact(self, name: str) -> int:
+        spec, path = self._specs[name], self._root / name
+        with self._write:
+            source = self._shard(name)
+            source.flush()
+            journal = self._journals[name] = []
+        try:
+            config = self._layout.config(spec.dense_dim)
+            shard = edge_compact.rewrite(source, config, path, index_schemas(spec))
+            with self._write:
+                kept = edge_compact.finish(shard, journal, path)
+                with self._reads.write():  # the entry stays: callers only check it is there
+                    source.close()
+                    try:
+                        edge_compact.swap_in(path)
+                        self._shards[name] = self._open(spec)
+                    except BaseException:
+                        del self._shards[name]  # reads as not open, as after a failed reopening
+                        raise
+                self._pending += kept  # unindexed until the next build
+        finally:
+            with self._write:
+                self._journals.pop(name, None)
+        log.info('compacted %s: %d points kept', name, kept)
+        return kept
+
     def optimize(self) -> None:
         """Merge segments and build HNSW after bulk writes (blocks the process: see above)."""
-        with self._write:
+        with self._rebuilding, self._write:
             started, pending = time.monotonic(), self._pending
             for shard in self._shards.values():
                 shard.optimize()
@@ -519,29 +551,12 @@ class EdgeVectorStore:
         every point was read or the store closes; returns how many points were read. Payloads
         already cached are never dropped for these, and a write landing meanwhile wins (the
         cache's generation check)."""
-        read = 0
-        offset: str | None = None
         if self._stop.wait(delay_s):
-            return read
-        while not self._payloads.full:
-            quiet = time.monotonic() - self._last_read
-            if quiet < idle_s:
-                if self._stop.wait(idle_s - quiet):
-                    break
-                continue
-            since = self._payloads.generation
-            try:
-                points, offset = self.scroll(collection, flt, page, offset)
-            except StoreUnavailable:  # closed meanwhile
-                break
-            except Exception:  # warming is optional: searches read what it did not
-                log.exception('warming the payload cache failed')
-                break
-            payloads = {p.id: p.payload for p in points}
-            self._payloads.put(collection, payloads, since, only_room=True)
-            read += len(points)
-            if offset is None or self._stop.is_set():
-                break
+            return 0
+        pages = partial(self.scroll, collection, flt, page)
+        read = warm_cache(
+            self._payloads, collection, pages, lambda: self._last_read, self._stop, idle_s
+        )
         log.info('payload cache warmed with %d %s payloads', read, collection)
         return read
 
@@ -573,8 +588,13 @@ class EdgeVectorStore:
         with self._write:
             shards, self._shards = self._shards, {}
             self._payloads.clear()
-            for shard in shards.values():
-                try:
-                    shard.flush()
-                finally:
-                    shard.close()
+            try:
+                for shard in shards.values():
+                    try:
+                        shard.flush()
+                    finally:
+                        shard.close()
+            finally:
+                for fd in self._locks.values():
+                    os.close(fd)  # the shards' folders are free for another store
+                self._locks.clear()

@@ -3,12 +3,19 @@ decoded payloads that writes keep exact (vectors/edge.py says why it exists)."""
 
 from __future__ import annotations
 
+import logging
 import marshal
 import math
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+
+from core.errors import StoreUnavailable
+from vectors.models import StoredPoint
+
+log = logging.getLogger(__name__)
 
 # A read takes about a millisecond; writes evict a few thousand ids a second at most (access
 # bookkeeping under load), so this many remembered evictions cover any read in flight.
@@ -192,3 +199,37 @@ def _unpack(blob: bytes, keys: list[tuple[str, ...]]) -> dict[str, Any]:
         return values  # type: ignore[no-any-return]
     # the shape was taken from the same dict as the values (`_pack`), so they align
     return dict(zip(keys[index], values, strict=False))
+
+
+def warm_cache(
+    cache: PayloadCache,
+    collection: str,
+    pages: Callable[[str | None], tuple[list[StoredPoint], str | None]],
+    last_read: Callable[[], float],
+    stop: threading.Event,
+    idle_s: float,
+) -> int:
+    """Fill `cache` with `collection`'s payloads from `pages(offset)`, a page whenever no
+    payload was read for `idle_s` (`last_read()` says when one was), until the cache is full,
+    the pages end or `stop` is set; returns how many points were read."""
+    read = 0
+    offset: str | None = None
+    while not cache.full:
+        quiet = time.monotonic() - last_read()
+        if quiet < idle_s:
+            if stop.wait(idle_s - quiet):
+                break
+            continue
+        since = cache.generation
+        try:
+            points, offset = pages(offset)
+        except StoreUnavailable:  # closed meanwhile
+            break
+        except Exception:  # warming is optional: searches read what it did not
+            log.exception('warming the payload cache failed')
+            break
+        cache.put(collection, {p.id: p.payload for p in points}, since, only_room=True)
+        read += len(points)
+        if offset is None or stop.is_set():
+            break
+    return read
