@@ -150,16 +150,12 @@ class EdgeVectorStore:
         # built Edge filters by content: see FILTER_CACHE_SIZE
         self._filters: dict[tuple[Any, ...], Any] = {}
         self._write = threading.RLock()
-        # writes applied during a compaction, replayed into its new shard (under _write)
-        self._journals: dict[str, list[Any]] = {}
-        # one compaction or index build at a time: both replace the open shards
-        self._rebuilding = threading.Lock()
+        self._journals: dict[str, list[Any]] = {}  # writes during a compaction (`_apply`)
+        self._rebuilding = threading.Lock()  # compact or optimize: both replace the shards
         self._locks: dict[str, int] = {}  # each collection's lock file (edge_compact.lock)
         # payload writes begun and finished (each under _write): a search that left out an
         # exclusion knows from them whether a write could have crossed it (query)
-        self._writes_begun = 0
-        self._writes_done = 0
-        self._pending = 0
+        self._writes_begun = self._writes_done = self._pending = 0
         self._last_write = 0.0
         self._last_read = 0.0  # when a search or retrieve last asked for payloads (see `warm`)
         self._stop = threading.Event()
