@@ -188,6 +188,14 @@ def test_bad_edits_are_422_naming_the_field_and_change_nothing(client, scope, bo
     assert history(client, ident)['versions'] == []
 
 
+def test_an_oversized_text_is_413_naming_text(client, scope):
+    ident = write(client, scope, 'Short and sweet')['id']
+    response = patch(client, ident, {'text': 'x ' * 20_000})
+    assert response.status_code == 413, response.get_json()
+    assert response.get_json()['details'][0]['loc'] == ['text']
+    assert history(client, ident)['versions'] == []
+
+
 def test_unknown_ids_are_404(client):
     missing = str(uuid.uuid4())
     assert patch(client, missing, {'text': 'x'}).status_code == 404
