@@ -192,7 +192,9 @@ def _format_facts(clause: str, index: int) -> list[Fact]:
         before = clause[:start]
         # a cue counts for the format word it stands in front of (few words between)
         (negative if NEG_CUE.search(before[-40:]) else positive).append(name)
-    if re.search(r'可以|能|allowed|fine|okay|ok to', clause, re.I):
+    if re.search(
+        r'可以|能|allowed|fine|okay|ok to|不再禁止|不禁止|no longer (?:ban|forbid)', clause, re.I
+    ):
         negative = [n for n in negative if n not in positive]
         # "以后回答可以用表格了": a permission, whatever negation preceded it in the past
         positive = positive or [n for _, n in found]
@@ -420,3 +422,25 @@ def is_correction(text: str) -> bool:
 def fact_clauses(text: str) -> tuple[int, set[int]]:
     """(number of clauses, indexes of the clauses that state a fact) of `text`."""
     return len(clauses(text)), {f.clause for f in facts_of(text)}
+
+
+def joined_corrections(parts: list[str]) -> list[str]:
+    """Clauses with a correction kept whole: a clause that negates or retracts a slot's value
+    joins the neighbour that gives the slot its new one ("I no longer like bullet points, I
+    prefer prose"), so the memory of the new value says what it replaced."""
+    out: list[str] = []
+    previous: list[Fact] = []
+    for part in parts:
+        facts = facts_of(part)
+        # many-valued slots accumulate: "我喜欢狗，不喜欢猫" stays two facts
+        shared = {f.slot for f in facts if f.single} & {f.slot for f in previous}
+        correcting = any(
+            not f.positive or f.retracts for f in [*facts, *previous] if f.slot in shared
+        )
+        if out and shared and correcting:
+            sep = '，' if re.search(r'[\u4e00-\u9fff]$', out[-1]) else ', '
+            out[-1] = f'{out[-1]}{sep}{part}'
+        else:
+            out.append(part)
+        previous = facts
+    return out

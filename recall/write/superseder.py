@@ -217,8 +217,6 @@ class Superseder:
                 or (p.get('owner') or ANY_USER) != (chunk.user_id or ANY_USER)
             ):
                 continue
-            if different_subjects(chunk.text, str(p.get('text', ''))):
-                continue  # "Our son…" and "Our daughter…" never outdate each other
             old = Stated.of(cand.id, str(p.get('text', '')), p.get('speaker'))
             if not old.facts:
                 continue

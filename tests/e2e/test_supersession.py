@@ -199,3 +199,48 @@ def test_a_move_supersedes_the_home_and_never_the_job_of_the_same_turn(  # type:
     assert any(job in h['text'] for h in hits)
     [hit] = [h for h in hits if h['id'] == first]
     assert [r['slot'] for r in hit['stale']] == ['lives_in']
+
+
+@pytest.mark.parametrize(
+    ('old', 'new', 'slot'),
+    [
+        (
+            'Always answer me in English.',
+            'Answer in Spanish instead of English.',
+            'answer_language',
+        ),
+        ('I prefer miles for measurements.', 'Use kilometres instead of miles.', 'unit:distance'),
+        (
+            'I prefer short answers.',
+            'From now on give detailed answers instead of short ones.',
+            'answer_length',
+        ),
+        ('回答里不要用表格。', '不再禁止表格，以后可以用。', 'answer_format'),
+        ('你可以叫我小王。', '以后叫我王总。', 'name'),
+        ('I use Vim as my editor.', 'I moved from Vim to Emacs for editing code.', 'editor'),
+    ],
+)
+def test_a_plain_write_of_a_correction_supersedes_what_it_corrects(
+    client, auth, scope, old, new, slot
+):  # type: ignore[no-untyped-def]
+    first = write(client, auth, scope, old, user_id='kim')
+    second = write(client, auth, scope, new, user_id='kim')
+    assert second['superseded'] == [first['id']], second
+    assert read(client, auth, first['id'])['supersession']['slot'] == slot
+
+
+@pytest.mark.parametrize(
+    ('turn', 'change', 'slot'),
+    [
+        ('我是滴滴的产品经理，住在南京。', '我跳槽到华为了。', 'works_at'),
+        ('我在小米上班，家住厦门。', '我们全家搬去成都了。', 'lives_in'),
+    ],
+)
+def test_a_chinese_turn_with_two_facts_loses_only_the_changed_one(
+    client, auth, scope, turn, change, slot
+):  # type: ignore[no-untyped-def]
+    first = write(client, auth, scope, turn, user_id='kim')
+    write(client, auth, scope, change, user_id='kim')
+    stored = read(client, auth, first['id'])
+    assert stored['superseded_by'] is None
+    assert [r['slot'] for r in stored['stale']] == [slot]
