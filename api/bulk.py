@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import cast
 
-from api.client import MnemosClient, PayloadTooLarge
+from mnemos_client import Mnemos, PayloadTooLarge
+from mnemos_client.models import Dedupe as ClientDedupe
 from recall.admin.reports import MAX_REPORTED_ERRORS, Dedupe, ImportReport, LineError
 
 CHUNK_BYTES = 4 * 1024 * 1024
@@ -105,7 +107,7 @@ def add_report(total: ImportReport, part: ImportReport, first_line: int) -> None
 
 
 def import_chunked(
-    client: MnemosClient,
+    client: Mnemos,
     lines: Iterable[bytes],
     *,
     dedupe: Dedupe | str = Dedupe.ID,
@@ -127,7 +129,10 @@ def import_chunked(
             if not any(line.strip() for line in part.lines):
                 continue  # blank lines only: nothing to send
             try:
-                report = client.import_records(part.lines, dedupe=dedupe, dry_run=dry_run)
+                answer = client.import_records(
+                    part.lines, dedupe=cast(ClientDedupe, Dedupe(dedupe).value), dry_run=dry_run
+                )
+                report = ImportReport.model_validate(answer.model_dump())
             except PayloadTooLarge as exc:
                 if len(part.lines) == 1:
                     total.read += 1

@@ -22,7 +22,7 @@ from core.errors import KnowledgeStoreError
 from core.settings import Settings
 
 if TYPE_CHECKING:
-    from api.client import MnemosClient
+    from mnemos_client import Mnemos
     from recall.admin.reports import ImportReport
 
 TOKEN_FILE = 'api_token'
@@ -121,17 +121,17 @@ def _client_token(settings: Settings) -> str:
     raise SystemExit("mnemos: no token: set KG_API_TOKEN or run from the service's data dir")
 
 
-def _client(args: argparse.Namespace) -> MnemosClient:
+def _client(args: argparse.Namespace) -> Mnemos:
     """A client of the service at --url (default http://KG_HOST:KG_PORT) with --token or
     KG_API_TOKEN (or the data dir's token file)."""
-    from api.client import MnemosClient
+    from mnemos_client import Mnemos
 
     # a log line per HTTP call would bury the command's own output
     logging.getLogger('httpx').setLevel(logging.WARNING)
     settings = Settings.load()
     url = getattr(args, 'url', None) or f'http://{settings.host}:{settings.port}'
     token = getattr(args, 'token', None) or _client_token(settings)
-    return MnemosClient(url, token)
+    return Mnemos(url, token)
 
 
 def search(args: argparse.Namespace) -> int:
@@ -436,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from pydantic import ValidationError
 
-    from api.client import MnemosError
+    from mnemos_client import InvalidRequest, MnemosError
 
     try:
         return int(args.func(args))
@@ -444,7 +444,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f'mnemos: {exc.message}', file=sys.stderr)
         return 2
     except MnemosError as exc:
-        print(f'mnemos: {exc}', file=sys.stderr)
+        # an option the client refused before sending (--scope main) has no answer to quote
+        refused_here = isinstance(exc, InvalidRequest) and exc.body is None
+        print(f'mnemos: {exc.message if refused_here else exc}', file=sys.stderr)
         return 2
     except ValidationError as exc:  # an option the client checks before sending (--scope main)
         print(f'mnemos: {_invalid(exc)}', file=sys.stderr)

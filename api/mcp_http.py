@@ -26,7 +26,7 @@ import httpx
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from api.client import MnemosClient, MnemosError, Unauthorized
+from mnemos_client import Mnemos, MnemosError, Unauthorized
 
 LOOPBACK_HOSTS = ('127.0.0.1', 'localhost', '[::1]')
 WILDCARD_BINDS = ('0.0.0.0', '::', '')
@@ -112,9 +112,9 @@ class TokenVerifier:
         self._known: dict[str, tuple[float, Identity]] = {}
         self._lock = threading.Lock()
 
-    def client(self, token: str) -> MnemosClient:
+    def client(self, token: str) -> Mnemos:
         """A client of the service acting with `token` (cheap: the pool is shared)."""
-        return MnemosClient(self.url, token, transport=self._transport)
+        return Mnemos(self.url, token, transport=self._transport)
 
     def identity(self, token: str) -> Identity | None:
         """Who `token` stands for; None when the service answers 401. Other failures (the

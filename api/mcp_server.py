@@ -1,6 +1,6 @@
 """`mnemos mcp`: Mnemos as MCP tools, over stdio or streamable HTTP.
 
-The tools are in api/mcp_tools.py; each call goes through the synchronous `MnemosClient`. The
+The tools are in api/mcp_tools.py; each call goes through the synchronous `Mnemos`. The
 `mcp` package is async; asyncio stays in this module: the client runs in a worker thread per
 call, and the rest of Mnemos never sees an event loop. Over HTTP, api/mcp_http.py checks the
 Host and each request's bearer token, and a call runs with the token of its request.
@@ -18,8 +18,8 @@ import mcp_types as types
 from mcp.server import Server
 from pydantic import ValidationError
 
-from api.client import MnemosClient, MnemosError
 from api.mcp_tools import NO_DEFAULTS, TOOLS, Caller, Defaults
+from mnemos_client import Mnemos, MnemosError
 
 SERVER_NAME = 'mnemos'
 
@@ -29,11 +29,11 @@ def _text(data: Any) -> list[types.ContentBlock]:
 
 
 def call_tool(
-    caller: Caller | MnemosClient, name: str, arguments: dict[str, Any] | None
+    caller: Caller | Mnemos, name: str, arguments: dict[str, Any] | None
 ) -> types.CallToolResult:
     """Run one tool synchronously (a bare client: no defaults); bad input and service errors
     become `is_error` results the model can read and correct."""
-    if isinstance(caller, MnemosClient):
+    if isinstance(caller, Mnemos):
         caller = Caller(caller)
     tool = next((t for t in TOOLS if t.name == name), None)
     if tool is None:
@@ -104,7 +104,7 @@ def run_stdio(url: str, token: str, defaults: Defaults = NO_DEFAULTS) -> int:
     token's own scope is the default (asked of the service at the first call)."""
     # one log line per service call would drown the MCP client's stderr log
     logging.getLogger('httpx').setLevel(logging.WARNING)
-    with MnemosClient(url, token) as client:
+    with Mnemos(url, token) as client:
         resolved: list[Caller] = []
 
         def caller_for(_request: Any) -> Caller:
@@ -116,7 +116,7 @@ def run_stdio(url: str, token: str, defaults: Defaults = NO_DEFAULTS) -> int:
     return 0
 
 
-def _whoami(client: MnemosClient) -> str | None:
+def _whoami(client: Mnemos) -> str | None:
     scope = client.request('GET', '/v1/whoami').json().get('scope')
     return str(scope) if scope else None
 

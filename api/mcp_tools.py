@@ -13,13 +13,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 import mcp_types as types
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.client import UUID_PATTERN, InvalidRequest, MnemosClient
-from recall.schemas import ChunkOut
+from mnemos_client import UUID_PATTERN, InvalidRequest, Mnemos
+from mnemos_client import Memory as StoredMemory
+from mnemos_client.models import Kind as ClientKind
 from recall.tiers import Kind
 
 ID_CHARS = r'[A-Za-z0-9_.-]{1,128}'
@@ -70,7 +71,7 @@ def check_defaults(defaults: Defaults) -> str | None:
 class Caller:
     """Who a tool call runs as: a client carrying their token, and their defaults."""
 
-    client: MnemosClient
+    client: Mnemos
     defaults: Defaults = NO_DEFAULTS
 
     def scope(self, given: str | None) -> str:
@@ -252,7 +253,7 @@ class Forgotten(BaseModel):
     graph_facts: int | None
 
 
-def _memory(chunk: ChunkOut) -> Memory:
+def _memory(chunk: StoredMemory) -> Memory:
     return Memory.model_validate(chunk.model_dump(mode='json'))
 
 
@@ -290,7 +291,9 @@ def _update(c: Caller, a: UpdateIn) -> Memory:
 
 
 def _list(c: Caller, a: ListIn) -> Page:
-    page = c.client.list_memories(c.scope(a.scope), kind=a.kind, limit=a.limit, offset=a.offset)
+    page = c.client.list_memories(
+        c.scope(a.scope), kind=cast(ClientKind | None, a.kind), limit=a.limit, offset=a.offset
+    )
     return Page(items=[_memory(m) for m in page.items], next=page.next)
 
 
@@ -313,7 +316,7 @@ def _forget(c: Caller, a: ForgetIn) -> Forgotten:
         detail = {'loc': ['user_id'], 'msg': message, 'type': 'missing'}
         raise InvalidRequest(422, 'invalid_request', f'user_id: {message}', [detail])
     body = {'scope': c.scope(a.scope), 'user_id': user}
-    report = c.client.request('POST', '/v1/admin/forget', json_body=body).json()
+    report = c.client.request('POST', '/v1/admin/forget', json=body).json()
     return Forgotten.model_validate(report)
 
 

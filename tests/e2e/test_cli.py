@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from api.cli import main
-from api.client import MnemosClient
+from mnemos_client import Mnemos
 from tests.live import TOKEN, live_service
 
 pytestmark = pytest.mark.slow
@@ -51,7 +51,7 @@ def test_export_import_and_reindex_round_trip(
     url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     scope = f'agent:x{uuid.uuid4().hex[:10]}'
-    with MnemosClient(url, TOKEN) as client:
+    with Mnemos(url, TOKEN) as client:
         client.remember_batch([{'scope': scope, 'text': f'note number {i}'} for i in range(5)])
     target = tmp_path / 'out.jsonl'
     common = ['--url', url, '--token', TOKEN]
@@ -66,7 +66,7 @@ def test_export_import_and_reindex_round_trip(
 
     assert main(['reindex', '--scope', scope, *common]) == 0
     assert 'reindexed 5 of 5 records' in capsys.readouterr().err
-    with MnemosClient(url, TOKEN) as client:
+    with Mnemos(url, TOKEN) as client:
         assert client.stats(scope).total == 5
 
 
@@ -103,7 +103,7 @@ def test_output_into_a_closed_pipe_is_not_a_traceback(url: str) -> None:
 
 def test_export_writes_a_file_only_its_owner_can_read(url: str, tmp_path: Path) -> None:
     scope = f'agent:p{uuid.uuid4().hex[:10]}'
-    with MnemosClient(url, TOKEN) as client:
+    with Mnemos(url, TOKEN) as client:
         client.remember(scope, 'the spare key is under the blue pot')
     fresh, existing = tmp_path / 'fresh.jsonl', tmp_path / 'existing.jsonl'
     existing.write_text('old\n')

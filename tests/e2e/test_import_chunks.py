@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from api.cli import main
-from api.client import MnemosClient
+from mnemos_client import Mnemos
 from tests.live import TOKEN, live_service
 
 pytestmark = pytest.mark.slow
@@ -71,7 +71,7 @@ def test_a_chunked_import_of_an_export_larger_than_a_request_round_trips(
     capsys.readouterr()
     assert main(['reindex', '--scope', scope, '--chunk-bytes', str(BODY_LIMIT // 2), *common]) == 0
     assert f'reindexed {RECORDS} of {RECORDS} records' in capsys.readouterr().err
-    with MnemosClient(url, TOKEN) as client:
+    with Mnemos(url, TOKEN) as client:
         assert client.stats(scope).total == RECORDS
 
 
@@ -95,7 +95,7 @@ def test_a_lone_surrogate_fails_its_record_only_naming_the_field(url: str) -> No
     lines.append(json.dumps({'scope': scope, 'text': 'bad tag', 'tags': ['ok', '\udfff']}))
     lines.append(json.dumps({'scope': scope, 'text': 'bad key', 'metadata': {'\ud83d': 1}}))
     lines += [json.dumps({'scope': scope, 'text': f'valid record {n}'}) for n in range(44)]
-    with MnemosClient(url, TOKEN) as client:
+    with Mnemos(url, TOKEN) as client:
         report = client.import_records(lines)
         assert (report.read, report.imported, report.invalid) == (48, 45, 3)
         assert [(e.line, e.details[0]['loc']) for e in report.errors] == [

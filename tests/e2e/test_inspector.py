@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from api.client import MnemosClient, NotFound
+from mnemos_client import Mnemos, NotFound
+from mnemos_client.models import Kind
 from tests.live import TOKEN, live_service
 
 pytestmark = pytest.mark.slow
@@ -28,7 +29,7 @@ SCREENSHOT = (
 )
 SCOPE = 'agent:main'
 DAY = '2026-05-03T10:00:00Z'
-MEMORIES = [
+MEMORIES: list[tuple[str, Kind, str]] = [
     ('Alice prefers green tea', 'preference', '2026-05-01T09:00:00Z'),
     ('Alice works at Acme.', 'fact', '2023-03-01T10:00:00Z'),
     ('Alice joined Globex.', 'fact', '2025-02-01T10:00:00Z'),
@@ -46,8 +47,8 @@ def _browser_paths() -> tuple[str, str] | None:
 
 
 @pytest.fixture(scope='module')
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, MnemosClient]]:
-    with live_service(tmp_path_factory.mktemp('ui-data')) as url, MnemosClient(url, TOKEN) as c:
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Mnemos]]:
+    with live_service(tmp_path_factory.mktemp('ui-data')) as url, Mnemos(url, TOKEN) as c:
         for text, kind, at in MEMORIES:
             c.remember(SCOPE, text, kind=kind, created_at=at, user_id='alice')
         accepted = c.complete_session(

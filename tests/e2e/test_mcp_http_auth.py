@@ -19,7 +19,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from api.client import MnemosClient
+from mnemos_client import Mnemos
 from tests.live import TOKEN, live_service
 
 pytestmark = pytest.mark.slow
@@ -63,12 +63,12 @@ def start_mcp(url: str, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
 
 @pytest.fixture(scope='module')
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    with live_service(tmp_path_factory.mktemp('mcp-auth')) as url, MnemosClient(url, TOKEN) as c:
+    with live_service(tmp_path_factory.mktemp('mcp-auth')) as url, Mnemos(url, TOKEN) as c:
         tokens = {
-            agent: c.request('POST', '/v1/tokens', json_body={'agent_id': agent}).json()['token']
+            agent: c.request('POST', '/v1/tokens', json={'agent_id': agent}).json()['token']
             for agent in ('alice', 'bob')
         }
-        with MnemosClient(url, tokens['alice']) as alice:
+        with Mnemos(url, tokens['alice']) as alice:
             alice.remember('agent:alice', 'The vault code of Alice is 4417', kind='fact')
         proc, port = start_mcp(url)
         try:
@@ -96,7 +96,7 @@ def test_requests_without_a_valid_token_get_401_json(service: dict[str, Any]) ->
         },
     }
     assert httpx.post(service['mcp'], json=call, headers=MCP_HEADERS).status_code == 401
-    with MnemosClient(service['url'], TOKEN) as admin:
+    with Mnemos(service['url'], TOKEN) as admin:
         assert admin.list_memories('agent:bob').items == []
 
 
@@ -130,7 +130,7 @@ def test_an_agent_token_acts_with_that_agents_rights(service: dict[str, Any]) ->
         assert out[name].is_error, name
         assert out[name].structured_content['status'] == 403, name
     assert not out['write_own'].is_error
-    with MnemosClient(service['url'], TOKEN) as admin:
+    with Mnemos(service['url'], TOKEN) as admin:
         texts = [m.text for m in admin.list_memories('agent:alice').items]
     assert texts == ['The vault code of Alice is 4417']
     mine = anyio.run(calls_as, service['mcp'], service['tokens']['alice'])
@@ -169,7 +169,7 @@ def test_allowed_hosts_are_configurable(service: dict[str, Any]) -> None:
 
 
 def test_whoami_says_who_a_token_stands_for(service: dict[str, Any]) -> None:
-    with MnemosClient(service['url'], service['tokens']['bob']) as bob:
+    with Mnemos(service['url'], service['tokens']['bob']) as bob:
         me = bob.request('GET', '/v1/whoami').json()
     assert (me['name'], me['admin'], me['agent_id'], me['scope']) == (
         'agent:bob',
@@ -178,7 +178,7 @@ def test_whoami_says_who_a_token_stands_for(service: dict[str, Any]) -> None:
         'agent:bob',
     )
     assert me['writable'] == ['agent:bob', 'agent:bob:*']
-    with MnemosClient(service['url'], TOKEN) as admin:
+    with Mnemos(service['url'], TOKEN) as admin:
         assert admin.request('GET', '/v1/whoami').json()['writable'] == ['*']
 
 

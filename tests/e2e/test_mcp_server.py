@@ -19,8 +19,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from api.client import MnemosClient
 from api.mcp_tools import TOOLS
+from mnemos_client import Mnemos
 from tests.live import TOKEN, live_service
 
 pytestmark = pytest.mark.slow
@@ -172,8 +172,8 @@ async def http_session_calls(mcp_url: str, token: str, where: dict[str, str]) ->
 
 def test_streamable_http_serves_the_same_tools_with_the_callers_own_scope(url: str) -> None:
     agent = f'h{uuid.uuid4().hex[:10]}'
-    with MnemosClient(url, TOKEN) as admin:
-        token = admin.request('POST', '/v1/tokens', json_body={'agent_id': agent}).json()['token']
+    with Mnemos(url, TOKEN) as admin:
+        token = admin.request('POST', '/v1/tokens', json={'agent_id': agent}).json()['token']
     port = free_port()
     cmd = [sys.executable, '-m', 'api.cli', 'mcp', '--url', url, '--http', str(port)]
     proc = subprocess.Popen(cmd, cwd=ROOT)
@@ -212,6 +212,6 @@ def test_tool_schemas_are_compact_and_described() -> None:
 def test_service_errors_become_tool_errors(url: str) -> None:
     from api.mcp_server import call_tool
 
-    with MnemosClient(url, 'not-a-token') as stranger:
+    with Mnemos(url, 'not-a-token') as stranger:
         result = call_tool(stranger, 'memory_get', {'id': str(uuid.uuid4())})
     assert result.is_error and result.structured_content['status'] == 401

@@ -4,9 +4,11 @@ answers and one error tree."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -238,3 +240,22 @@ def test_the_async_client_makes_the_same_calls(url: str, scope: str) -> None:
                 await mnemos.search('x', 'nope')
 
     asyncio.run(scenario())
+
+
+def test_the_readme_client_example_runs_as_written(
+    url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    readme = (Path(__file__).resolve().parents[2] / 'README.md').read_text(encoding='utf-8')
+    section = readme[readme.index('## Python client') :]
+    example = re.search(r'```python\n(.*?)```', section, re.DOTALL)
+    assert example is not None and 'from mnemos_client import' in example[1]
+    (tmp_path / 'mnemos-data').mkdir()
+    (tmp_path / 'mnemos-data' / 'api_token').write_text(TOKEN + '\n')
+    monkeypatch.chdir(tmp_path)
+    # only the address differs: this service listens on a free port, not 8765
+    code = example[1].replace('http://127.0.0.1:8765', url)
+    exec(compile(code, 'README.md', 'exec'), {})  # noqa: S102
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith('Alice prefers green tea')
+    assert out[1].startswith('channels: [')
+    assert out[-1].startswith('404 not_found [{')

@@ -9,8 +9,8 @@ from urllib.parse import quote
 
 import pytest
 
-from api.client import InvalidRequest, MnemosClient, NotFound
 from api.mcp_server import call_tool
+from mnemos_client import InvalidRequest, Mnemos, NotFound
 from tests.live import TOKEN, live_service
 
 pytestmark = pytest.mark.slow
@@ -19,28 +19,28 @@ TRAVERSALS = ('../teams/core', '..', '.', 'a/b', '%2e%2e')
 
 
 @pytest.fixture(scope='module')
-def mnemos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MnemosClient]:
-    with live_service(tmp_path_factory.mktemp('path-ids')) as url, MnemosClient(url, TOKEN) as c:
+def mnemos(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mnemos]:
+    with live_service(tmp_path_factory.mktemp('path-ids')) as url, Mnemos(url, TOKEN) as c:
         yield c
 
 
 @pytest.fixture
-def team_and_token(mnemos: MnemosClient) -> Iterator[tuple[str, str]]:
-    mnemos.request('PUT', '/v1/teams/core', json_body={'leader': 'lead', 'members': ['m1']})
-    issued = mnemos.request('POST', '/v1/tokens', json_body={'agent_id': 'victim'}).json()
+def team_and_token(mnemos: Mnemos) -> Iterator[tuple[str, str]]:
+    mnemos.request('PUT', '/v1/teams/core', json={'leader': 'lead', 'members': ['m1']})
+    issued = mnemos.request('POST', '/v1/tokens', json={'agent_id': 'victim'}).json()
     yield issued['token_id'], issued['token']
     mnemos.request('DELETE', '/v1/teams/core')
 
 
-def intact(mnemos: MnemosClient, token: str) -> None:
+def intact(mnemos: Mnemos, token: str) -> None:
     assert mnemos.request('GET', '/v1/teams/core').json()['leader'] == 'lead'
-    with MnemosClient(mnemos.url, token) as victim:
+    with Mnemos(mnemos.url, token) as victim:
         # the victim's token still authenticates (an empty own scope lists fine)
         assert victim.list_memories('agent:victim').items == []
 
 
 def test_client_refuses_ids_that_walk_to_other_routes(
-    mnemos: MnemosClient, team_and_token: tuple[str, str]
+    mnemos: Mnemos, team_and_token: tuple[str, str]
 ) -> None:
     token_id, token = team_and_token
     for ident in (*TRAVERSALS, f'../../v1/tokens/{token_id}'):
@@ -61,9 +61,7 @@ def test_client_refuses_ids_that_walk_to_other_routes(
     intact(mnemos, token)
 
 
-def test_mcp_delete_refuses_traversal_ids(
-    mnemos: MnemosClient, team_and_token: tuple[str, str]
-) -> None:
+def test_mcp_delete_refuses_traversal_ids(mnemos: Mnemos, team_and_token: tuple[str, str]) -> None:
     token_id, token = team_and_token
     for ident in ('../teams/core', f'../../v1/tokens/{token_id}', '..'):
         result = call_tool(mnemos, 'memory_delete', {'id': ident})
@@ -74,7 +72,7 @@ def test_mcp_delete_refuses_traversal_ids(
 
 
 def test_service_refuses_malformed_path_ids_naming_the_parameter(
-    mnemos: MnemosClient, team_and_token: tuple[str, str]
+    mnemos: Mnemos, team_and_token: tuple[str, str]
 ) -> None:
     token_id, token = team_and_token
     # sent percent-encoded, past the client's own check: the service must refuse them itself

@@ -10,7 +10,7 @@ Framework adapters are submodules with their own extras: `mnemos_client.langgrap
 (`pip install 'mnemos-client[langgraph]'`), `mnemos_client.langchain`, `mnemos_client.llamaindex`.
 """
 
-from mnemos_client._calls import PATH_ID_PATTERNS, path_segment
+from mnemos_client._calls import PATH_ID_PATTERNS, UUID_PATTERN, path_segment
 from mnemos_client.async_client import AsyncMnemos
 from mnemos_client.client import Mnemos
 from mnemos_client.errors import (
@@ -55,6 +55,7 @@ __version__ = '0.1.0'
 
 __all__ = [
     'PATH_ID_PATTERNS',
+    'UUID_PATTERN',
     'AsyncMnemos',
     'BadRequest',
     'BatchResult',

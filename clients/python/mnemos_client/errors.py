@@ -125,8 +125,8 @@ def invalid_request(exc: pydantic.ValidationError) -> InvalidRequest:
         {'loc': [str(p) for p in e['loc']], 'msg': e['msg'], 'type': e['type']}
         for e in exc.errors(include_url=False)
     ]
-    fields = ', '.join('.'.join(d['loc']) or 'body' for d in details)
-    return InvalidRequest(422, 'invalid_request', f'invalid {fields}', details)
+    message = '; '.join(f'invalid {".".join(d["loc"]) or "body"}: {d["msg"]}' for d in details)
+    return InvalidRequest(422, 'invalid_request', message, details)
 
 
 def unexpected_answer(exc: Exception, body: Any) -> UnexpectedAnswer:

@@ -1,5 +1,6 @@
 """Typed keyword options of the client's calls: each is the request model's optional fields, so a
-type checker and an editor know every option, and a misspelt one fails before anything is sent."""
+type checker and an editor know every option, and a misspelt one fails before anything is sent.
+Times are `datetime`s or ISO 8601 strings (validated by the request model)."""
 
 from __future__ import annotations
 
@@ -30,8 +31,8 @@ class MemoryOptions(TypedDict, total=False):
     importance: float | None
     importance_label: ImportanceLabel | None
     pinned: bool
-    created_at: datetime | None
-    expires_at: datetime | None
+    created_at: datetime | str | None
+    expires_at: datetime | str | None
     metadata: dict[str, Any]
     source: Source
     source_ref: str | None
@@ -77,7 +78,7 @@ class CaptureOptions(TypedDict, total=False):
     channel: str | None
     source: str | None
     user_id: str | None
-    created_at: datetime | None
+    created_at: datetime | str | None
 
 
 class BundleOptions(TypedDict, total=False):
@@ -92,7 +93,7 @@ class BundleOptions(TypedDict, total=False):
 class GraphSearchOptions(TypedDict, total=False):
     """Options of `kg_search` (`KGSearchRequest` less `query` and `scope`)."""
 
-    as_of: datetime | None
+    as_of: datetime | str | None
     hops: int
     limit: int
     user_id: str | None
