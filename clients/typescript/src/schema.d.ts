@@ -1243,6 +1243,11 @@ export interface components {
          */
         ForgetReport: {
             /**
+             * Compaction Job
+             * @description the job that rewrites the stores without the deleted bytes: once it is done (GET /v1/jobs/{id}), nothing forgotten is left in the data dir; null when no store of this process needs it
+             */
+            compaction_job: string | null;
+            /**
              * Episodes
              * @description episodes deleted from the vector store
              */
@@ -1697,6 +1702,13 @@ export interface components {
             merges: components["schemas"]["MergeRecord"][];
             /** Scope */
             scope: string;
+            /**
+             * Stale
+             * @description facts of this memory that later memories replaced, each with its slot, both values and the replacing memory (a memory is superseded once all are)
+             */
+            stale?: {
+                [key: string]: unknown;
+            }[];
             /**
              * Superseded
              * @description true: no longer current, searches leave it out
@@ -2300,7 +2312,7 @@ export interface components {
             at: string | null;
             /**
              * Details
-             * @description what the write recorded about it (slot, values)
+             * @description what the write recorded: slot, subject, old_value, new_value, by, rule
              */
             details?: {
                 [key: string]: unknown;
