@@ -490,11 +490,6 @@ VALUE_TAIL_EN = re.compile(
     r'these days|nowadays|lately|in your answers|in answers|in replies|in responses)$'
 )
 
-CORRECTION = re.compile(
-    r'(?i)\b(?:no longer|instead of|instead|from now on|not anymore|any ?more|now prefer|'
-    r'rather than|switched|changed (?:my mind|to))\b|'
-    r'不再|改成|改为|改用|换成|以后.{0,8}可以|现在.{0,12}了'
-)
 
 NEG_CUE = re.compile(
     r"(?i)(?:\b(?:no more|no|not|don't|do not|never|no longer|stop|stop using|avoid|without|"

@@ -24,7 +24,6 @@ from recall.write.fact_patterns import (
     CHOICES,
     CHOSEN_SLOTS,
     CLAUSE_CUT,
-    CORRECTION,
     EDITOR,
     EDITOR_CUE,
     EDITOR_TO,
@@ -82,9 +81,10 @@ SINGLE_VALUED = frozenset(
         'editor',
         'answer_format',
         'answer_language',
+        'answer_length',
+        'unit',
     }
 )
-MANY_VALUED = frozenset({'likes', 'prefers', 'hobby', 'pet', 'skill', 'language', 'habit'})
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +103,8 @@ class Fact:
     @property
     def single(self) -> bool:
         """Whether the slot holds one value per subject (attributes "my X is Y" included)."""
-        return self.slot in SINGLE_VALUED or self.slot.startswith('attr:')
+        # "email:work", "unit:distance": a qualified slot is single-valued as its base is
+        return self.slot.split(':')[0] in SINGLE_VALUED or self.slot.startswith('attr:')
 
     def shown(self) -> str:
         """The value as a receipt shows it: negated ones as "not X", past ones as "X (past)"."""
@@ -411,17 +412,6 @@ def facts_of(text: str) -> list[Fact]:
         subject = found or subject
         out += _clause_facts(body if found in (None, SELF) else rest, subject, index, text)
     return out
-
-
-def is_correction(text: str) -> bool:
-    """Whether `text` says outright that something changed ("no longer", "instead of",
-    "from now on", "不再", "改成", "以后…可以", "现在…了")."""
-    return CORRECTION.search(text) is not None
-
-
-def fact_clauses(text: str) -> tuple[int, set[int]]:
-    """(number of clauses, indexes of the clauses that state a fact) of `text`."""
-    return len(clauses(text)), {f.clause for f in facts_of(text)}
 
 
 def joined_corrections(parts: list[str]) -> list[str]:

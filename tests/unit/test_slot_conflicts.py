@@ -99,3 +99,24 @@ def test_two_keyed_values_are_never_merged_by_similarity_alone():
     [father] = writer.capture(SCOPE, '我爸爸的生日也是5月9日。', user_id='u1')[1]
     assert (mother.status, father.status) == (WriteStatus.CREATED, WriteStatus.CREATED)
     assert mother.id != father.id
+
+
+@pytest.mark.parametrize(
+    ('old', 'new', 'slot'),
+    [
+        ('I prefer short answers.', 'Please give detailed answers.', 'answer_length'),
+        ('I prefer miles for measurements.', 'Please use kilometres.', 'unit:distance'),
+        ('My work email is a@b.com', 'My work email is c@d.com', 'email:work'),
+    ],
+)
+def test_a_qualified_or_chosen_slot_holds_one_value(old: str, new: str, slot: str):
+    [record] = replaced(Stated.of('n', new, None), Stated.of('o', old, None))
+    assert record.slot == slot and record.rule == 'slot'
+
+
+def test_a_qualified_slot_is_another_slot():
+    work, own = (
+        Stated.of('o', 'My work email is a@b.com', None),
+        Stated.of('n', 'My email is c@d.com', None),
+    )
+    assert replaced(own, work) == []
