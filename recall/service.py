@@ -22,7 +22,6 @@ from recall.models import MEMORIES, Chunk
 from recall.ports import GraphIndex
 from recall.read.channels import ChannelReader, Found, search_filter
 from recall.read.context import (
-    beyond_name,
     confidence,
     query_names,
     query_period,
@@ -345,18 +344,8 @@ class RecallService:
 
         def cheap(ident: str) -> dict[str, float]:
             payload = payloads[ident]
-            speaker = spoken.get(ident)
-            # the question's subject spoke this turn, and it matches more than the name, or it
-            # answers a turn that does (found as that turn's neighbour)
-            said = (
-                speaker in named
-                and (
-                    ident in found.lent_by
-                    or beyond_name(terms, speaker, str(payload.get('text', '')))
-                )
-                if speaker
-                else False
-            )
+            # a dialogue turn the question's subject spoke (spoken: turns only)
+            said = spoken.get(ident) in named
             return {
                 'speaker_named': 1.0 if said else 0.0,
                 'date_match': 1.0 if period and period.holds(payload.get('created_at')) else 0.0,

@@ -5,9 +5,9 @@ Pure functions over payloads and ranked lists; the service does the store I/O.
 
 - **Speaker.** Clients that log a chat write "Name: words" (LoCoMo, most agent transcripts) and
   rarely send `metadata.speaker`. A question that names a person is usually about what that
-  person said, so a turn whose speaker the query names, and that matches the query beyond the
-  name, gets a small boost. Only a turn has a speaker: a field note ("Maya's Gender: female",
-  "李娜的性别：女") and a block of several speakers' lines are not one person's words.
+  person said, so a turn whose speaker the query names gets a small boost. Only a turn has a
+  speaker: a field note ("Maya's Gender: female", "李娜的性别：女") and a block of several
+  speakers' lines are not one person's words.
 - **Neighbours.** A turn's meaning often sits in the turn before it ("What did you paint?" /
   "A sunrise."). Each memory records the memory written just before it in its scope
   (`prev_id`); at query time the strongest lexical and dense candidates lend score to their
@@ -82,14 +82,6 @@ def turn_speaker(payload: Mapping[str, Any]) -> str | None:
     if isinstance(given, str) and given.strip():
         return given.strip()[:80]
     return prefix_speaker(str(payload.get('text', '')))
-
-
-def beyond_name(terms: Sequence[str], speaker: str, text: str) -> bool:
-    """Whether the text holds a query term other than the speaker's name: a turn that matches
-    the query only by who spoke it says nothing about the question."""
-    name = set(tokenize(speaker))
-    have = _terms_of(text)
-    return any(t in have for t in terms if t not in name)
 
 
 def name_keys(name: str) -> frozenset[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 RRF_K = 60
 
@@ -96,11 +96,12 @@ def _combine(
 class FusionConfig(BaseModel):
     """A fusion recipe: method, per-channel weights, boosts and the relevance floor.
 
-    Chosen by leave-one-conversation-out cross-validation on the LoCoMo dev split through the
-    plain client protocol (`python bench/locomo.py --protocol plain --cv`): every value is
-    scored on a conversation it was not chosen on. The default method, `learned`, ranks with
-    the logistic model in recall/assets/fusion_model.json; the weights and boosts serve `rrf`
-    and `weighted` (the best such recipe of the same grid), and the `context` weight also says
+    The default method, `learned`, ranks with the logistic model in
+    recall/assets/fusion_model.json, fitted on every kind of the kinds suite (dialogue turns,
+    notes, summaries, memory banks, documents, Chinese; `python bench/kinds_fit.py`) and scored
+    leave-one-kind-out. The weights and boosts serve `rrf` and `weighted`: chosen by
+    leave-one-conversation-out cross-validation on the LoCoMo dev split through the plain client
+    protocol (`python bench/locomo.py --protocol plain --cv`); the `context` weight also says
     whether the context channel is read at all.
     """
 
@@ -178,6 +179,18 @@ class LinearModel(BaseModel):
     weights: list[float]
     bias: float
     fitted_on: str = ''
+    # Platt scaling (slope, intercept) of the logit onto the chance that a hit is relevant,
+    # fitted out of fold with every kind of memory weighing the same: the same score means
+    # the same on dialogue, notes, profile fields and documents. The slope is positive, so
+    # the order is the logit's
+    calibration: tuple[float, float] = (1.0, 0.0)
+
+    @field_validator('calibration')
+    @classmethod
+    def _order_kept(cls, value: tuple[float, float]) -> tuple[float, float]:
+        if not value[0] > 0:
+            raise ValueError('the calibration slope must be positive (it keeps the order)')
+        return value
 
 
 class ChannelColumns(NamedTuple):
@@ -243,8 +256,9 @@ def learned_logits(model: LinearModel, matrix: np.ndarray) -> np.ndarray:
 
 
 def learned_scores(model: LinearModel, matrix: np.ndarray) -> np.ndarray:
-    """Probability of relevance of each row (a logistic model's output, in (0, 1))."""
-    return 1.0 / (1.0 + np.exp(-learned_logits(model, matrix)))
+    """Calibrated probability of relevance of each row, in (0, 1)."""
+    slope, intercept = model.calibration
+    return 1.0 / (1.0 + np.exp(-(slope * learned_logits(model, matrix) + intercept)))
 
 
 def learned_head(

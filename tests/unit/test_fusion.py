@@ -1,10 +1,17 @@
 import random
 from typing import Any
 
+import numpy as np
+import pytest
+from pydantic import ValidationError
+
 from recall.read.fusion import (
+    FEATURES,
     RRF_K,
+    LinearModel,
     feature_matrix,
     learned_head,
+    learned_logits,
     learned_scores,
     rrf,
     shipped_model,
@@ -124,3 +131,22 @@ def test_rrf_matches_the_plain_definition_exactly_with_weights_and_repeated_ids(
         weights = {'bm25': 1.0, 'dense': 0.75, 'context': rng.choice([0.0, 1.0]), 'graph': 0.25}
         got = [(f.id, f.score, f.ranks, f.channel_scores) for f in rrf(lists, weights=weights)]
         assert got == _rrf_reference(lists, weights)
+
+
+def test_the_calibration_maps_the_logit_and_keeps_the_order():
+    plain = LinearModel(
+        features=list(FEATURES),
+        mean=[0.0] * len(FEATURES),
+        scale=[1.0] * len(FEATURES),
+        weights=[0.5] * len(FEATURES),
+        bias=-2.0,
+    )
+    calibrated = plain.model_copy(update={'calibration': (0.5, -1.0)})
+    rows = np.random.default_rng(3).random((20, len(FEATURES)))
+    logit = learned_logits(plain, rows)
+    assert np.allclose(learned_scores(plain, rows), 1 / (1 + np.exp(-logit)))
+    expected = 1 / (1 + np.exp(-(0.5 * logit - 1.0)))
+    assert np.allclose(learned_scores(calibrated, rows), expected)
+    assert (np.argsort(learned_scores(calibrated, rows)) == np.argsort(logit)).all()
+    with pytest.raises(ValidationError, match='slope'):
+        LinearModel.model_validate({**plain.model_dump(), 'calibration': (-1.0, 0.0)})

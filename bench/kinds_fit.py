@@ -1,0 +1,281 @@
+"""Leave-one-kind-out fitting of the learned fusion over the kinds suite's explained searches.
+
+python bench/kinds_fit.py bench/results/kinds_explained.json             # report only
+python bench/kinds_fit.py bench/results/kinds_explained.json --write-model
+
+`bench/kinds.py --explain` asks every question once with every channel on, no floor and
+`explain: true`; this replays the service's learned ranking offline (as bench/recall_cv.py does
+for LoCoMo) for a model fitted without the kind it is scored on. Holding out a kind also holds
+out `mixed` (which holds parts of every kind but bank_zh); the `mixed` fold trains on every
+other kind. Each kind weighs the same in a fit whatever its number of questions, and within a
+kind positives and negatives weigh the same. The report gives, per held-out kind, the held-out
+model beside the shipped model and each channel alone, all replayed on the same searches; for
+`turns`, also each conversation scored by a model fitted on every other kind and the other
+conversations (bench/locomo.py --cv's folds, the other kinds added). The calibration of the
+score (Platt scaling of the logit) is fitted on the held-out folds' returned hits, each kind
+weighing the same; a table shows per kind the share of returned hits that are gold by
+calibrated score. `--write-model` ships the model fitted on every kind, with that calibration
+(recall/assets/fusion_model.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench._common import print_table, write_json  # noqa: E402
+from bench.kinds_suite import METRICS, mean_scores, score  # noqa: E402
+from recall.read.fusion import (  # noqa: E402
+    FEATURES,
+    LEARNED_CHANNELS,
+    MODEL_PATH,
+    LinearModel,
+    feature_matrix,
+    learned_logits,
+    learned_scores,
+    shipped_model,
+)
+
+TOP_K = 10
+RANK_WINDOW = max(TOP_K * 3, 30)  # recall.service RANK_WINDOW_FACTOR / MIN_RANK_WINDOW
+FLOOR = 0.3  # recall.read.fusion FusionConfig.min_score
+L2 = 1e-3
+FIT_STEPS = 400
+FIT_RATE = 0.5
+
+
+class Search:
+    """One explained search as arrays: candidates, features, factors, refs and gold."""
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        """Lay out one saved explained search."""
+        self.kind = str(raw['kind'])
+        scope = str(raw['scope'])
+        # the LoCoMo conversation a search belongs to ('' for the other kinds)
+        self.conversation = '-'.join(scope.split('-')[-2:]) if '-conv-' in scope else ''
+        self.gold = tuple(frozenset(p) for p in raw['gold'])
+        lists = {c: [(i, float(v)) for i, v in pts] for c, pts in raw['lists'].items()}
+        self.lists = lists
+        factors = raw['factors']
+        ids = sorted({i for pts in lists.values() for i, _ in pts} & set(factors))
+        self.ids = ids
+        self.features = feature_matrix(ids, lists, factors)
+        self.learnable = np.zeros(len(ids), bool)
+        at = {ident: n for n, ident in enumerate(ids)}
+        for channel in LEARNED_CHANNELS:
+            for ident, _ in lists.get(channel, []):
+                if ident in at:
+                    self.learnable[at[ident]] = True
+        self.confidence = np.array([factors[i]['confidence'] for i in ids])
+        self.decay = np.array([factors[i]['decay_multiplier'] for i in ids])
+        self.refs = [frozenset(raw['refs'].get(i, ())) for i in ids]
+        wanted = frozenset().union(*self.gold)
+        self.label = np.array([bool(r & wanted) for r in self.refs])
+
+
+def replay(s: Search, model: LinearModel, floor: float = FLOOR) -> list[frozenset[str]]:
+    """The refs the service's learned ranking returns for this search (RecallService._rank)."""
+    base = learned_scores(model, s.features)
+    order = np.lexsort((np.arange(len(s.ids)), -base))
+    order = order[s.learnable[order]][:RANK_WINDOW]
+    order = order[s.confidence[order] >= floor]
+    final = order[np.lexsort((order, -(base[order] * s.decay[order])))][:TOP_K]
+    return [s.refs[n] for n in final]
+
+
+def channel_alone(s: Search, channel: str, floor: float = FLOOR) -> list[frozenset[str]]:
+    """The refs a single-channel mode returns: the channel's own order, floor applied."""
+    at = {ident: n for n, ident in enumerate(s.ids)}
+    out = []
+    for ident, _ in s.lists.get(channel, []):
+        n = at.get(ident)
+        if n is not None and s.confidence[n] >= floor:
+            out.append(s.refs[n])
+        if len(out) == TOP_K:
+            break
+    return out
+
+
+def fit(searches: Sequence[Search], label: str) -> LinearModel:
+    """Logistic regression with L2 over the learnable candidates of `searches`: each kind
+    weighs the same, and within a kind positives and negatives weigh the same."""
+    kinds = sorted({s.kind for s in searches})
+    xs, ys, ws = [], [], []
+    for kind in kinds:
+        rows = [s for s in searches if s.kind == kind]
+        x = np.vstack([s.features[s.learnable] for s in rows]).astype(np.float32)
+        y = np.concatenate([s.label[s.learnable] for s in rows]).astype(float)
+        pos = max(1.0, y.sum())
+        neg = max(1.0, len(y) - y.sum())
+        xs.append(x)
+        ys.append(y)
+        ws.append(np.where(y > 0, 0.5 / pos, 0.5 / neg) / len(kinds))
+    x, y, w = np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale == 0] = 1.0
+    z = (x - mean) / scale
+    coef, bias = np.zeros(z.shape[1]), 0.0
+    for _ in range(FIT_STEPS):
+        prob = 1.0 / (1.0 + np.exp(-(z @ coef + bias)))
+        err = (prob - y) * w
+        coef -= FIT_RATE * (z.T @ err + L2 * coef)
+        bias -= FIT_RATE * err.sum()
+    return LinearModel(
+        features=list(FEATURES),
+        mean=[round(float(v), 6) for v in mean],
+        scale=[round(float(v), 6) for v in scale],
+        weights=[round(float(v), 6) for v in coef],
+        bias=round(float(bias), 6),
+        fitted_on=label,
+    )
+
+
+def evaluate(searches: Sequence[Search], rank: Any) -> dict[str, float]:
+    """Mean scores of `rank(search)` over `searches`."""
+    return mean_scores([score(rank(s), s.gold) for s in searches])
+
+
+def returned(s: Search, model: LinearModel) -> tuple[np.ndarray, np.ndarray]:
+    """Logits and gold labels of the hits the learned ranking returns for this search."""
+    base = learned_scores(model, s.features)
+    order = np.lexsort((np.arange(len(s.ids)), -base))
+    order = order[s.learnable[order]][:RANK_WINDOW]
+    order = order[s.confidence[order] >= FLOOR]
+    final = order[np.lexsort((order, -(base[order] * s.decay[order])))][:TOP_K]
+    return learned_logits(model, s.features[final]), s.label[final]
+
+
+def platt(logits: Sequence[np.ndarray], labels: Sequence[np.ndarray]) -> tuple[float, float]:
+    """Slope and intercept mapping a logit onto the chance that a returned hit is gold; each
+    group (a kind's held-out hits) weighs the same."""
+    x = np.concatenate(logits)
+    y = np.concatenate(labels).astype(float)
+    w = np.concatenate([np.full(len(g), 1.0 / max(1, len(g)) / len(logits)) for g in logits])
+    slope, intercept = 1.0, 0.0
+    for _ in range(3000):
+        prob = 1.0 / (1.0 + np.exp(-(slope * x + intercept)))
+        err = (prob - y) * w
+        slope -= 1.0 * float((err * x).sum())
+        intercept -= 1.0 * float(err.sum())
+    return round(max(slope, 1e-3), 6), round(intercept, 6)
+
+
+BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+
+
+def reliability(
+    by_kind: dict[str, tuple[np.ndarray, np.ndarray]], calibration: tuple[float, float]
+) -> list[list[Any]]:
+    """Per kind and score bin: the share of returned hits that are gold (and how many)."""
+    rows = []
+    for kind, (logits, labels) in by_kind.items():
+        p = 1.0 / (1.0 + np.exp(-(calibration[0] * logits + calibration[1])))
+        cells = []
+        for low, high in zip(BINS, BINS[1:], strict=False):
+            inside = (p >= low) & (p < high if high < 1.0 else p <= high)
+            n = int(inside.sum())
+            cells.append(f'{labels[inside].mean():.2f} ({n})' if n else '-')
+        rows.append([kind, *cells])
+    return rows
+
+
+def training_set(searches: Sequence[Search], held: str) -> list[Search]:
+    """Every search a model scored on `held` may learn from."""
+    if held == 'mixed':
+        return [s for s in searches if s.kind != 'mixed']
+    return [s for s in searches if s.kind not in (held, 'mixed')]
+
+
+def by_conversation(searches: Sequence[Search], held: str) -> dict[str, float]:
+    """LoCoMo turns scored conversation by conversation, each with a model fitted on every
+    other kind and the other conversations (bench/locomo.py --cv, with the other kinds too)."""
+    rows = []
+    for conv in sorted({s.conversation for s in searches if s.kind == held}):
+        train = [s for s in searches if s.kind != 'mixed' and s.conversation != conv]
+        model = fit(train, f'kinds suite without {conv}')
+        rows += [
+            score(replay(s, model), s.gold)
+            for s in searches
+            if s.kind == held and s.conversation == conv
+        ]
+    return mean_scores(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Cross-validate by kind, print the table, optionally ship the model fitted on all."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('explained', type=Path)
+    parser.add_argument('--write-model', action='store_true')
+    args = parser.parse_args(argv)
+    searches = [Search(r) for r in json.loads(args.explained.read_text())]
+    kinds = list(dict.fromkeys(s.kind for s in searches))
+    shipped = shipped_model()
+    assert shipped is not None
+    rows: list[list[Any]] = []
+    report: dict[str, Any] = {}
+    held_out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for held in kinds:
+        test = [s for s in searches if s.kind == held]
+        model = fit(training_set(searches, held), f'kinds suite without {held}')
+        results = {
+            'held-out fit': evaluate(test, lambda s, m=model: replay(s, m)),
+            'shipped': evaluate(test, lambda s: replay(s, shipped)),
+            'bm25 alone': evaluate(test, lambda s: channel_alone(s, 'bm25')),
+            'dense alone': evaluate(test, lambda s: channel_alone(s, 'dense')),
+        }
+        if held == 'turns':
+            results['held-out conversation'] = by_conversation(searches, held)
+        report[held] = {'results': results, 'model': model.model_dump()}
+        pairs = [returned(s, model) for s in test]
+        held_out[held] = (
+            np.concatenate([lg for lg, _ in pairs]),
+            np.concatenate([lb for _, lb in pairs]),
+        )
+        rows.append(
+            [
+                f'{held} ({len(test)})',
+                *(
+                    f'{r["recall@10"]:.3f} / {r["R@5"]:.3f} / {r["mrr"]:.3f}'
+                    for r in results.values()
+                ),
+            ]
+        )
+    print(f'\nleave one kind out: recall@10 / R@5 / MRR ({", ".join(METRICS)}), floor {FLOOR}')
+    header = ['held-out fit', 'shipped', 'bm25 alone', 'dense alone', 'held-out conversation']
+    print_table(['held-out kind', *header], [r + [''] * (1 + len(header) - len(r)) for r in rows])
+    final = fit(searches, f'kinds suite, all {len(kinds)} kinds ({args.explained.name})')
+    calibration = platt([v[0] for v in held_out.values()], [v[1] for v in held_out.values()])
+    final = final.model_copy(update={'calibration': calibration})
+    print(f'\ncalibration (slope, intercept) fitted on held-out hits: {calibration}')
+    print('share of returned hits that are gold, by calibrated score (held-out models)')
+    labels = [f'{lo:.1f}-{hi:.1f}' for lo, hi in zip(BINS, BINS[1:], strict=False)]
+    print_table(['kind', *labels], reliability(held_out, calibration))
+    print_table(
+        ['feature', 'weight'], [[f, w] for f, w in zip(FEATURES, final.weights, strict=True)]
+    )
+    out = write_json(
+        'kinds_fit',
+        {
+            'folds': report,
+            'model': final.model_dump(),
+            'reliability': reliability(held_out, calibration),
+        },
+    )
+    print(f'wrote {out.relative_to(ROOT)}')
+    if args.write_model:
+        MODEL_PATH.write_text(final.model_dump_json(indent=2) + '\n')
+        print(f'wrote {MODEL_PATH.relative_to(ROOT)}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
