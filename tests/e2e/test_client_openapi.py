@@ -127,9 +127,18 @@ OPERATIONS: dict[str, str] = {
     'admin_export': 'export',
     'admin_import_': 'import_records',
     'admin_forget_': 'forget',
+    'admin_snapshot': 'snapshot',
+    'admin_hydrate': 'hydrate',
+    'admin_index_document': 'index_document',
+    'admin_delete_document': 'delete_document',
+    'agents_create_token': 'create_token',
+    'agents_list_tokens': 'tokens',
+    'agents_revoke_token': 'revoke_token',
+    'agents_put_team': 'put_team',
+    'agents_get_team': 'team',
+    'agents_delete_team': 'delete_team',
 }
-# operations an application does not call: pages, scrapes, and the operator's admin routes
-# (`request()` reaches them)
+# operations an application does not call: pages and scrapes (`request()` reaches them)
 NOT_WRAPPED = {
     'observability_metrics',
     'openapi_openapi_json',
@@ -137,16 +146,6 @@ NOT_WRAPPED = {
     'openapi_docs_asset',
     'ui_page',
     'ui_asset',
-    'admin_snapshot',
-    'admin_hydrate',
-    'admin_index_document',
-    'admin_delete_document',
-    'agents_create_token',
-    'agents_list_tokens',
-    'agents_revoke_token',
-    'agents_put_team',
-    'agents_get_team',
-    'agents_delete_team',
 }
 
 ENUMS: dict[str, Any] = {

@@ -259,3 +259,26 @@ def test_the_readme_client_example_runs_as_written(
     assert out[0].endswith('Alice prefers green tea')
     assert out[1].startswith('channels: [')
     assert out[-1].startswith('404 not_found [{')
+
+
+def test_tokens_teams_documents_snapshot_and_hydrate(mnemos: Mnemos, scope: str) -> None:
+    agent = f'a{uuid.uuid4().hex[:8]}'
+    created = mnemos.create_token(agent)
+    assert created.agent_id == agent and created.token
+    assert created.token_id in [t.token_id for t in mnemos.tokens(agent)]
+    assert mnemos.revoke_token(created.token_id).revoked_at is not None
+    team = mnemos.put_team(f't{agent}', leader='lead', members=['m1'])
+    assert mnemos.team(team.team_id).members == ['m1']
+    assert mnemos.delete_team(team.team_id).deleted
+    with pytest.raises(NotFound):
+        mnemos.team(team.team_id)
+    report = mnemos.index_document(scope, 'notes/tea.md', '# Tea\n\nAlice brews oolong at 85 C.\n')
+    assert report.chunks >= 1 and report.embedded == report.chunks
+    assert mnemos.delete_document(scope, 'notes/tea.md').deleted == report.chunks
+    pinned = mnemos.remember(scope, 'Hana keeps bees', pinned=True)
+    assert pinned.status == 'created'
+    markdown = mnemos.snapshot(scope)
+    assert 'Hana keeps bees' in markdown
+    other = f'agent:h{uuid.uuid4().hex[:8]}'
+    assert mnemos.hydrate(other, markdown).written == 1
+    assert [m.text for m in mnemos.iter_memories(other)] == ['Hana keeps bees']

@@ -277,6 +277,51 @@ def forget(request: m.ForgetIn) -> Call[m.ForgetReport]:
     return Call('POST', '/v1/admin/forget', reader(m.ForgetReport), json=body(request))
 
 
+def snapshot(scope: str) -> Call[str]:
+    return Call('GET', '/v1/admin/snapshot', lambda r: r.text, params=query(scope=scope))
+
+
+def hydrate(request: m.HydrateIn) -> Call[m.HydrateReport]:
+    return Call('POST', '/v1/admin/hydrate', reader(m.HydrateReport), json=body(request))
+
+
+def index_document(request: m.DocumentIn) -> Call[m.DocumentReport]:
+    return Call('POST', '/v1/documents', reader(m.DocumentReport), json=body(request))
+
+
+def delete_document(scope: str, path: str) -> Call[m.DocumentDeleted]:
+    params = query(scope=scope, path=path)
+    return Call('DELETE', '/v1/documents', reader(m.DocumentDeleted), params=params)
+
+
+def create_token(request: m.TokenIn) -> Call[m.TokenCreated]:
+    return Call('POST', '/v1/tokens', reader(m.TokenCreated), json=body(request))
+
+
+def tokens(agent_id: str | None, include_revoked: bool) -> Call[list[m.Token]]:
+    read_list = reader(m.TokenList)
+    params = query(agent_id=agent_id, include_revoked=include_revoked)
+    return Call('GET', '/v1/tokens', lambda r: read_list(r).items, params=params)
+
+
+def revoke_token(token_id: str) -> Call[m.TokenRevoked]:
+    path = f'/v1/tokens/{path_segment("token_id", token_id)}'
+    return Call('DELETE', path, reader(m.TokenRevoked))
+
+
+def put_team(team_id: str, request: m.TeamIn) -> Call[m.Team]:
+    path = f'/v1/teams/{path_segment("team_id", team_id)}'
+    return Call('PUT', path, reader(m.Team), json=body(request))
+
+
+def team(team_id: str) -> Call[m.Team]:
+    return Call('GET', f'/v1/teams/{path_segment("team_id", team_id)}', reader(m.Team))
+
+
+def delete_team(team_id: str) -> Call[m.Deleted]:
+    return Call('DELETE', f'/v1/teams/{path_segment("team_id", team_id)}', reader(m.Deleted))
+
+
 def jsonl(record: Mapping[str, Any] | str | bytes) -> bytes:
     """One JSONL line of an import."""
     if isinstance(record, bytes):

@@ -318,3 +318,54 @@ class Mnemos:
         """Forget a user, a scope, or a user within a scope, in every store (admin token)."""
         request = calls.build(m.ForgetIn, {'scope': scope, 'user_id': user_id})
         return self.run(calls.forget(request))
+
+    def snapshot(self, scope: str) -> str:
+        """Markdown of a scope's Core memories, with what `hydrate` needs (admin token)."""
+        return self.run(calls.snapshot(scope))
+
+    def hydrate(self, scope: str, markdown: str) -> m.HydrateReport:
+        """Write a snapshot's memories (or plain Markdown's chunks) into `scope` (admin token)."""
+        return self.run(
+            calls.hydrate(calls.build(m.HydrateIn, {'scope': scope, 'markdown': markdown}))
+        )
+
+    # ---- documents, tokens, teams -----------------------------------------------------------
+
+    def index_document(
+        self, scope: str, path: str, markdown: str, *, user_id: str | None = None
+    ) -> m.DocumentReport:
+        """Index a Markdown document as chunks; unchanged chunks keep their embeddings."""
+        data = {'scope': scope, 'path': path, 'markdown': markdown, 'user_id': user_id}
+        return self.run(calls.index_document(calls.build(m.DocumentIn, data)))
+
+    def delete_document(self, scope: str, path: str) -> m.DocumentDeleted:
+        """Remove a document's chunks."""
+        return self.run(calls.delete_document(scope, path))
+
+    def create_token(self, agent_id: str, scopes: Sequence[str] = ()) -> m.TokenCreated:
+        """A new agent token (admin token); its secret `token` is shown this once."""
+        data = {'agent_id': agent_id, 'scopes': list(scopes)}
+        return self.run(calls.create_token(calls.build(m.TokenIn, data)))
+
+    def tokens(
+        self, agent_id: str | None = None, *, include_revoked: bool = False
+    ) -> list[m.Token]:
+        """Agent tokens, without their secrets (admin token)."""
+        return self.run(calls.tokens(agent_id, include_revoked))
+
+    def revoke_token(self, token_id: str) -> m.TokenRevoked:
+        """Revoke an agent token (admin token)."""
+        return self.run(calls.revoke_token(token_id))
+
+    def put_team(self, team_id: str, leader: str, members: Sequence[str]) -> m.Team:
+        """Create or replace a team; members read the leader's memory as fallback (admin)."""
+        data = {'leader': leader, 'members': list(members)}
+        return self.run(calls.put_team(team_id, calls.build(m.TeamIn, data)))
+
+    def team(self, team_id: str) -> m.Team:
+        """A team, its members and the scope its leader reads."""
+        return self.run(calls.team(team_id))
+
+    def delete_team(self, team_id: str) -> m.Deleted:
+        """Delete a team (admin token)."""
+        return self.run(calls.delete_team(team_id))
