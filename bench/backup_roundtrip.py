@@ -23,8 +23,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from api.bulk import import_chunked  # noqa: E402
-from api.client import MnemosClient  # noqa: E402
 from bench._common import load_locomo, print_table, start_service, write_json  # noqa: E402
+from mnemos_client import Mnemos  # noqa: E402
 
 SCOPES = 20
 COMPARED = ('id', 'scope', 'user_id', 'text', 'tags', 'metadata', 'created_at', 'kind', 'tier')
@@ -50,14 +50,14 @@ def _source(path: Path, count: int) -> None:
 
 def _import(url: str, token: str, path: Path) -> tuple[dict[str, Any], float]:
     started = time.perf_counter()
-    with MnemosClient(url, token, timeout=600.0) as client, path.open('rb') as lines:
+    with Mnemos(url, token, timeout=600.0) as client, path.open('rb') as lines:
         report = import_chunked(client, lines)
     return report.model_dump(mode='json'), time.perf_counter() - started
 
 
 def _export(url: str, token: str, path: Path) -> float:
     started = time.perf_counter()
-    with MnemosClient(url, token, timeout=600.0) as client, path.open('w') as out:
+    with Mnemos(url, token, timeout=600.0) as client, path.open('w') as out:
         for record in client.export(None, redact=False):
             out.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + '\n')
     return time.perf_counter() - started

@@ -13,6 +13,7 @@ validators for IBANs and national ids.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import Counter
@@ -203,8 +204,17 @@ def _random_token(token: str) -> bool:
     )
     if not all(classes):
         return False
-    # a random string of n symbols from 64 has close to log2(n) bits per character
-    return entropy(core) >= 0.87 * math.log2(min(len(core), 64))
+    # a random string of n symbols from 64 has close to log2(n) bits per character, and
+    # changes character class (upper, lower, digit) at about every other character, where
+    # words run together ("ThrowbackThursday2019") change it only between words
+    switches = sum(_class(a) != _class(b) for a, b in itertools.pairwise(core)) / (len(core) - 1)
+    # (long tokens vary more around that rate, and few words run together that long)
+    least = 0.3 if len(core) >= 32 else 0.38
+    return switches >= least and entropy(core) >= 0.75 * math.log2(min(len(core), 64))
+
+
+def _class(char: str) -> int:
+    return 0 if char.isupper() else 1 if char.islower() else 2 if char.isdigit() else 3
 
 
 def _rule_spans(text: str) -> Iterable[Span]:

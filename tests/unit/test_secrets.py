@@ -3,6 +3,9 @@ found, ordinary numbers, dates and phone numbers are not."""
 
 from __future__ import annotations
 
+import random
+import string
+
 import pytest
 
 from recall.write.guards import explicit_skip, redact_secret_fields, redact_secrets, secret_kind
@@ -154,3 +157,14 @@ def test_masking_twice_masks_nothing_more():
     for text, _ in SAMPLES:
         once = redact(text)[0]
         assert redact(once) == (once, [])
+
+
+def test_random_tokens_are_masked_and_words_run_together_are_not():
+    # tokens as secrets.token_urlsafe(32) makes them (the admin token, most API keys)
+    alphabet = string.ascii_letters + string.digits + '-_'
+    rng = random.Random(7)
+    tokens = [''.join(rng.choice(alphabet) for _ in range(43)) for _ in range(300)]
+    missed = [t for t in tokens if t in redact(f'the token {t} is on the server')[0]]
+    assert missed == []
+    for words in ('MyPassword2024Summer', 'ThrowbackThursday2019', 'NewYorkCity2023Marathon'):
+        assert redact(f'#{words} was fun') == (f'#{words} was fun', [])
