@@ -6,7 +6,7 @@ import atexit
 import hmac
 import logging
 
-from flask import Flask, g, jsonify, request
+from flask import Flask, Response, g, jsonify, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 # importing api.operations registers the built-in routes in the OpenAPI document
@@ -14,11 +14,12 @@ from api import errors, observability, openapi, operations, ui  # noqa: F401
 from api.admin import bp as admin_bp
 from api.agents import bp as agents_bp
 from api.capture import bp as capture_bp
+from api.errors import error_response
 from api.graph import bp as graph_bp
 from api.memory import bp as memory_bp
 from api.sessions import bp as sessions_bp
 from api.updates import bp as updates_bp
-from core.auth import Principal
+from core.auth import FailedAuthLimiter, Principal
 from core.errors import Unauthorized
 from core.settings import Settings
 from runtime.bootstrap import Services, build
@@ -46,14 +47,25 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     observability.install(app, services)
     app.register_blueprint(openapi.bp)
 
+    guesses = FailedAuthLimiter()
+
     @app.before_request
-    def _authenticate() -> None:
+    def _authenticate() -> Response | None:
         endpoint = request.endpoint or _endpoint_of_other_method(app)
         if endpoint in PUBLIC_ENDPOINTS or endpoint is None:
-            return
+            return None
         if request.method == 'OPTIONS':
-            return  # CORS preflights carry no token; Flask answers them without running a view
-        g.principal = authenticate(services, request.headers.get('Authorization'))
+            return None  # CORS preflights carry no token; Flask answers them without a view
+        address = request.remote_addr or '-'
+        wait = guesses.retry_after(address)
+        if wait:
+            return _too_many_guesses(wait)
+        try:
+            g.principal = authenticate(services, request.headers.get('Authorization'))
+        except UnknownToken:
+            guesses.failed(address)
+            raise
+        return None
 
     @app.get('/healthz')
     def healthz():  # type: ignore[no-untyped-def]
@@ -107,4 +119,15 @@ def authenticate(services: Services, header: str | None) -> Principal:
     agent = services.agents.principal_for(token)
     if agent is not None:
         return agent
-    raise Unauthorized('unknown bearer token')
+    raise UnknownToken('unknown bearer token')
+
+
+class UnknownToken(Unauthorized):
+    """A well-formed bearer token the service does not know: a guess, counted per address."""
+
+
+def _too_many_guesses(wait: int) -> Response:
+    message = f'too many unknown tokens from this address: retry in {wait} s'
+    response = error_response('too_many_requests', message, 429, {'retry_after': wait})
+    response.headers['Retry-After'] = str(wait)
+    return response

@@ -26,6 +26,7 @@ import httpx
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from core.auth import FailedAuthLimiter
 from mnemos_client import Mnemos, MnemosError, Unauthorized
 
 LOOPBACK_HOSTS = ('127.0.0.1', 'localhost', '[::1]')
@@ -34,6 +35,7 @@ WILDCARD_BINDS = ('0.0.0.0', '::', '')
 # (the call goes to the service with it); only the MCP handshake may outlive it this long
 VERIFIED_TTL_S = 10.0
 _MAX_REMEMBERED = 1024
+MCP_AUTH_FAILURES_PER_WINDOW = 10
 
 
 @dataclass(frozen=True)
@@ -176,6 +178,9 @@ class Gatekeeper:
         self.verifier = verifier
         self.hosts = [h.lower() for h in hosts]
         self.origins = [o.lower() for o in origins]
+        # fewer guesses per caller than the service allows per address: every guess reaches the
+        # service from this process's one address, and guessers should not lock it out
+        self.guesses = FailedAuthLimiter(limit=MCP_AUTH_FAILURES_PER_WINDOW)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope['type'] != 'http':  # lifespan: the session manager's start and stop
@@ -192,6 +197,13 @@ class Gatekeeper:
             message = f'Origin {origin!r} is not allowed; start mnemos mcp with --allow-origin'
             await _json_error(send, 403, 'forbidden', message)
             return
+        client = scope.get('client')
+        address = str(client[0]) if client else '-'
+        wait = self.guesses.retry_after(address)
+        if wait:
+            message = f'too many unknown tokens from this address: retry in {wait} s'
+            await _json_error(send, 429, 'too_many_requests', message, {'Retry-After': str(wait)})
+            return
         token = bearer(headers.get('authorization'))
         challenge = {'WWW-Authenticate': 'Bearer realm="mnemos-mcp"'}
         if token is None:
@@ -205,6 +217,7 @@ class Gatekeeper:
             await _json_error(send, 503, 'service_unavailable', message)
             return
         if identity is None:
+            self.guesses.failed(address)
             await _json_error(send, 401, 'unauthorized', 'unknown bearer token', challenge)
             return
         await self.app(scope, receive, send)

@@ -9,7 +9,7 @@ route, append one entry there (or call `register(Operation(...))` from the route
 
 `endpoint` is the Flask endpoint name; tests/e2e/test_openapi.py fails when a Flask route has
 no entry, or an entry no route. Error responses are added from what the entry declares: 500
-for every route, 401 and 503 for routes that need a token, 400/413/422 for a JSON body, 422
+for every route, 401, 429 and 503 for routes that need a token, 400/413/422 for a JSON body, 422
 for query parameters, 404/405 for path parameters; `errors` adds the rest. Every error has the
 one `ErrorBody` shape.
 
@@ -68,7 +68,8 @@ class Operation:
         """Every error status this route may answer with."""
         statuses = {*self.errors, 500}
         if self.auth:
-            statuses |= {401, 503}  # the token registry is a store too
+            # the token registry is a store too; 429: too many unknown tokens from one address
+            statuses |= {401, 429, 503}
         if self.body is not None:
             statuses |= {413, 422} if isinstance(self.body, Raw) else {400, 413, 422}
         if self.query is not None:
@@ -87,6 +88,7 @@ ERROR_TEXT = {
     409: 'The request contradicts stored state',
     413: 'The body, or one text in it, exceeds the configured limit',
     422: 'A field is missing or invalid: `details[].loc` names each one',
+    429: 'Too many unknown tokens from this address: retry after `Retry-After` seconds',
     503: 'A store is unavailable, or the knowledge graph is disabled',
     500: 'An unexpected error: the service log has its trace under the X-Request-Id',
 }

@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 from bench._common import print_table, write_json  # noqa: E402
 
 DATA = ROOT / 'bench' / 'data'
-TOKEN = 'u' * 32
+TOKEN = 'updates-bench-token-0123456789ab'
 AUTH = {'Authorization': f'Bearer {TOKEN}'}
 SLOT_PREDICATES = {'lives_in': {'lives_in'}, 'works_at': {'works_at'}}
 FLOORS = (0.2, 0.3, 0.4, 0.5, 0.6)

@@ -15,8 +15,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Generic, Literal, Self, TypeVar, overload
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from core.auth import weak_token_reason
 from core.errors import ConfigurationError
 
 ENV_PREFIX = 'KG_'
@@ -61,6 +69,15 @@ class ServerSettings(BaseModel):
         description='comma-separated origins browsers may call the API from, or `*`; unset: CORS '
         'off. Set it only for a browser app on another origin',
     )
+
+    @field_validator('api_token')
+    @classmethod
+    def _strong_token(cls, value: str | None) -> str | None:
+        # refused at start rather than served: `'x' * 16` or sixteen spaces can be guessed
+        reason = None if value is None else weak_token_reason(value)
+        if reason:
+            raise ValueError(f'the admin token {reason}')
+        return value
 
 
 class VectorSettings(BaseModel):

@@ -13,7 +13,7 @@ from core.settings import Settings
 
 pytestmark = pytest.mark.slow
 
-ADMIN = 't' * 32
+ADMIN = 'admin-api-admin-token-0123456789'
 AUTH = {'Authorization': f'Bearer {ADMIN}'}
 
 

@@ -11,7 +11,7 @@ from core.settings import Settings
 
 pytestmark = pytest.mark.slow
 
-ADMIN = 't' * 32
+ADMIN = 'agents-api-admin-token-012345678'
 
 
 @pytest.fixture(scope='module')

@@ -14,7 +14,7 @@ from core.settings import Settings
 
 pytestmark = pytest.mark.slow
 
-TOKEN = 'c' * 32
+TOKEN = 'capture-graph-token-0123456789ab'
 AUTH = {'Authorization': f'Bearer {TOKEN}'}
 
 

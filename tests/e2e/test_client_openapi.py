@@ -169,7 +169,11 @@ def document(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
 
     data_dir = Path(tmp_path_factory.mktemp('openapi-data'))
     settings = Settings.load(
-        {}, data_dir=data_dir, api_token='o' * 32, embedder='hash', extract_workers=0
+        {},
+        data_dir=data_dir,
+        api_token='client-openapi-token-0123456789a',
+        embedder='hash',
+        extract_workers=0,
     )
     app = create_app(settings)
     try:

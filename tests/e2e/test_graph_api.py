@@ -13,7 +13,7 @@ from core.settings import Settings
 
 pytestmark = pytest.mark.slow
 
-TOKEN = 't' * 32
+TOKEN = 'graph-api-token-0123456789abcdef'
 AUTH = {'Authorization': f'Bearer {TOKEN}'}
 
 

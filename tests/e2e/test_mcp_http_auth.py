@@ -192,3 +192,19 @@ def test_host_lists() -> None:
     assert not matches('127.0.0.1.evil.example:80', hosts)
     assert matches('10.0.0.5:80', allowed_hosts('10.0.0.5'))
     assert matches('[fe80::1]:80', allowed_hosts('fe80::1'))
+
+
+def test_a_caller_guessing_tokens_gets_429(service: dict[str, Any]) -> None:
+    from api.mcp_http import MCP_AUTH_FAILURES_PER_WINDOW
+
+    proc, port = start_mcp(service['url'])
+    try:
+        url = f'http://127.0.0.1:{port}/mcp'
+        for n in range(MCP_AUTH_FAILURES_PER_WINDOW):
+            assert post_as(url, f'guess-{n}-0123456789abcdef').status_code == 401
+        refused = post_as(url, service['tokens']['bob'])
+        assert refused.status_code == 429
+        assert int(refused.headers['retry-after']) >= 1
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

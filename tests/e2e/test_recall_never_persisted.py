@@ -13,7 +13,7 @@ from core.settings import Settings
 
 pytestmark = pytest.mark.slow
 
-TOKEN = 'r' * 32
+TOKEN = 'recall-never-token-0123456789abc'
 AUTH = {'Authorization': f'Bearer {TOKEN}'}
 RECALL = (
     '## Relevant Memory (current turn only)\n'

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / 'docker' / 'Dockerfile'
-TOKEN = 'i' * 32
+TOKEN = 'image-context-token-0123456789ab'
 
 
 def dockerfile_copies(text: str) -> list[tuple[list[str], str]]:

@@ -19,7 +19,7 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-TOKEN = 's' * 32
+TOKEN = 'service-process-token-0123456789'
 
 
 def free_port() -> int:

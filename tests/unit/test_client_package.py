@@ -147,5 +147,7 @@ def test_ids_are_percent_encoded_in_paths() -> None:
 
 def test_the_service_accepts_the_clients_address_variable() -> None:
     # a client and the service often share one environment (the CLI, the MCP server)
-    settings = Settings.load({'KG_URL': 'http://127.0.0.1:9999', 'KG_API_TOKEN': 'k' * 32})
-    assert settings.api_token == 'k' * 32
+    settings = Settings.load(
+        {'KG_URL': 'http://127.0.0.1:9999', 'KG_API_TOKEN': 'client-package-token-0123456789a'}
+    )
+    assert settings.api_token == 'client-package-token-0123456789a'

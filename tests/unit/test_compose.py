@@ -85,7 +85,7 @@ def test_docker_compose_config_validates_the_file() -> None:
         [*command, '-f', str(DOCKER / 'compose.yaml'), 'config', '-q'],
         capture_output=True,
         text=True,
-        env={**os.environ, 'KG_API_TOKEN': 'x' * 32},
+        env={**os.environ, 'KG_API_TOKEN': 'compose-test-token-0123456789abc'},
         timeout=60,
     )
     assert result.returncode == 0, result.stderr

@@ -133,8 +133,11 @@ def test_a_file_takes_flat_keys_or_group_tables_and_variables_win(tmp_path: Path
 
 
 def test_copies_and_constructors_take_flat_names():
-    settings = Settings.model_validate({'api_token': 'x' * 16, 'graph_enabled': False})
-    assert (settings.server.api_token, settings.graph.graph_enabled) == ('x' * 16, False)
+    settings = Settings.model_validate({'api_token': 'settings-token-0123', 'graph_enabled': False})
+    assert (settings.server.api_token, settings.graph.graph_enabled) == (
+        'settings-token-0123',
+        False,
+    )
     copied = settings.model_copy(update={'api_token': None, 'port': 1234})
     assert (copied.server.api_token, copied.api_token, copied.port) == (None, None, 1234)
     assert copied.graph_enabled is False
