@@ -16,7 +16,7 @@ import pytest
 
 from core.settings import Settings
 
-TOKEN = 'e' * 32
+TOKEN = 'event-time-token-0123456789abcde'
 AUTH = {'Authorization': f'Bearer {TOKEN}'}
 FUTURE = (datetime.now(UTC) + timedelta(days=2)).isoformat()
 

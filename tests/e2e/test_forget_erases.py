@@ -14,7 +14,7 @@ from core.settings import Settings
 
 pytestmark = pytest.mark.slow
 
-TOKEN = 'e' * 32
+TOKEN = 'forget-erases-token-0123456789ab'
 AUTH = {'Authorization': f'Bearer {TOKEN}'}
 SCOPE = 'agent:erase'
 NAME = 'Quillonius Marbrydge'  # a person the extractor makes an entity of

@@ -16,7 +16,7 @@ from core.settings import Settings
 
 pytestmark = pytest.mark.slow
 
-TOKEN = 'd' * 32
+TOKEN = 'forget-race-token-0123456789abcd'
 AUTH = {'Authorization': f'Bearer {TOKEN}'}
 T0, T1 = '2026-05-01T10:00:00Z', '2026-05-01T10:01:00Z'
 TRIALS = 20
