@@ -1455,6 +1455,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        Error429: {
+            headers: {
+                "X-Request-Id"?: string;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         Error500: {
             headers: {
                 "X-Request-Id"?: string;
@@ -1576,6 +1585,7 @@ export interface operations {
             };
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -1711,6 +1721,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -1744,6 +1755,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -1777,6 +1789,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -1812,6 +1825,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -1841,6 +1855,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -1874,6 +1889,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -1904,6 +1920,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -1935,6 +1952,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -1965,6 +1983,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -1994,6 +2013,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             405: components["responses"]["Error405"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2025,6 +2045,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2058,6 +2079,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             405: components["responses"]["Error405"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2091,6 +2113,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2124,6 +2147,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2166,6 +2190,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2195,6 +2220,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             405: components["responses"]["Error405"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2225,6 +2251,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             405: components["responses"]["Error405"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2262,6 +2289,7 @@ export interface operations {
             405: components["responses"]["Error405"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2291,6 +2319,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             404: components["responses"]["Error404"];
             405: components["responses"]["Error405"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2321,6 +2350,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             405: components["responses"]["Error405"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2351,6 +2381,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             405: components["responses"]["Error405"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2383,6 +2414,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2416,6 +2448,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2449,6 +2482,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2478,6 +2512,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2511,6 +2546,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2549,6 +2585,7 @@ export interface operations {
             405: components["responses"]["Error405"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2579,6 +2616,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             405: components["responses"]["Error405"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2616,6 +2654,7 @@ export interface operations {
             405: components["responses"]["Error405"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2647,6 +2686,7 @@ export interface operations {
             404: components["responses"]["Error404"];
             405: components["responses"]["Error405"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2677,6 +2717,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2710,6 +2751,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             413: components["responses"]["Error413"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2740,6 +2782,7 @@ export interface operations {
             403: components["responses"]["Error403"];
             404: components["responses"]["Error404"];
             405: components["responses"]["Error405"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2770,6 +2813,7 @@ export interface operations {
             401: components["responses"]["Error401"];
             403: components["responses"]["Error403"];
             422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
@@ -2795,6 +2839,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Error401"];
+            429: components["responses"]["Error429"];
             500: components["responses"]["Error500"];
             503: components["responses"]["Error503"];
         };
