@@ -3,10 +3,12 @@ in-memory transport: the retry rules are pure logic)."""
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 import pytest
@@ -46,6 +48,21 @@ def test_importing_the_client_loads_none_of_the_server() -> None:
     assert not tops & set(SERVER_ONLY + OURS), sorted(tops & set(SERVER_ONLY + OURS))
     # httpx and pydantic with what they import; the server's `api.client` loaded ~800
     assert len(loaded) < 450, len(loaded)
+
+
+def test_no_client_module_imports_the_server() -> None:
+    # the adapters too, which `import mnemos_client` does not load
+    package = Path(__file__).resolve().parents[2] / 'clients' / 'python' / 'mnemos_client'
+    for path in package.glob('*.py'):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                assert name.split('.')[0] not in SERVER_ONLY + OURS, (path.name, name)
 
 
 def serving(*answers: httpx.Response | Exception) -> tuple[Mnemos, list[httpx.Request]]:
