@@ -30,8 +30,6 @@ POOL_PART = 64  # texts per task sent to a worker
 READ_AHEAD = 4  # parts parsed ahead of the caller
 
 SPEAKER_PRONOUNS = {'i', 'me', 'my', 'mine', 'myself'}
-# verbs whose "we" includes the speaker's own home ("we moved to Sydney")
-HOUSEHOLD_VERBS = frozenset({'move', 'relocate', 'live', 'settle'})
 # where one is posted, not a tool one switches to ("I switched to the Paris office")
 WORKPLACES = frozenset({'office', 'branch', 'team', 'department', 'site', 'campus', 'store'})
 SKIP_NOUNS = {

@@ -12,7 +12,6 @@ from kg.dates import resolve_date
 from kg.extraction.lexicon import (
     FACT_CHARS,
     HEAD_TYPES,
-    HOUSEHOLD_VERBS,
     JOB_NOUNS,
     JOB_VERBS,
     KNOWN_PREDICATES,
@@ -230,9 +229,6 @@ class DocReader:
             lemma = self.owner.lemma(tok)
             for subj_tok in subjects:
                 subj = self._subject_entity(subj_tok, when, fact)
-                if subj is None and subj_tok.lower_ == 'we' and lemma in HOUSEHOLD_VERBS:
-                    # "we moved to Sydney": the speaker's home moved too
-                    subj = self._add(self.speaker, EntityType.PERSON) if self.speaker else None
                 if subj is None:
                     continue
                 if (
@@ -340,6 +336,9 @@ class DocReader:
                     self._emit(self._arg(child), pred, owner, when, fact)
                 elif child.tag_.startswith('NN') and child.lower_ not in SKIP_NOUNS:
                     self._role(child, subj, when, fact)
+            elif child.dep_ == 'prep' and _my_home(subj_tok) and child.lower_ in ('in', 'at'):
+                for pobj in _pobjs(child):  # "my home is in Edinburgh"
+                    self._emit(self.speaker, 'lives_in', self._arg(pobj), when, fact)
             elif child.dep_ in ('acomp', 'prep'):
                 word = child.lower_ if child.dep_ == 'acomp' else 'be'
                 preps = (
@@ -473,6 +472,12 @@ class DocReader:
 _SELF_NAMED = re.compile(
     r"(?i:\b(?:i'm|i am|my name is|my name's|call me))\s+([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3})"
 )
+
+
+def _my_home(tok: Any) -> bool:
+    return tok.lower_ in ('home', 'house', 'place') and any(
+        c.dep_ == 'poss' and c.lower_ == 'my' for c in tok.children
+    )
 
 
 def _names_someone(attr: Any, subj_tok: Any) -> bool:

@@ -70,6 +70,7 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r'^(?:被)?(?P<o>.{1,12}?)(?:录用|聘用)', 'works_at'),
         (rf'^在(?P<o>.{{1,14}}?)(?:{_STUDY})', 'studies_at'),
         (r'^在(?P<o>.{1,14}?)长大', 'grew_up_in'),
+        (r'^在(?P<o>.{1,14}?)(?:生活|定居|居住)', 'lives_in'),
         (r'^在(?P<o>.{1,14}?)出生', 'born_in'),
         (r'^(?:出生在|出生于|生于)(?P<o>.{1,14})$', 'born_in'),
         (rf'^(?:从.{{1,12}}?)?(?:{_MOVED})(?P<o>.{{1,14}})$', 'lives_in'),

@@ -286,10 +286,11 @@ def test_a_consumer_that_stops_early_stops_the_producer() -> None:
         ('I work as a designer.', ('maya', 'role', 'designer')),
         ('我转行当了会计。', ('maya', 'role', '会计')),
         ('I accepted an offer from Globex.', ('maya', 'works_at', 'Globex')),
-        ('We just moved to Sydney.', ('maya', 'lives_in', 'Sydney')),
         ('我们全家搬去西安了。', ('maya', 'lives_in', '西安')),
         ('我在小米上班，家住厦门。', ('maya', 'lives_in', '厦门')),
         ('李娜是张伟的妻子。', ('李娜', 'married_to', '张伟')),
+        ('My home is in Edinburgh.', ('maya', 'lives_in', 'Edinburgh')),
+        ('我在厦门生活。', ('maya', 'lives_in', '厦门')),
     ],
 )
 def test_identity_roles_offers_and_family_moves_are_read(
