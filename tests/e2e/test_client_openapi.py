@@ -38,6 +38,8 @@ REQUESTS: dict[type[BaseModel], str] = {
 ANSWERS: dict[type[BaseModel], str] = {
     m.ErrorDetail: 'ErrorDetail',
     m.Memory: 'ChunkOut',
+    m.Supersession: 'Supersession',
+    m.LineRedaction: 'LineRedaction',
     m.MemoryVersion: 'MemoryVersion',
     m.MergeRecord: 'MergeRecord',
     m.Superseder: 'Superseder',

@@ -234,8 +234,27 @@ class ErrorDetail(Answer):
     type: str
 
 
+class Supersession(Answer):
+    """A fact of a memory that a later memory replaced: the slot, both values and the rule."""
+
+    slot: str
+    subject: str
+    old_value: str
+    new_value: str
+    by: str
+    rule: str
+    clause: int = 0
+
+
+class LineRedaction(Answer):
+    """Secret-looking spans masked in one line of an import or hydrate (`<field>:<kind>`)."""
+
+    line: int
+    redacted: list[str]
+
+
 class Memory(Answer):
-    """A stored memory."""
+    """A stored memory; `stale` lists its facts later memories replaced."""
 
     id: str
     scope: str
@@ -258,6 +277,8 @@ class Memory(Answer):
     doc_path: str | None = None
     entity_ids: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    stale: list[Supersession] = Field(default_factory=list)
+    supersession: Supersession | None = None
 
 
 class WriteResult(Answer):
@@ -327,6 +348,7 @@ class MemoryHistory(Answer):
     superseded: bool
     superseded_by: Superseder | None
     supersedes: list[SupersededMemory]
+    stale: list[Supersession] = Field(default_factory=list)
 
 
 class UserCount(Answer):
@@ -401,6 +423,9 @@ class Hit(Answer):
     metadata: dict[str, Any] = Field(default_factory=dict)
     abstract: str | None = None
     overview: str | None = None
+    superseded_by: str | None = None
+    stale: list[Supersession] = Field(default_factory=list)
+    supersession: Supersession | None = None
 
 
 class Receipt(Answer):
@@ -618,6 +643,8 @@ class ImportReport(Answer):
     dedupe: Dedupe = 'id'
     errors: list[LineError] = Field(default_factory=list)
     errors_truncated: bool = False
+    redacted: int = 0
+    redactions: list[LineRedaction] = Field(default_factory=list)
 
 
 class ForgetReport(Answer):
@@ -631,6 +658,7 @@ class ForgetReport(Answer):
     graph_facts: int | None
     graph_entities: int | None
     jobs: int
+    compaction_job: str | None = None
 
 
 class HydrateReport(Answer):
@@ -642,6 +670,8 @@ class HydrateReport(Answer):
     invalid: int = 0
     format: str = 'snapshot'
     errors: list[LineError] = Field(default_factory=list)
+    redacted: int = 0
+    redactions: list[LineRedaction] = Field(default_factory=list)
 
 
 class DocumentReport(Answer):
