@@ -207,6 +207,7 @@ VERB_PREP = {
 }
 VERB_OBJ = {
     'marry': 'married_to',
+    'become': 'role',  # "became a nurse": a new role ends the old one
     'prefer': 'prefers',
     'like': 'likes',
     'love': 'likes',

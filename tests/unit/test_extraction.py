@@ -284,6 +284,7 @@ def test_a_consumer_that_stops_early_stops_the_producer() -> None:
         ('My name is Maya Patel.', ('maya', 'named', 'Maya Patel')),
         ('我叫陈静。', ('maya', 'named', '陈静')),
         ('I work as a designer.', ('maya', 'role', 'designer')),
+        ('I changed careers and became a nurse.', ('maya', 'role', 'nurse')),
         ('我转行当了会计。', ('maya', 'role', '会计')),
         ('I accepted an offer from Globex.', ('maya', 'works_at', 'Globex')),
         ('我们全家搬去西安了。', ('maya', 'lives_in', '西安')),
