@@ -30,8 +30,9 @@ from api.responses import (
     WhoAmI,
 )
 from consolidation.forget import ForgetIn, ForgetReport
-from consolidation.models import JobInfo, SessionIn
+from consolidation.models import SessionIn
 from core.scopes import ScopeId
+from jobs.models import JobInfo
 from kg.models import EntityDetail, KGSearchRequest, KGSearchResponse
 from recall.admin.service import HydrateReport, ImportReport
 from recall.documents.index import DocumentReport

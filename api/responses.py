@@ -12,7 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from consolidation.models import EpisodeOut, JobInfo
+from consolidation.models import EpisodeOut
+from jobs.models import JobInfo
 from kg.models import EntityOut
 from recall.schemas import ChunkOut, Receipt, WriteStatus
 from recall.write.capture import Skipped

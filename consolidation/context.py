@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from consolidation.ports import JobQueue
     from core.clock import Clock
     from core.settings import Settings
+    from jobs.ports import JobQueue
     from kg.service import KnowledgeGraphService
     from recall.service import RecallService
     from recall.write.writer import MemoryWriter

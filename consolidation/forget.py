@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from consolidation.episodic import ensure_episodes
-from consolidation.models import JobStatus
 from core.jobs import JobName
 from core.scopes import Identifier, ScopeId
+from jobs.models import JobStatus
 from recall.models import EPISODES, MEMORIES
 from vectors.models import PointFilter
 from vectors.paging import scroll_pages

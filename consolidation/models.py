@@ -1,11 +1,10 @@
-"""Pydantic models of consolidation: job states, completed sessions and episodes (L1)."""
+"""Pydantic models of consolidation: completed sessions and episodes (L1)."""
 
 from __future__ import annotations
 
 import re
 import uuid
 from datetime import UTC, datetime
-from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
@@ -18,38 +17,6 @@ EPISODE_NAMESPACE = uuid.UUID('9d3c1f57-2a8e-4b0c-8f6e-6d6e656d6f4c')
 SESSION_KEY_RE = re.compile(r'^[A-Za-z0-9_.:-]{1,200}\Z')
 MAX_MESSAGES = 2000
 MAX_CONTENT_BYTES = 32 * 1024
-
-
-class JobStatus(StrEnum):
-    """Where a job is in its life; `queued` again after a failed attempt that will be retried.
-
-    `done`, `failed` and `cancelled` are final; `cancelled` is a job whose scope or user was
-    forgotten before it finished: it never runs (again) and its params are gone.
-    """
-
-    QUEUED = 'queued'
-    RUNNING = 'running'
-    DONE = 'done'
-    FAILED = 'failed'
-    CANCELLED = 'cancelled'
-
-
-FINAL_STATES = frozenset({JobStatus.DONE, JobStatus.FAILED, JobStatus.CANCELLED})
-
-
-class JobInfo(BaseModel):
-    """A job's state as `GET /v1/jobs/<id>` shows it."""
-
-    id: str
-    job: str
-    state: JobStatus
-    attempts: int = 0
-    error: str | None = None
-    result: Any = None
-    worker: str | None = Field(default=None, description='host:pid of the last process to run it')
-    scope: str | None = Field(default=None, exclude=True, description='for read checks')
-    created_at: datetime
-    updated_at: datetime
 
 
 class SessionMessage(BaseModel):

@@ -21,12 +21,12 @@ from agents.registry import Registry
 from consolidation import registry
 from consolidation.context import JobContext
 from consolidation.episodic import EpisodeService, ensure_episodes
-from consolidation.ports import JobQueue
-from consolidation.queue import make_job_queue
 from core.clock import Clock, SystemClock
 from core.errors import StoreUnavailable
 from core.roles import GraphRole
 from core.settings import Settings
+from jobs.ports import JobQueue
+from jobs.queue import make_job_queue
 from kg.service import KnowledgeGraphService
 from recall.access_log import FILENAME as ACCESS_FILE
 from recall.access_log import SqliteAccessLog

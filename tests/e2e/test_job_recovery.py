@@ -108,7 +108,7 @@ def test_a_session_job_running_when_the_process_died_completes_after_restart(tmp
 
 
 def test_a_job_meeting_a_live_holders_lock_waits_for_it_instead_of_failing(tmp_path):
-    from consolidation.store import process_owner
+    from jobs.store import process_owner
 
     # this process is alive: its lock must be respected until it ends, 8 s from now (the
     # retries used to give up after ~5 s and mark the job failed)

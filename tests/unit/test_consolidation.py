@@ -13,13 +13,14 @@ from pydantic import ValidationError
 
 from consolidation import text
 from consolidation.expiry import prunable
-from consolidation.models import JobStatus, SessionIn, episode_id
-from consolidation.queue import DramatiqJobQueue, InlineJobQueue, make_job_queue, queue_of
+from consolidation.models import SessionIn, episode_id
 from consolidation.semantic import entity_ids_of
-from consolidation.store import InMemoryJobStore, SqliteJobStore
 from core.clock import ManualClock
 from core.jobs import JobName
 from core.settings import Settings
+from jobs.models import JobStatus
+from jobs.queue import DramatiqJobQueue, InlineJobQueue, make_job_queue, queue_of
+from jobs.store import InMemoryJobStore, SqliteJobStore
 from recall.models import Chunk
 from recall.tiers import Kind, Tier
 
@@ -319,7 +320,7 @@ def test_the_embedded_queue_runs_jobs_on_dramatiq_and_records_results(tmp_path: 
 def test_a_failing_job_is_retried_then_marked_failed_with_its_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    from consolidation import actors
+    from jobs import actors
 
     monkeypatch.setitem(actors.OPTIONS, 'min_backoff', 10)
     monkeypatch.setitem(actors.OPTIONS, 'max_backoff', 50)

@@ -1,4 +1,4 @@
-"""Ports of consolidation: the job queue and the job-state store; services never import dramatiq."""
+"""Ports of the job system: the queue and the job-state store; services never import dramatiq."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
-from consolidation.models import JobInfo
 from core.jobs import Jobs
+from jobs.models import JobInfo
 
 
 class JobQueue(Jobs, Protocol):

@@ -1,5 +1,6 @@
-"""Thin dramatiq actors: job params (ids and primitives) in, `registry.run` on this process's
-JobContext out. Every handler is idempotent, so a redelivered or replayed message is harmless.
+"""Thin dramatiq actors: job params (ids and primitives) in, this process's runner out (the
+composition root hands the queue consolidation's `registry.run` over its JobContext). Every
+handler is idempotent, so a redelivered or replayed message is harmless.
 
 Actors are declared on an explicit broker (the one the JobQueue built from settings), never on
 dramatiq's global default: the "set the broker before importing actors" rule holds by construction

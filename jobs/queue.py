@@ -22,13 +22,13 @@ import dramatiq
 from dramatiq.errors import BrokerConnectionError
 from dramatiq.middleware import CurrentMessage, Retries, SkipMessage
 
-from consolidation import actors
-from consolidation.models import JobInfo, JobStatus
-from consolidation.ports import JobStore
-from consolidation.store import FILENAME, InMemoryJobStore, RedisJobStore, SqliteJobStore
 from core.clock import Clock
 from core.errors import StoreUnavailable
 from core.jobs import JobName
+from jobs import actors
+from jobs.models import JobInfo, JobStatus
+from jobs.ports import JobStore
+from jobs.store import FILENAME, InMemoryJobStore, RedisJobStore, SqliteJobStore
 
 if TYPE_CHECKING:
     from core.settings import Settings
@@ -205,7 +205,7 @@ class DramatiqJobQueue:
         self._scheduler: threading.Thread | None = None
         self._closed = False
         broker.add_middleware(JobStateMiddleware(store), before=Retries)
-        # lets a job waiting for a lock back off by its own retry count (consolidation.actors)
+        # lets a job waiting for a lock back off by its own retry count (jobs.actors)
         broker.add_middleware(CurrentMessage())
         self._failures = _FailureListeners()
         broker.add_middleware(self._failures)

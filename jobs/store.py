@@ -11,11 +11,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from consolidation.models import JobInfo, JobStatus
-from consolidation.owners import owner_alive, process_owner
 from core.clock import Clock, from_epoch, to_epoch
 from core.errors import StoreUnavailable
 from core.transactions import transaction
+from jobs.models import JobInfo, JobStatus
+from jobs.owners import owner_alive, process_owner
 
 log = logging.getLogger(__name__)
 
