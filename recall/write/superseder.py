@@ -193,7 +193,7 @@ class Superseder:
         `similar` the stored neighbours already read, `known` the records each target got
         earlier in this batch (a memory is hidden once all of its facts are replaced)."""
         plan = Plan()
-        if chunk.kind in RECORD_KINDS or chunk.pinned:
+        if chunk.kind in RECORD_KINDS:
             return plan
         new = Stated.of(chunk.id, chunk.text, chunk.speaker)
         if not new.facts:
@@ -212,7 +212,6 @@ class Superseder:
             p = cand.payload
             if (
                 p.get('superseded')
-                or p.get('pinned')
                 or p.get('kind') in RECORD_KINDS
                 or (p.get('owner') or ANY_USER) != (chunk.user_id or ANY_USER)
             ):
@@ -229,13 +228,15 @@ class Superseder:
                 plan.add(chunk.id, past_outdated(new, old))
         for target, records in plan.stale.items():
             if target == chunk.id:
-                stated, before = new, own
+                stated, before, pinned = new, own, chunk.pinned
             else:
                 p = candidates[target].payload
+                pinned = bool(p.get('pinned'))
                 stated = Stated.of(target, str(p.get('text', '')), p.get('speaker'))
                 before = [*p.get('stale', []), *known.get(target, [])]
             dumped = [r.model_dump() for r in records]
-            if fully_replaced(stated, [*before, *dumped]):
+            # a pinned memory is never hidden; its replaced facts are still recorded on it
+            if not pinned and fully_replaced(stated, [*before, *dumped]):
                 plan.hidden[target] = records[-1]
         return plan
 

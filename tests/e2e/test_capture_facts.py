@@ -87,3 +87,25 @@ def test_another_persons_change_leaves_mine_alone(client, auth, scope):  # type:
     [move] = capture(client, auth, scope, '去年张伟从阿里巴巴跳槽到了字节跳动')['stored']
     assert read(client, auth, his['id'])['superseded_by'] == move['id']
     assert read(client, auth, mine['id'])['superseded_by'] is None
+
+
+@pytest.mark.parametrize(
+    ('old', 'new', 'values'),
+    [
+        ('Please call me Liz.', 'Call me Beth from now on, not Liz.', ('liz', 'beth')),
+        ('你可以叫我小王。', '以后叫我王总。', ('小王', '王总')),
+    ],
+)
+def test_a_captured_name_pinned_as_an_entity_records_its_correction(
+    client, auth, scope, old, new, values
+):  # type: ignore[no-untyped-def]
+    [first] = capture(client, auth, scope, old, user_id='sam')['stored']
+    [second] = capture(client, auth, scope, new, user_id='sam')['stored']
+    stored = read(client, auth, first['id'])
+    assert stored['pinned'] and stored['superseded_by'] is None  # a pin is never hidden
+    [record] = stored['stale']
+    assert (record['slot'], record['old_value'], record['new_value'], record['by']) == (
+        'name',
+        *values,
+        second['id'],
+    )
