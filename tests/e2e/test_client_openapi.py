@@ -197,7 +197,10 @@ def test_every_operation_has_a_client_method_in_both_clients(document: dict[str,
         if isinstance(op, dict) and 'operationId' in op
     }
     unknown = operations - set(OPERATIONS) - NOT_WRAPPED
-    assert not unknown, f'operations without a client method: {sorted(unknown)}'
+    assert not unknown, (
+        f'operations without a client method: {sorted(unknown)} (add one to both clients in '
+        'clients/python/mnemos_client, or name the operation in NOT_WRAPPED)'
+    )
     for name in OPERATIONS.values():
         assert callable(getattr(Mnemos, name)) and callable(getattr(AsyncMnemos, name)), name
 
@@ -208,7 +211,10 @@ def test_a_request_model_has_exactly_the_services_fields(
 ) -> None:
     server = schemas[REQUESTS[model]]
     ours, theirs = set(model.model_fields), set(server['properties'])
-    assert ours == theirs, f'missing here: {theirs - ours}; unknown there: {ours - theirs}'
+    assert ours == theirs, (
+        f'missing here: {theirs - ours}; unknown there: {ours - theirs} '
+        '(clients/python/mnemos_client/models.py, and options.py for a call option)'
+    )
     required = {n for n, f in model.model_fields.items() if f.is_required()}
     assert required == set(server.get('required', [])), model.__name__
 
