@@ -38,6 +38,7 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r'\b(\d{4})-(\d{2})-(\d{2})\b'), 'iso'),
     (re.compile(rf'\b{_MONTH}\.?,?\s+(?:of\s+)?(\d{{4}})\b'), 'my'),
     (re.compile(r'\b(?:in|since|from|during|of|by)\s+(\d{4})\b'), 'y'),
+    (re.compile(r'\bthe (year|month) before last\b'), 'before_last'),
     (re.compile(r'\b(yesterday|today|tonight|tomorrow)\b'), 'rel_day'),
     (re.compile(r'\b(last|this|next)\s+(week|month|year|weekend)\b'), 'rel_unit'),
     (re.compile(rf'\b(last|this|next)\s+{_MONTH}\b'), 'rel_month'),
@@ -54,15 +55,16 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r'(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]'), 'iso'),
     (re.compile(r'(\d{4})\s*年\s*(\d{1,2})\s*月'), 'ym'),
     (re.compile(r'(\d{4})\s*年'), 'y'),
-    (re.compile(r'(去年|今年|明年|前年)'), 'zh_year'),
-    (re.compile(r'(上个?月|这个?月|本月|下个?月)'), 'zh_month'),
+    (re.compile(r'(大前年|去年|今年|明年|前年|后年)'), 'zh_year'),
+    (re.compile(r'(上上个?月|上个?月|这个?月|本月|下个?月)'), 'zh_month'),
     (re.compile(r'(昨天|今天|明天|前天)'), 'zh_day'),
-    (re.compile(r'(上周|上个星期|这周|本周|下周)'), 'zh_week'),
+    (re.compile(r'(上上周|上周|上个星期|这周|本周|下周)'), 'zh_week'),
 ]
 _ZH_SHIFT = {
     '去年': -1, '今年': 0, '明年': 1, '前年': -2, '上月': -1, '上个月': -1, '这月': 0,
     '这个月': 0, '本月': 0, '下月': 1, '下个月': 1, '昨天': -1, '今天': 0, '明天': 1, '前天': -2,
-    '上周': -1, '上个星期': -1, '这周': 0, '本周': 0, '下周': 1,
+    '上周': -1, '上个星期': -1, '这周': 0, '本周': 0, '下周': 1, '大前年': -3, '后年': 2,
+    '上上个月': -2, '上上月': -2, '上上周': -2,
 }  # fmt: skip
 
 
@@ -112,6 +114,10 @@ def _resolve(kind: str, m: re.Match[str], at: datetime) -> datetime | None:
             return today + timedelta(days=shift)
         monday = today - timedelta(days=today.weekday())
         return monday + timedelta(weeks=shift)
+    if kind == 'before_last':
+        if m[1] == 'year':
+            return datetime(today.year - 2, 1, 1, tzinfo=UTC)
+        return (today + relativedelta(months=-2)).replace(day=1)
     if kind == 'rel_day':
         shift = {'yesterday': -1, 'today': 0, 'tonight': 0, 'tomorrow': 1}[m[1]]
         return today + timedelta(days=shift)
