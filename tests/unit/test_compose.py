@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+import tomllib
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,18 @@ def test_the_image_runs_as_a_user_and_the_context_skips_local_state() -> None:
     assert users and users[-1] not in ('root', '0')
     ignored = (ROOT / '.dockerignore').read_text().split()
     assert {'.git', '.venv', 'mnemos-data', 'tests'} <= set(ignored)
+
+
+def test_the_image_copies_every_package_the_wheel_holds() -> None:
+    # the quick form of tests/integration/test_image_context.py, which builds and serves it
+    setuptools = tomllib.loads((ROOT / 'pyproject.toml').read_text())['tool']['setuptools']
+    dirs = setuptools.get('package-dir', {})
+    wanted = {dirs.get(p, p.split('.')[0]) for p in setuptools['packages'] if '.' not in p}
+    copied = {
+        m[1].rstrip('/')
+        for m in re.finditer(r'^COPY\s+(\S+)\s', (DOCKER / 'Dockerfile').read_text(), re.MULTILINE)
+    }
+    assert not wanted - copied, f'add COPY lines to docker/Dockerfile for {sorted(wanted - copied)}'
 
 
 def _compose_command() -> list[str] | None:
