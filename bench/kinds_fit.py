@@ -210,13 +210,45 @@ def by_conversation(searches: Sequence[Search], held: str) -> dict[str, float]:
     return mean_scores(rows)
 
 
+def calibrate_shipped(searches: Sequence[Search]) -> int:
+    """Fit the shipped model's calibration on every kind's returned hits (each kind weighing
+    the same), print the reliability table and write the model back."""
+    shipped = shipped_model()
+    assert shipped is not None
+    plain = shipped.model_copy(update={'calibration': (1.0, 0.0)})
+    by_kind: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for kind in dict.fromkeys(s.kind for s in searches):
+        pairs = [returned(s, plain) for s in searches if s.kind == kind]
+        by_kind[kind] = (
+            np.concatenate([lg for lg, _ in pairs]),
+            np.concatenate([lb for _, lb in pairs]),
+        )
+    calibration = platt([v[0] for v in by_kind.values()], [v[1] for v in by_kind.values()])
+    print(f'calibration (slope, intercept) of the shipped model: {calibration}')
+    labels = [f'{lo:.1f}-{hi:.1f}' for lo, hi in zip(BINS, BINS[1:], strict=False)]
+    rows = reliability(by_kind, calibration)
+    print_table(['kind', *labels], rows)
+    write_json('kinds_calibration', {'calibration': calibration, 'reliability': rows})
+    model = plain.model_copy(update={'calibration': calibration})
+    MODEL_PATH.write_text(model.model_dump_json(indent=2) + '\n')
+    print(f'wrote {MODEL_PATH.relative_to(ROOT)}')
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Cross-validate by kind, print the table, optionally ship the model fitted on all."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('explained', type=Path)
     parser.add_argument('--write-model', action='store_true')
+    parser.add_argument(
+        '--calibrate-shipped',
+        action='store_true',
+        help="only fit the shipped model's calibration on every kind and write it",
+    )
     args = parser.parse_args(argv)
     searches = [Search(r) for r in json.loads(args.explained.read_text())]
+    if args.calibrate_shipped:
+        return calibrate_shipped(searches)
     kinds = list(dict.fromkeys(s.kind for s in searches))
     shipped = shipped_model()
     assert shipped is not None

@@ -278,10 +278,11 @@ class Hit(BaseModel):
     id: str
     text: str
     score: float = Field(
-        description='the default search (learned fusion): the chance that the hit answers the '
-        'query, 0-1, calibrated on dialogue turns, notes, summaries, profile fields and documents '
-        'alike (bench/kinds.py), so one threshold means the same on every kind; times the decay '
-        'multiplier (at most ~10 %), the user boost (1.2) and the untrusted factor (0.9). '
+        description='the default search (learned fusion): an estimate, 0-1, of the chance that '
+        'the hit answers the query, Platt-scaled on bench/kinds.py with every kind of memory '
+        '(dialogue turns, notes, summaries, profile fields, documents, Chinese) weighing the '
+        'same; per kind it is not yet equally reliable (bench/README.md, kinds); times the '
+        'decay multiplier (at most ~10 %), the user boost (1.2) and the untrusted factor (0.9). '
         '`fusion: rrf` or `weighted`: a fusion value that orders one response only. `mode: bm25` '
         "or `dense`: the channel's reciprocal rank, its own order. `min_score` filters on "
         '`components.confidence`, not on this'
