@@ -121,7 +121,8 @@ def fit(searches: Sequence[Search], label: str) -> LinearModel:
         ws.append(np.where(y > 0, 0.5 / pos, 0.5 / neg) / len(kinds))
     x, y, w = np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
     mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale == 0] = 1.0
+    # a constant column (float32 leaves it a hair above 0) is stored as scale 1, not 0
+    scale[scale < 1e-6] = 1.0
     z = (x - mean) / scale
     coef, bias = np.zeros(z.shape[1]), 0.0
     for _ in range(FIT_STEPS):

@@ -1,0 +1,47 @@
+"""bench/kinds_fit.py on a tiny fixture: searches laid out, a fit that learns which channel
+finds the gold, the replay of the service's learned order, and a calibration that keeps it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from bench.kinds_fit import Search, channel_alone, fit, platt, replay, returned, training_set
+
+
+def _search(kind: str, gold_at_bm25: int, n: int = 6) -> dict[str, Any]:
+    ids = [f'{kind}-{i}' for i in range(n)]
+    bm25 = [(ids[i], float(n - i)) for i in range(n)]
+    dense = [(ids[n - 1 - i], 0.9 - 0.1 * i) for i in range(n)]
+    factors = {
+        i: {'decay_multiplier': 1.0, 'confidence': 0.9, 'speaker_named': 0.0, 'date_match': 0.0}
+        for i in ids
+    }
+    return {
+        'kind': kind,
+        'scope': f'agent:kinds-{kind}',
+        'gold': [[f'r{gold_at_bm25}']],
+        'lists': {'bm25': bm25, 'dense': dense},
+        'factors': factors,
+        'refs': {ids[i]: [f'r{i}'] for i in range(n)},
+    }
+
+
+def test_a_fit_learns_the_channel_that_finds_the_gold_and_the_replay_ranks_it_first():
+    searches = [Search(_search(k, 0)) for k in ('a', 'b', 'c') for _ in range(3)]
+    model = fit(searches, 'fixture')
+    for s in searches:
+        assert replay(s, model)[0] == frozenset({'r0'})
+        assert channel_alone(s, 'dense')[0] == frozenset({'r5'})
+    logits, labels = returned(searches[0], model)
+    assert labels[0] and logits[0] == max(logits)
+    slope, _ = platt([logits], [labels.astype(bool)])
+    assert slope > 0
+
+
+def test_holding_out_a_kind_also_holds_out_the_mixed_scope():
+    searches = [Search(_search(k, 0)) for k in ('turns', 'notes', 'mixed')]
+    assert {s.kind for s in training_set(searches, 'turns')} == {'notes'}
+    assert {s.kind for s in training_set(searches, 'mixed')} == {'turns', 'notes'}
+    assert np.array_equal(searches[0].label, [True] + [False] * 5)
