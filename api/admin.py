@@ -9,11 +9,13 @@ from flask import Blueprint, Response, jsonify, request, stream_with_context
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from api.common import parse_args, parse_json, principal, require_write, services
-from consolidation.forget import ForgetIn, forget
+from api.documented import SCOPED, Raw, documented
+from api.responses import DocumentDeleted
+from consolidation.forget import ForgetIn, ForgetReport, forget
 from core.errors import Forbidden, InvalidInput
 from core.scopes import Identifier, ScopeId
-from recall.admin.service import Dedupe, MemoryAdmin, render_snapshot
-from recall.documents.index import MAX_PATH_CHARS, DocumentIndex, check_path
+from recall.admin.service import Dedupe, HydrateReport, ImportReport, MemoryAdmin, render_snapshot
+from recall.documents.index import MAX_PATH_CHARS, DocumentIndex, DocumentReport, check_path
 from recall.documents.markdown import chunk_texts
 from recall.write.guards import redact_secret_fields
 
@@ -44,6 +46,13 @@ class ExportArgs(BaseModel):
 
 
 @bp.get('/admin/export')
+@documented(
+    'Export memories as JSONL (admin)',
+    responses={200: Raw('application/x-ndjson', 'one chunk object per line')},
+    query=ExportArgs,
+    errors=(403,),
+    tag='admin',
+)
 def export() -> Response:
     """JSONL, one chunk per line, ordered by scope then id; secrets masked unless `redact=false`,
     emails and phones too with `redact=true`."""
@@ -72,6 +81,14 @@ class ImportArgs(BaseModel):
 
 
 @bp.post('/admin/import')
+@documented(
+    'Import JSONL chunk records (admin)',
+    responses={200: ImportReport},
+    body=Raw('application/x-ndjson', 'one chunk object per line'),
+    query=ImportArgs,
+    errors=(403,),
+    tag='admin',
+)
 def import_() -> Response:
     """Append JSONL chunk records (ids kept, texts re-embedded); counts and invalid line numbers."""
     _require_admin()
@@ -86,6 +103,14 @@ def import_() -> Response:
 
 
 @bp.post('/admin/forget')
+@documented(
+    'Forget a user or a scope: memories, episodes, graph mentions and facts (admin; an '
+    'agent token within a scope it may write)',
+    responses={200: ForgetReport},
+    body=ForgetIn,
+    errors=(403,),
+    tag='admin',
+)
 def forget_() -> Response:
     """Forget a user (in every scope or one) or a whole scope: memories, episodes, graph. An
     agent token forgets only within a scope it may write (a user asking to be forgotten)."""
@@ -107,6 +132,13 @@ class SnapshotArgs(BaseModel):
 
 
 @bp.get('/admin/snapshot')
+@documented(
+    "Markdown of a scope's Core memories",
+    responses={200: Raw('text/markdown', 'the snapshot, readable by POST /v1/admin/hydrate')},
+    query=SnapshotArgs,
+    errors=(403,),
+    tag='admin',
+)
 def snapshot() -> Response:
     """Markdown of the scope's Core memories, with the metadata hydrate needs."""
     _require_admin()
@@ -129,6 +161,13 @@ class HydrateIn(BaseModel):
 
 
 @bp.post('/admin/hydrate')
+@documented(
+    'Write a snapshot back as Core memories',
+    responses={200: HydrateReport},
+    body=HydrateIn,
+    errors=(403,),
+    tag='admin',
+)
 def hydrate() -> Response:
     """Write a snapshot's memories (or plain Markdown's chunks) into `scope` as Core memories."""
     _require_admin()
@@ -171,6 +210,13 @@ def _documents() -> DocumentIndex:
 
 
 @bp.post('/documents')
+@documented(
+    'Index a Markdown document',
+    responses={200: DocumentReport},
+    body=DocumentIn,
+    errors=SCOPED,
+    tag='documents',
+)
 def index_document() -> Response:
     """Index a Markdown document; re-indexing a path replaces it and reuses unchanged chunks."""
     body = parse_json(DocumentIn)
@@ -180,6 +226,13 @@ def index_document() -> Response:
 
 
 @bp.delete('/documents')
+@documented(
+    "Delete a document's chunks",
+    responses={200: DocumentDeleted},
+    query=DocumentArgs,
+    errors=SCOPED,
+    tag='documents',
+)
 def delete_document() -> Response:
     """Delete every chunk of a document."""
     args = parse_args(DocumentArgs)

@@ -7,6 +7,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agents.ports import AgentDirectory, Team, TokenInfo
 from api.common import is_token_id, parse_args, parse_json, path_id, principal, services
+from api.documented import documented
+from api.responses import Deleted, TeamOut, TokenCreated, TokenList, TokenRevoked, WhoAmI
 from core.errors import Forbidden, InvalidInput, NotFound
 from core.scopes import Identifier, ScopeId, agent_scope, is_identifier
 
@@ -73,6 +75,13 @@ def _team_out(team: Team) -> dict[str, object]:
 
 
 @bp.post('/tokens')
+@documented(
+    'Issue an agent token (admin)',
+    responses={201: TokenCreated},
+    body=TokenIn,
+    errors=(403,),
+    tag='agents',
+)
 def create_token() -> tuple[Response, int]:
     """Issue a token bound to `agent:<agent_id>`; the secret is shown only in this response."""
     _require_admin()
@@ -82,6 +91,13 @@ def create_token() -> tuple[Response, int]:
 
 
 @bp.get('/tokens')
+@documented(
+    'Registered tokens, never secrets (admin)',
+    responses={200: TokenList},
+    query=TokenArgs,
+    errors=(403,),
+    tag='agents',
+)
 def list_tokens() -> Response:
     """Registered tokens (never their secrets), optionally of one agent."""
     _require_admin()
@@ -91,6 +107,13 @@ def list_tokens() -> Response:
 
 
 @bp.delete('/tokens/<token_id>')
+@documented(
+    'Revoke a token (admin)',
+    responses={200: TokenRevoked},
+    path_params={'token_id': 'token_id from POST /v1/tokens'},
+    errors=(403,),
+    tag='agents',
+)
 def revoke_token(token_id: str) -> Response:
     """Revoke a token; it gets 401 from then on."""
     _require_admin()
@@ -100,6 +123,11 @@ def revoke_token(token_id: str) -> Response:
 
 
 @bp.get('/whoami')
+@documented(
+    'Who the token stands for: admin, or an agent and its scopes',
+    responses={200: WhoAmI},
+    tag='agents',
+)
 def whoami() -> Response:
     """Who the bearer token stands for: admin, or an agent with its own and granted scopes
     (tools in front of the API check a token and find its default scope with this)."""
@@ -119,6 +147,14 @@ def whoami() -> Response:
 
 
 @bp.put('/teams/<team_id>')
+@documented(
+    'Create or replace a team (admin)',
+    responses={200: TeamOut},
+    body=TeamIn,
+    path_params={'team_id': 'team id, [A-Za-z0-9_.-]{1,128}'},
+    errors=(403,),
+    tag='agents',
+)
 def put_team(team_id: str) -> Response:
     """Create or replace a team; members read the leader's memory as fallback."""
     _require_admin()
@@ -129,6 +165,13 @@ def put_team(team_id: str) -> Response:
 
 
 @bp.get('/teams/<team_id>')
+@documented(
+    'A team (admin, leader, members)',
+    responses={200: TeamOut},
+    path_params={'team_id': 'team id'},
+    errors=(422,),
+    tag='agents',
+)
 def get_team(team_id: str) -> Response:
     """A team; readable by the admin, its leader and its members."""
     _path_id('team_id', team_id)
@@ -141,6 +184,13 @@ def get_team(team_id: str) -> Response:
 
 
 @bp.delete('/teams/<team_id>')
+@documented(
+    'Delete a team (admin)',
+    responses={200: Deleted},
+    path_params={'team_id': 'team id'},
+    errors=(403, 422),
+    tag='agents',
+)
 def delete_team(team_id: str) -> Response:
     """Delete a team; its members lose the fallback at once."""
     _require_admin()

@@ -9,7 +9,9 @@ from flask import Blueprint, Response, jsonify
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from api.common import parse_json, principal, require_read, require_write, services
+from api.documented import SCOPED, documented
 from api.observability import observe_receipt
+from api.responses import BundleOut, CaptureOut
 from core.scopes import Identifier, ScopeId
 from recall.read.bundle import BUNDLE_MIN_SCORE, is_trivial, pack
 from recall.schemas import SearchRequest, event_time
@@ -44,6 +46,12 @@ class CaptureIn(BaseModel):
 
 
 @bp.post('/memories/capture')
+@documented(
+    'Capture a conversation turn',
+    responses={200: CaptureOut},
+    body=CaptureIn,
+    errors=SCOPED,
+)
 def capture_turn() -> Response:
     """Store what a turn says durably (distilled, deduplicated); say what was skipped and why."""
     req = parse_json(CaptureIn)
@@ -95,6 +103,12 @@ class BundleIn(BaseModel):
 
 
 @bp.post('/recall/bundle')
+@documented(
+    'Memories packed for one turn',
+    responses={200: BundleOut},
+    body=BundleIn,
+    errors=SCOPED,
+)
 def recall_bundle() -> Response:
     """Top memories packed under a token budget, escaped, marked for the current turn only."""
     req = parse_json(BundleIn)

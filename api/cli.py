@@ -73,7 +73,7 @@ def serve(args: argparse.Namespace) -> int:
     # the model loads while the API's modules import (half a second): see preload_model
     preload_embedder(settings)
     start_trimming()
-    from api import create_app
+    from api.app import create_app
     from api.serving import serve as waitress_serve
 
     app = create_app(settings)

@@ -6,9 +6,11 @@ from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.common import is_uuid, parse_args, parse_json, path_id, require_read, services
+from api.documented import SCOPED, documented
+from api.responses import EntityList
 from core.errors import InvalidInput, StoreUnavailable
 from core.scopes import ScopeId, check_scope
-from kg.models import KGSearchRequest, KGSearchResponse
+from kg.models import EntityDetail, KGSearchRequest, KGSearchResponse
 from kg.service import KnowledgeGraphService
 
 bp = Blueprint('graph', __name__, url_prefix='/v1')
@@ -21,7 +23,22 @@ def _kg() -> KnowledgeGraphService:
     return kg
 
 
+class EntityArgs(BaseModel):
+    """Query of `GET /v1/kg/entities/{entity_id}`."""
+
+    model_config = ConfigDict(extra='forbid')
+
+    scope: ScopeId
+
+
 @bp.post('/knowledge_graph_search')
+@documented(
+    'Entities, facts valid at as_of, and paths',
+    responses={200: KGSearchResponse},
+    body=KGSearchRequest,
+    errors=SCOPED,
+    tag='graph',
+)
 def knowledge_graph_search() -> Response:
     """Entities, facts valid at `as_of` (validity window, provenance) and connecting paths."""
     req = parse_json(KGSearchRequest)
@@ -43,6 +60,13 @@ class EntitiesArgs(BaseModel):
 
 
 @bp.get('/kg/entities')
+@documented(
+    'Live entities of a scope, most mentioned first',
+    responses={200: EntityList},
+    query=EntitiesArgs,
+    errors=(403,),
+    tag='graph',
+)
 def list_entities() -> Response:
     """Live entities of a scope (name or alias containing `q`), most mentioned first."""
     args = parse_args(EntitiesArgs)
@@ -54,6 +78,14 @@ def list_entities() -> Response:
 
 
 @bp.get('/kg/entities/<entity_id>')
+@documented(
+    'One entity: aliases, current facts and their history',
+    responses={200: EntityDetail},
+    query=EntityArgs,
+    path_params={'entity_id': 'entity id from knowledge_graph_search'},
+    errors=(403, 503),
+    tag='graph',
+)
 def get_entity(entity_id: str) -> Response:
     """One entity of `?scope=`: aliases, current facts and the full history; 404 if unseen."""
     scope = request.args.get('scope')

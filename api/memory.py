@@ -21,12 +21,22 @@ from api.common import (
     require_write,
     services,
 )
+from api.documented import MEMORY_ID, SCOPED, documented
 from api.errors import MalformedRequest, error_details, status_of
 from api.observability import observe_receipt
+from api.responses import BatchWritten, Deleted, MemoryList, MemoryWritten
 from core.errors import Forbidden, InvalidInput, KnowledgeStoreError, NotFound
 from core.scopes import ScopeId
 from recall.models import Chunk
-from recall.schemas import MemoryIn, SearchMode, SearchRequest, WriteStatus
+from recall.schemas import (
+    ChunkOut,
+    MemoryIn,
+    SearchMode,
+    SearchRequest,
+    SearchResponse,
+    Stats,
+    WriteStatus,
+)
 from recall.tiers import Kind
 from recall.write.trust import check_agent_labels
 
@@ -55,6 +65,13 @@ def _memory(ident: str, *, write: bool = False) -> Chunk:
 
 
 @bp.post('/memories')
+@documented(
+    'Write one memory',
+    responses={201: MemoryWritten, 200: MemoryWritten},
+    body=MemoryIn,
+    errors=SCOPED,
+    description='201 when new; 200 when it merged into, or was skipped as, a duplicate.',
+)
 def create_memory() -> tuple[Response, int]:
     """Write one memory; 201 when new, 200 when it merged into an existing one."""
     item = parse_json(MemoryIn)
@@ -75,6 +92,13 @@ class BatchIn(BaseModel):
 
 
 @bp.post('/memories/batch')
+@documented(
+    'Write many memories',
+    responses={200: BatchWritten},
+    body=BatchIn,
+    description='Each item is a MemoryIn, validated on its own: a bad item gets its error '
+    'in `results`, the others are written.',
+)
 def create_memories() -> tuple[Response, int]:
     """Write up to `max_batch_items` memories; each item gets its own result or error."""
     # values are checked per item below: one unstorable item must not sink the other 99
@@ -136,12 +160,23 @@ def _item_error(
 
 
 @bp.get('/memories/<ident>')
+@documented(
+    'One memory',
+    responses={200: ChunkOut},
+    path_params=MEMORY_ID,
+)
 def get_memory(ident: str) -> Response:
     """One memory by id."""
     return jsonify(_out(_memory(ident)))
 
 
 @bp.delete('/memories/<ident>')
+@documented(
+    'Delete one memory',
+    responses={200: Deleted},
+    path_params=MEMORY_ID,
+    errors=SCOPED,
+)
 def delete_memory(ident: str) -> Response:
     """Delete one memory."""
     _memory(ident, write=True)
@@ -150,6 +185,12 @@ def delete_memory(ident: str) -> Response:
 
 
 @bp.post('/memories/<ident>/pin')
+@documented(
+    'Pin: Core, never demoted',
+    responses={200: ChunkOut},
+    path_params=MEMORY_ID,
+    errors=SCOPED,
+)
 def pin_memory(ident: str) -> Response:
     """Pin: the memory becomes Core and is never demoted."""
     _memory(ident, write=True)
@@ -157,6 +198,12 @@ def pin_memory(ident: str) -> Response:
 
 
 @bp.post('/memories/<ident>/unpin')
+@documented(
+    'Unpin: decays again',
+    responses={200: ChunkOut},
+    path_params=MEMORY_ID,
+    errors=SCOPED,
+)
 def unpin_memory(ident: str) -> Response:
     """Unpin: the memory decays again from the working tier."""
     _memory(ident, write=True)
@@ -174,6 +221,12 @@ class ListArgs(BaseModel):
 
 
 @bp.get('/memories')
+@documented(
+    "List (or search) a scope's memories",
+    responses={200: MemoryList},
+    query=ListArgs,
+    errors=SCOPED,
+)
 def list_memories() -> Response:
     """List a scope's memories (id order, paged) or search them with `q`."""
     args = parse_args(ListArgs)
@@ -216,6 +269,12 @@ def list_memories() -> Response:
 
 
 @bp.post('/memory_search')
+@documented(
+    'Hybrid recall with a receipt',
+    responses={200: SearchResponse},
+    body=SearchRequest,
+    errors=SCOPED,
+)
 def memory_search() -> Response:
     """Hybrid recall (dense + BM25 + graph) with a receipt."""
     req = parse_json(SearchRequest)
@@ -231,6 +290,13 @@ class StatsArgs(BaseModel):
 
 
 @bp.get('/memory/stats')
+@documented(
+    'Counts by tier, kind and scope',
+    responses={200: Stats},
+    query=StatsArgs,
+    errors=SCOPED,
+    description='Without `scope`, every scope: admin token only.',
+)
 def memory_stats() -> Response:
     """Counts by tier, kind and scope (one scope, or all for the admin)."""
     args = parse_args(StatsArgs)

@@ -38,6 +38,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from api.documented import Raw, documented
 from api.responses import Check, Ready
 from api.version import version
 from core.errors import Forbidden, NotFound
@@ -232,6 +233,12 @@ bp = Blueprint('observability', __name__)
 
 
 @bp.get('/metrics')
+@documented(
+    'Prometheus metrics (admin token)',
+    responses={200: Raw('text/plain; version=0.0.4', 'Prometheus text exposition format')},
+    errors=(403,),
+    tag='service',
+)
 def metrics() -> Response:
     """Prometheus text format; the admin token only (store sizes and traffic of every tenant)."""
     if not g.principal.admin:
@@ -241,6 +248,12 @@ def metrics() -> Response:
 
 
 @bp.get('/readyz')
+@documented(
+    'Readiness: every store answers a probe',
+    responses={200: Ready, 503: Ready},
+    auth=False,
+    tag='service',
+)
 def readyz() -> tuple[Response, int]:
     """200 when every store answers a probe, else 503; with the version and each probe."""
     services: Services = current_app.extensions['mnemos']

@@ -1,17 +1,7 @@
 """OpenAPI 3.1 built from the pydantic models, `GET /openapi.json` and the `/docs` page.
 
-Routes are listed in api/operations.py, one `Operation` per (method, path). To document a new
-route, append one entry there (or call `register(Operation(...))` from the route's module):
-
-    Operation('get', '/v1/things/{thing_id}', 'things.get_thing', 'One thing',
-              responses={200: ThingOut}, path_params={'thing_id': 'id from POST /v1/things'},
-              errors=(403, 404), tag='things')
-
-`endpoint` is the Flask endpoint name; tests/e2e/test_openapi.py fails when a Flask route has
-no entry, or an entry no route. Error responses are added from what the entry declares: 500
-for every route, 401, 429 and 503 for routes that need a token, 400/413/422 for a JSON body, 422
-for query parameters, 404/405 for path parameters; `errors` adds the rest. Every error has the
-one `ErrorBody` shape.
+Each route declares its own entry where it is defined (`api.documented.documented`, next to the
+blueprint's route); the document of an app is built from the routes it mounts, in their order.
 
 The Swagger UI assets come from the `swagger-ui-bundle-v2` wheel, so `/docs` works offline.
 """
@@ -19,64 +9,20 @@ The Swagger UI assets come from the `swagger-ui-bundle-v2` wheel, so `/docs` wor
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
 from functools import cache
-from typing import Any, Literal
+from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, send_from_directory, url_for
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode, models_json_schema
 
+from api.documented import Body, Operation, Raw, documented, operations_of
 from api.responses import ErrorBody
 from api.ui import refuse_framing
 from api.version import version
 
 REF_TEMPLATE = '#/components/schemas/{model}'
-
-
-@dataclass(frozen=True)
-class Raw:
-    """A body that is not a JSON model: NDJSON, Markdown, Prometheus text, HTML."""
-
-    media_type: str
-    description: str
-    schema: Mapping[str, Any] = field(default_factory=lambda: {'type': 'string'})
-
-
-Body = type[BaseModel] | Raw
-
-
-@dataclass(frozen=True)
-class Operation:
-    """One documented route: everything the OpenAPI document says about it."""
-
-    method: Literal['get', 'post', 'put', 'patch', 'delete']
-    path: str
-    endpoint: str
-    summary: str
-    responses: Mapping[int, Body]
-    body: Body | None = None
-    query: type[BaseModel] | None = None
-    path_params: Mapping[str, str] = field(default_factory=dict)
-    errors: Sequence[int] = ()
-    auth: bool = True
-    tag: str = 'memory'
-    description: str | None = None
-
-    def error_statuses(self) -> list[int]:
-        """Every error status this route may answer with."""
-        statuses = {*self.errors, 500}
-        if self.auth:
-            # the token registry is a store too; 429: too many unknown tokens from one address
-            statuses |= {401, 429, 503}
-        if self.body is not None:
-            statuses |= {413, 422} if isinstance(self.body, Raw) else {400, 413, 422}
-        if self.query is not None:
-            statuses.add(422)
-        if self.path_params:
-            statuses |= {404, 405}
-        return sorted(statuses - set(self.responses))
 
 
 ERROR_TEXT = {
@@ -92,19 +38,6 @@ ERROR_TEXT = {
     503: 'A store is unavailable, or the knowledge graph is disabled',
     500: 'An unexpected error: the service log has its trace under the X-Request-Id',
 }
-
-_REGISTRY: list[Operation] = []
-
-
-def register(*operations: Operation) -> None:
-    """Add routes to the document (api/operations.py registers the built-in ones)."""
-    _REGISTRY.extend(operations)
-
-
-def operations() -> list[Operation]:
-    """Every registered operation, built-in ones first (api/__init__.py imports
-    api/operations.py, which registers them)."""
-    return list(_REGISTRY)
 
 
 def build_document(ops: Iterable[Operation], *, api_version: str | None = None) -> dict[str, Any]:
@@ -296,17 +229,29 @@ def document_of_app() -> dict[str, Any]:
     """The document of the running app (built once per app)."""
     doc = current_app.extensions.get('mnemos.openapi')
     if doc is None:
-        doc = current_app.extensions['mnemos.openapi'] = build_document(operations())
+        doc = current_app.extensions['mnemos.openapi'] = build_document(operations_of(current_app))
     return doc
 
 
 @bp.get('/openapi.json')
+@documented(
+    'This OpenAPI 3.1 document',
+    responses={200: Raw('application/json', 'OpenAPI 3.1', {'type': 'object'})},
+    auth=False,
+    tag='service',
+)
 def openapi_json() -> Response:
     """The OpenAPI 3.1 document."""
     return jsonify(document_of_app())
 
 
 @bp.get('/docs')
+@documented(
+    'Interactive API docs (Swagger UI, works offline)',
+    responses={200: Raw('text/html', 'Swagger UI page')},
+    auth=False,
+    tag='service',
+)
 def docs() -> Response:
     """Swagger UI over /openapi.json, with assets served from this process."""
 
@@ -324,6 +269,13 @@ def docs() -> Response:
 
 
 @bp.get('/docs/assets/<name>')
+@documented(
+    'A Swagger UI asset of /docs',
+    responses={200: Raw('*/*', 'CSS, JavaScript or an icon')},
+    path_params={'name': 'swagger-ui.css, swagger-ui-bundle.js or favicon-32x32.png'},
+    auth=False,
+    tag='service',
+)
 def docs_asset(name: str) -> Response:
     """One Swagger UI file from the installed wheel."""
     if name not in ASSETS:

@@ -15,14 +15,25 @@ from api.common import (
     require_write,
     services,
 )
+from api.documented import SCOPED, documented
+from api.responses import EpisodeList, JobAccepted, JobList
 from consolidation.models import EpisodeOut, SessionIn, is_session_key
 from core.errors import InvalidInput, NotFound
 from core.scopes import Identifier, ScopeId
+from jobs.models import JobInfo
 
 bp = Blueprint('sessions', __name__, url_prefix='/v1')
 
 
 @bp.post('/sessions/<session_key>/complete')
+@documented(
+    'Consolidate a finished session into an episode (async)',
+    responses={202: JobAccepted},
+    body=SessionIn,
+    path_params={'session_key': 'your session id, [A-Za-z0-9_.:-]{1,200}'},
+    errors=SCOPED,
+    tag='sessions',
+)
 def complete(session_key: str) -> tuple[Response, int, dict[str, str]]:
     """Accept a finished session for consolidation: 202 with the job id and the episode id."""
     if not is_session_key(session_key):
@@ -36,6 +47,12 @@ def complete(session_key: str) -> tuple[Response, int, dict[str, str]]:
 
 
 @bp.get('/jobs/<job_id>')
+@documented(
+    "A job's state",
+    responses={200: JobInfo},
+    path_params={'job_id': 'job id from a 202 response'},
+    tag='sessions',
+)
 def job_status(job_id: str) -> Response:
     """A job's state (queued, running, done, failed or cancelled), attempts, error, result."""
     path_id('job_id', 'job', job_id, is_uuid, 'uuids')
@@ -57,6 +74,14 @@ class JobsQuery(BaseModel):
 
 
 @bp.get('/jobs')
+@documented(
+    'The newest jobs of a scope',
+    responses={200: JobList},
+    query=JobsQuery,
+    errors=SCOPED,
+    tag='sessions',
+    description='Without `scope`, every job (system jobs too): admin token only.',
+)
 def jobs() -> Response:
     """The newest jobs of a scope; without `scope` (admin token only), every job."""
     query = parse_args(JobsQuery)
@@ -78,6 +103,13 @@ class EpisodesQuery(BaseModel):
 
 
 @bp.get('/episodes')
+@documented(
+    'Episodes of a scope, newest first',
+    responses={200: EpisodeList},
+    query=EpisodesQuery,
+    errors=SCOPED,
+    tag='sessions',
+)
 def episodes() -> Response:
     """Live episodes of a scope (optionally one user's), newest session first."""
     query = parse_args(EpisodesQuery)

@@ -10,11 +10,13 @@ from pathlib import Path
 
 from flask import Blueprint, Response, send_from_directory
 
+from api.documented import Raw, documented
+
 ASSETS = Path(__file__).with_name('ui')
 
 bp = Blueprint('ui', __name__)
 
-# endpoints api/__init__.py lets through without a token
+# endpoints api/app.py lets through without a token
 PUBLIC = frozenset({'ui.page', 'ui.asset'})
 
 FRAME_ANCESTORS = "frame-ancestors 'none'"
@@ -39,6 +41,12 @@ def _no_framing(response: Response) -> Response:
 
 
 @bp.get('/ui')
+@documented(
+    'The memory inspector page',
+    responses={200: Raw('text/html', 'the inspector; it asks for a token')},
+    auth=False,
+    tag='service',
+)
 def page() -> Response:
     """The inspector page."""
     response = send_from_directory(ASSETS, 'index.html', max_age=0)
@@ -49,6 +57,13 @@ def page() -> Response:
 
 
 @bp.get('/ui/<path:name>')
+@documented(
+    'A script or stylesheet of the inspector',
+    responses={200: Raw('*/*', 'JavaScript or CSS')},
+    path_params={'name': "file name of the page's assets"},
+    auth=False,
+    tag='service',
+)
 def asset(name: str) -> Response:
     """A script or stylesheet of the page."""
     return send_from_directory(ASSETS, name, max_age=0)

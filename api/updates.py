@@ -6,14 +6,27 @@ from flask import Blueprint, Response, jsonify
 from pydantic import BaseModel, ConfigDict, Field
 
 from api.common import parse_args, parse_json, require_read, services
+from api.documented import MEMORY_ID, SCOPED, documented
 from api.memory import _memory, _out
 from core.scopes import ScopeId
+from recall.history import MemoryHistory, UserList
+from recall.schemas import ChunkOut
 from recall.write.updates import MemoryPatch
 
 bp = Blueprint('updates', __name__, url_prefix='/v1')
 
 
 @bp.patch('/memories/<ident>')
+@documented(
+    "Edit a memory's text, tags, importance, pin or metadata",
+    responses={200: ChunkOut},
+    body=MemoryPatch,
+    path_params=MEMORY_ID,
+    errors=SCOPED,
+    description='The id stays. The replaced state is kept as a version (GET .../history); '
+    'searches read only the current one. A new text is embedded and extracted into the '
+    'graph again, and the facts only the old text said are retracted.',
+)
 def update_memory(ident: str) -> Response:
     """Change a memory's text, tags, importance, pin or metadata; the old state is kept."""
     _memory(ident, write=True)
@@ -22,6 +35,11 @@ def update_memory(ident: str) -> Response:
 
 
 @bp.get('/memories/<ident>/history')
+@documented(
+    "A memory's versions, merges and supersession",
+    responses={200: MemoryHistory},
+    path_params=MEMORY_ID,
+)
 def memory_history(ident: str) -> Response:
     """A memory's versions, the writes merged into it and its supersession."""
     chunk = _memory(ident)
@@ -38,6 +56,12 @@ class UsersArgs(BaseModel):
 
 
 @bp.get('/users')
+@documented(
+    'Users with memories in a scope',
+    responses={200: UserList},
+    query=UsersArgs,
+    errors=SCOPED,
+)
 def list_users() -> Response:
     """The users with memories in a scope, most memories first."""
     args = parse_args(UsersArgs)

@@ -24,7 +24,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from api import create_app  # noqa: E402
+from api.app import create_app  # noqa: E402
 from core.settings import Settings  # noqa: E402
 
 TOKEN = 'bench-token-0123456789abcdef0123'

@@ -295,7 +295,7 @@ def main() -> int:
     if args.category:
         cases = [c for c in cases if c['category'] in args.category]
 
-    from api import create_app
+    from api.app import create_app
     from core.settings import Settings
 
     work = Path(tempfile.mkdtemp(prefix='mnemos-updates-'))

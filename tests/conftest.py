@@ -34,7 +34,7 @@ def auth() -> dict[str, str]:
 @pytest.fixture(scope='module')
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """The real app (Qdrant Edge, real embedder, graph off) on a module-wide data dir."""
-    from api import create_app
+    from api.app import create_app
 
     settings = make_settings(tmp_path_factory.mktemp('data'), graph_enabled=False)
     application = create_app(settings)

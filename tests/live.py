@@ -23,7 +23,7 @@ def live_service(data_dir: Path, **overrides: object) -> Iterator[str]:
     """
     from waitress import create_server
 
-    from api import create_app
+    from api.app import create_app
 
     options: dict[str, Any] = {'embedder': 'hash', 'extract_workers': 0, **overrides}
     settings = Settings.load({}, data_dir=data_dir, api_token=TOKEN, **options)

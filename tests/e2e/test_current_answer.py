@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from api import create_app
+from api.app import create_app
 from runtime.bootstrap import build
 from tests.conftest import make_settings
 

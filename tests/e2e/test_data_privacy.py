@@ -23,7 +23,7 @@ MARKER = 'Zorblax-quintessence-7731'  # appears only in the transcript
 
 @pytest.fixture(scope='module')
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Path]]:
-    from api import create_app
+    from api.app import create_app
     from api.cli import ensure_token
 
     data_dir = tmp_path_factory.mktemp('private') / 'data'

@@ -23,7 +23,7 @@ FUTURE = (datetime.now(UTC) + timedelta(days=2)).isoformat()
 
 @pytest.fixture(scope='module')
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from api import create_app
+    from api.app import create_app
 
     data_dir: Path = tmp_path_factory.mktemp('event-time')
     app = create_app(Settings.load({}, data_dir=data_dir, api_token=TOKEN, embedder='hash'))

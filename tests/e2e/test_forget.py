@@ -23,7 +23,7 @@ T0, T1 = '2026-05-01T10:00:00Z', '2026-05-01T10:01:00Z'
 
 @pytest.fixture(scope='module')
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from api import create_app
+    from api.app import create_app
 
     data_dir: Path = tmp_path_factory.mktemp('forget-data')
     application = create_app(Settings.load({}, data_dir=data_dir, api_token=TOKEN, embedder='hash'))

@@ -23,7 +23,7 @@ MARKERS = (b'Quillonius', b'Marbrydge', b'zorblatt-4471')
 
 
 def _app(data_dir: Path) -> Any:
-    from api import create_app
+    from api.app import create_app
 
     return create_app(Settings.load({}, data_dir=data_dir, api_token=TOKEN, embedder='hash'))
 

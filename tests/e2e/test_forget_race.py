@@ -24,7 +24,7 @@ TRIALS = 20
 
 @pytest.fixture(scope='module')
 def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    from api import create_app
+    from api.app import create_app
 
     data_dir: Path = tmp_path_factory.mktemp('race-data')
     application = create_app(Settings.load({}, data_dir=data_dir, api_token=TOKEN, embedder='hash'))

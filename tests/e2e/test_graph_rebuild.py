@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from api import create_app
+from api.app import create_app
 from kg.kuzu_lifecycle import SET_ASIDE, UNOPENABLE, open_marker, rebuild_marker, wal_path
 from runtime.bootstrap import build
 from tests.conftest import ADMIN_TOKEN, make_settings

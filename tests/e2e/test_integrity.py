@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from api import create_app
+from api.app import create_app
 from runtime.bootstrap import build
 from tests.conftest import make_settings
 

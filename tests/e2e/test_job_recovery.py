@@ -72,7 +72,7 @@ def _leave_as_a_killed_process_would(
 
 
 def _restart_and_wait(tmp_path: Path, owner: str | None, seconds: float) -> tuple[dict, list]:
-    from api import create_app
+    from api.app import create_app
 
     data_dir = tmp_path / 'data'
     settings = make_settings(data_dir, graph_enabled=False)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from api import create_app
+from api.app import create_app
 from tests.conftest import ADMIN_TOKEN, make_settings
 
 pytestmark = pytest.mark.slow

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from api import create_app
+from api.app import create_app
 from core.clock import ManualClock
 from runtime.bootstrap import build
 from tests.conftest import make_settings

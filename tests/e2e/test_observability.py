@@ -18,7 +18,7 @@ from tests.conftest import ADMIN_TOKEN, make_settings
 
 
 def _small_app(data_dir: Path, **overrides: object):  # type: ignore[no-untyped-def]
-    from api import create_app
+    from api.app import create_app
 
     return create_app(make_settings(data_dir, graph_enabled=False, embedder='hash', **overrides))
 
@@ -217,7 +217,7 @@ def test_readyz_needs_no_token_and_reports_the_version_and_each_store(client):
 
 
 def test_readyz_probes_the_graph_when_it_is_on(tmp_path):
-    from api import create_app
+    from api.app import create_app
 
     app = create_app(make_settings(tmp_path, embedder='hash', extract_workers=0))
     try:
@@ -232,7 +232,7 @@ def test_readyz_is_503_when_the_graph_could_not_be_read_back(tmp_path, monkeypat
     # buffer pool), entity reads still answered from Kuzu, and the service looked ready while
     # every graph job failed
     import kg.kuzu_dump
-    from api import create_app
+    from api.app import create_app
 
     def full(run):  # type: ignore[no-untyped-def]
         raise RuntimeError('Buffer manager exception: Unable to allocate memory!')

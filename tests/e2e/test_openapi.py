@@ -8,7 +8,8 @@ import jsonschema
 import pytest
 from schemathesis.specs.openapi.definitions import OPENAPI_31
 
-from api.openapi import operations
+from api.app import route_operations
+from api.documented import operations_of
 from api.responses import ErrorBody
 
 SKIPPED_METHODS = {'HEAD', 'OPTIONS'}
@@ -37,7 +38,7 @@ def test_every_flask_route_is_documented_and_every_documented_route_exists(app, 
         for method in rule.methods - SKIPPED_METHODS
     }
     documented = {(path, method) for path, item in doc['paths'].items() for method in item}
-    assert routed - documented == set(), 'routes missing from api/operations.py'
+    assert routed - documented == set(), 'routes without @documented'
     assert documented - routed == set(), 'documented routes the app does not have'
 
 
@@ -47,8 +48,13 @@ def test_each_operation_names_its_flask_endpoint(app):
         for rule in app.url_map.iter_rules()
         for method in rule.methods - SKIPPED_METHODS
     }
-    for op in operations():
+    for op in operations_of(app):
         assert by_endpoint.get((op.endpoint, op.method)) == op.path, op.endpoint
+
+
+def test_the_route_table_without_services_is_the_served_apps(app):
+    # schemathesis' cases come from route_operations(), before any app is built
+    assert route_operations() == operations_of(app)
 
 
 def test_schemas_come_from_the_pydantic_models(client):
@@ -182,7 +188,7 @@ def test_a_body_that_is_not_a_json_object_gets_loc_body(client, auth, body):
 
 
 def test_an_unexpected_error_is_a_documented_500_without_the_exception_text(tmp_path):
-    from api import create_app
+    from api.app import create_app
     from tests.conftest import ADMIN_TOKEN, make_settings
 
     app = create_app(make_settings(tmp_path, graph_enabled=False, embedder='hash'))

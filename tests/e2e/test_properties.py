@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule
 
-from api import create_app
+from api.app import create_app
 from runtime.bootstrap import build
 from tests.conftest import ADMIN_TOKEN, make_settings
 

@@ -24,7 +24,7 @@ RECALL = (
 
 @pytest.fixture(scope='module')
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    from api import create_app
+    from api.app import create_app
 
     data_dir: Path = tmp_path_factory.mktemp('recall-never')
     app = create_app(Settings.load({}, data_dir=data_dir, api_token=TOKEN, embedder='hash'))

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from api import create_app
+from api.app import create_app
 from runtime.bootstrap import build
 from tests.conftest import make_settings
 

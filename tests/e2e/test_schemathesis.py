@@ -33,7 +33,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from api.openapi import Raw, operations
+from api.app import route_operations
+from api.documented import Raw
 from tests.conftest import ADMIN_TOKEN, make_settings
 
 EXAMPLES = int(os.environ.get('SCHEMATHESIS_EXAMPLES', '25'))
@@ -51,7 +52,7 @@ AGENT = 'fuzz'
 @pytest.fixture(scope='module')
 def fuzz_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     """The real app with the graph on, seeded with an agent token and a few memories."""
-    from api import create_app
+    from api.app import create_app
 
     data: Path = tmp_path_factory.mktemp('fuzz')
     application = create_app(make_settings(data, graph_enabled=True, extract_workers=0))
@@ -90,7 +91,7 @@ def _ndjson(ctx, value):  # type: ignore[no-untyped-def]
 # a raw NDJSON body has no schema to violate)
 CASES = [
     pytest.param(op.method.upper(), op.path, mode, id=f'{op.method.upper()} {op.path} {mode.value}')
-    for op in operations()
+    for op in route_operations()
     for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
     if mode == GenerationMode.POSITIVE
     or (not isinstance(op.body, Raw) and (op.query is not None or op.body is not None))

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from api import create_app
+from api.app import create_app
 from core.clock import ManualClock
 from core.jobs import JobName
 from core.settings import Settings

@@ -72,7 +72,7 @@ def redis_db() -> Iterator[int]:
 def stack(redis_db: int, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """Qdrant stand-in, the API process (here) and one worker subprocess on a real RedisBroker."""
     import runtime.bootstrap
-    from api import create_app
+    from api.app import create_app
     from core.settings import Settings
     from tests.integration.vector_server import RemoteVectorStore, serve
 
