@@ -4,6 +4,7 @@ python bench/kinds.py                         # every kind, every variant (~15 m
 python bench/kinds.py --kinds bank_en,zh      # some kinds
 python bench/kinds.py --max-questions 20      # smoke check, not a result
 python bench/kinds.py --explain               # also save every question's explained search
+python bench/kinds.py --env KG_EMBEDDER=multilingual-e5 --variants default,bm25,dense
 
 The kinds and their gold are in bench/kinds_suite.py. One service (`mnemos serve`, graph on) is
 started as a user would; every kind is written through HTTP as a plain client writes: plain text,
@@ -170,14 +171,17 @@ def settle(service: Service, timeout: float = 1800.0) -> float:
 
 
 def run(
-    kinds: list[KindSet], variants: list[str], with_explain: bool
+    kinds: list[KindSet],
+    variants: list[str],
+    with_explain: bool,
+    env: dict[str, str] | None = None,
 ) -> tuple[dict[str, dict[str, dict[str, float]]], list[dict[str, Any]], dict[str, Any]]:
     """Scores per kind per variant (plus per tag), the explained searches, and run facts."""
     results: dict[str, dict[str, dict[str, float]]] = {}
     by_tag: dict[str, dict[str, dict[str, dict[str, float]]]] = {}
     explained: list[dict[str, Any]] = []
     facts: dict[str, Any] = {}
-    service = start_service(graph='graph' in variants)
+    service = start_service(graph='graph' in variants, env=env)
     try:
         t = time.perf_counter()
         refs: dict[str, Refs] = {k.name: ingest(service, k) for k in kinds}
@@ -244,6 +248,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--max-questions', type=int, default=None, help='smoke check')
     parser.add_argument('--explain', action='store_true', help='save explained searches')
     parser.add_argument('--label', default='', help='suffix of the result file names')
+    parser.add_argument(
+        '--env',
+        action='append',
+        default=[],
+        help='KEY=VALUE for the service, e.g. KG_EMBEDDER=multilingual-e5 (repeatable)',
+    )
     args = parser.parse_args(argv)
     names = [k for k in args.kinds.split(',') if k]
     variants = [v for v in args.variants.split(',') if v]
@@ -257,11 +267,13 @@ def main(argv: list[str] | None = None) -> int:
                   f'{len(k.questions)} questions' for k in kinds),
         flush=True,
     )  # fmt: skip
-    results, explained, facts = run(kinds, variants, args.explain)
+    env = dict(kv.split('=', 1) for kv in args.env)
+    results, explained, facts = run(kinds, variants, args.explain, env)
     report(results, variants)
     suffix = ('_smoke' if args.max_questions else '') + (f'_{args.label}' if args.label else '')
     payload = {
         'command': ' '.join(['python', 'bench/kinds.py', *sys.argv[1:]]),
+        'service_env': env,
         'results': results,
         **facts,
         'wall_s': round(time.perf_counter() - started, 1),
