@@ -149,8 +149,8 @@ def scan_cheaper(
 # - Never COPY into a rel table: it rebuilds the whole node group it writes to, so its memory and
 #   time grew with the store (500 relations: 4-5 s at ~98k stored). Once that no longer fit the
 #   buffer pool it failed half-way ("Unable to allocate memory! The buffer pool is full") and left
-#   the file corrupt: the next read, and every later open, segfaulted. That killed `mnemos serve`
-#   at ~210k chunks with 256 MB of pool (bench/README.md, fourth partial scale run).
+#   the file corrupt: the next read, and every later open, segfaulted, which stops `mnemos serve`
+#   once a store outgrows its pool (bench/README.md, the partial scale runs).
 # - Never `UNWIND ... MATCH (x {id: r.id})`: the match joins against a scan of the table, so it too
 #   grew with the store (1,500 mentions at 120k chunks: failed with 256 MB, 10 s with 512 MB).
 # - Nodes: one UNWIND ... CREATE, which matches nothing.

@@ -1,4 +1,4 @@
-"""L0 abstracts and L1 overviews of memories (seeds 000, 002): extractive, computed from the
+"""L0 abstracts and L1 overviews of memories: extractive, computed from the
 text on read, so every memory has them whatever path wrote it and nothing extra is stored."""
 
 from __future__ import annotations

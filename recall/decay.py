@@ -1,6 +1,6 @@
-"""Tier decay (seed 000): the Weibull composite, tier transitions and the rerank of fused hits.
+"""Tier decay: the Weibull composite, tier transitions and the rerank of fused hits.
 
-Pure functions over `Chunk` and a `now`; no store, no clock. The maths, per seed 000:
+Pure functions over `Chunk` and a `now`; no store, no clock. The maths:
 
     half_life = 30 d * min(exp(1.5 * importance), 10)       important memories fade slower
     recency   = exp(-ln 2 / half_life * age_days ** beta)   beta 0.8 core, 1.0 working, 1.3 periph.
@@ -48,11 +48,11 @@ class DecayComponents(BaseModel):
 
 
 class TierThresholds(BaseModel):
-    """Promotion/demotion thresholds; seed 000 names them, these defaults are ours."""
+    """Promotion/demotion thresholds of the tiers."""
 
     model_config = ConfigDict(frozen=True)
 
-    # promote to core by any one of three paths (seed: evolution.promotion)
+    # promote to core by any one of three paths: many recalls, high importance, or some of both
     core_access_only: int = Field(default=10, ge=1, description='access_count alone')
     core_importance_only: float = Field(default=0.9, ge=0, le=1, description='importance alone')
     core_both_access: int = Field(default=5, ge=1)
@@ -105,7 +105,7 @@ def _parts(chunk: Chunk, now: datetime) -> tuple[float, float, float, float]:
     # recency runs from the last recall: a memory that keeps being used stays fresh
     last = chunk.accessed_at or chunk.created_at
     age = _days(now, max(last, chunk.created_at, key=to_epoch))
-    # pinned memories never decay (seed 000)
+    # a pin is the user saying "keep this": pinned memories never decay
     rec = 1.0 if chunk.pinned else recency(age, chunk.importance, chunk.tier)
     freq = frequency(chunk.access_count)
     composite = W_RECENCY * rec + W_FREQUENCY * freq + W_IMPORTANCE * chunk.importance
@@ -160,7 +160,7 @@ def tier_transition(
     if promoted is not None:
         return to(Tier.CORE, promoted)
     if chunk.tier == Tier.CORE:
-        return to(Tier.CORE, 'core:never_demoted')  # seed 000: core is identity-level
+        return to(Tier.CORE, 'core:never_demoted')  # core is identity-level: it never decays away
     parts = components(chunk, now)
     if chunk.tier == Tier.PERIPHERAL:
         if chunk.access_count >= t.revive_access and parts.relevance >= t.revive_relevance:

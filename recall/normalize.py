@@ -65,7 +65,7 @@ def name_key(name: str) -> str:
     return entity_key('name', normalize_text(name))
 
 
-# ---- recall blocks: never persisted (seed 001) ------------------------------------------------
+# ---- recall blocks: never persisted ---------------------------------------------------------
 # An auto-recall block is injected for the current turn only; a client that sends it back inside
 # a turn, a transcript or a document must not turn recalled memories into new ones.
 

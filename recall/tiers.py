@@ -60,7 +60,7 @@ class Source(StrEnum):
     CONSOLIDATION = 'consolidation'
 
 
-# Tier and importance a memory of each kind starts with (seed 001): identity and explicit
+# Tier and importance a memory of each kind starts with: identity and explicit
 # "remember" requests are core; claims about the world are working; raw records start mid-way.
 KIND_DEFAULTS: dict[Kind, tuple[Tier, float]] = {
     Kind.ENTITY: (Tier.CORE, 0.85),
@@ -74,7 +74,7 @@ KIND_DEFAULTS: dict[Kind, tuple[Tier, float]] = {
     Kind.FAILURE: (Tier.WORKING, 0.5),
     Kind.SUMMARY: (Tier.WORKING, 0.6),
     Kind.DREAM: (Tier.WORKING, 0.7),
-    Kind.NOTE: (Tier.PERIPHERAL, 0.2),  # seed 001: the compatibility bucket, 0.1-0.3
+    Kind.NOTE: (Tier.PERIPHERAL, 0.2),  # the compatibility bucket: low signal, 0.1-0.3
     Kind.DOCUMENT: (Tier.WORKING, 0.5),
     Kind.EPISODIC: (Tier.WORKING, 0.5),
 }

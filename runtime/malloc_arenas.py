@@ -2,15 +2,14 @@
 
 glibc gives each new thread its own malloc arena (up to 8 per core). In `mnemos serve` the
 writes, graph extraction and Kuzu / Qdrant Edge calls run on waitress and dramatiq threads, and
-memory freed in one arena is not reused by another: `bench/rss_breakdown.py --service-mode`
-measured 1,057 MB at 6k chunks growing 48.5 KB per chunk, 464 MB of it held free by malloc,
-against 721 MB and 21.4 KB per chunk with two arenas.
+memory freed in one arena is not reused by another, so the service's RSS grows with its arenas,
+much of it held free by malloc; two arenas halve the growth per chunk (bench/README.md, "RSS at
+scale: where it goes").
 
 Even in two arenas, memory freed after a bulk write, an index build or a document stays with
 malloc: glibc returns free pages from the middle of a heap only when asked (`malloc_trim`).
-`start_trimming` asks every half minute, so RSS follows what the service holds, not its peak:
-`bench/service_bench.py` at 10k chunks measured 933 MB with the arena cap alone and 726 MB with
-both.
+`start_trimming` asks every half minute, so RSS follows what the service holds, not its peak
+(bench/README.md has the arena cap alone against the cap and trimming).
 """
 
 from __future__ import annotations
@@ -74,8 +73,8 @@ def start_trimming(
 ) -> threading.Thread:
     """A daemon thread calling `release_free_memory` every `interval_s` seconds until `stop`.
 
-    A trim walks each arena under its lock: 30-60 ms for a 2 GB heap on the reference machine,
-    during which other threads' allocations in that arena wait; once per interval.
+    A trim walks each arena under its lock (tens of ms for a heap of a few GB), during which
+    other threads' allocations in that arena wait; once per interval.
     """
     stopped = stop or threading.Event()
 

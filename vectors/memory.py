@@ -175,7 +175,7 @@ class InMemoryVectorStore:
 
 def _idf(store: Mapping[str, _Point], terms: Sequence[int]) -> dict[int, float]:
     # Qdrant's Modifier.IDF: ln(1 + (N - n + 0.5) / (n + 0.5)) over the whole collection, where
-    # N counts points with a non-empty sparse vector (measured on Edge) and n those with the term
+    # N counts points with a non-empty sparse vector (as Edge counts it) and n those with the term
     total = sum(1 for p in store.values() if p.sparse)
     idf: dict[int, float] = {}
     for term in terms:

@@ -184,7 +184,7 @@ class ChannelReader:
         channels: dict[str, list[ScoredPoint]] = {
             name: pending[name].get() if name in pending else here[name] for name in names
         }
-        # ---- episodes (L1, issue 4): the `episodic` kind also reads the `episodes` collection,
+        # ---- episodes (L1): the `episodic` kind also reads the `episodes` collection,
         # whose payloads carry the chunk fields this filter and `_rank` use; fused as channels
         if req.filters.kinds and Kind.EPISODIC in req.filters.kinds:
             for name in names:

@@ -1,4 +1,4 @@
-"""Recall policies (seed 004): which importance labels and trust levels a search admits.
+"""Recall policies: which importance labels and trust levels a search admits.
 
 Importance labels fail open: a search first admits `must_remember` + `nice_to_have`, widens to
 `unknown` when that finds nothing, then to `ignore`. Trust gates the same way: trusted first, then

@@ -1,4 +1,4 @@
-"""The importance heuristic (seeds 001, 003): a grade and a label for a memory at write time."""
+"""The importance heuristic: a grade and a label for a memory at write time."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ MUST, NICE = ImportanceLabel.MUST_REMEMBER, ImportanceLabel.NICE_TO_HAVE
 UNKNOWN, IGNORE = ImportanceLabel.UNKNOWN, ImportanceLabel.IGNORE
 
 
-# Base importance per kind: the middle of seed 001's bands (entity 0.85-1.0, explicit remember
+# Base importance per kind: the middle of each kind's band (entity 0.85-1.0, explicit remember
 # 0.75-0.95, extracted kinds 0.55-0.80, summary 0.50-0.70, note 0.10-0.30).
 KIND_IMPORTANCE: dict[Kind, float] = {
     Kind.ENTITY: 0.9,
@@ -81,18 +81,18 @@ def grade(text: str, kind: Kind | str = Kind.NOTE) -> ImportanceGrade:
 
 
 def importance_heuristic(text: str, kind: Kind | str = Kind.NOTE) -> tuple[float, ImportanceLabel]:
-    """(importance, label) for `text` of `kind` without an LLM (seed 003 heuristic-v1)."""
+    """(importance, label) for `text` of `kind` without an LLM (the kind's base, keyword boosts)."""
     graded = grade(text, kind)
     return graded.importance, graded.label
 
 
-# seed 001's band for notes: whatever the keywords say, a note stays a low-signal bucket
+# the band of notes: whatever the keywords say, a note stays a low-signal bucket
 NOTE_BAND = (0.1, 0.3)
 
 
 def write_grade(text: str, kind: Kind | str) -> ImportanceGrade:
     """Importance and label of a direct write that gave neither: the kind's base plus keyword
-    boosts, a note kept inside seed 001's 0.1-0.3 band."""
+    boosts, a note kept inside its 0.1-0.3 band."""
     graded = grade(text, kind)
     if Kind(kind) != Kind.NOTE:
         return graded

@@ -1,4 +1,4 @@
-"""A search's hits counted as recalls (seed 000: access count and time, tier moves)."""
+"""A search's hits counted as recalls: access count and time, which feed decay and tier moves."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def record_recalls(
         touched = chunk.model_copy(
             update={'access_count': chunk.access_count + counts[point.id], 'accessed_at': moment}
         )
-        # seed 000: tier transitions are evaluated on every search-hit touch
+        # a recall may promote: tier transitions are evaluated on every search-hit touch
         tier = next_tier(touched, moment)
         if access is None:
             updates[point.id] = {
