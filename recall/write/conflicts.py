@@ -1,14 +1,14 @@
-"""Contradiction detection between a new memory and a similar existing one (seed 003).
+"""Contradiction detection between a new memory and a similar existing one.
 
-similarity  = 0.4 jaccard + 0.4 cosine + 0.2 bm25            (the seed's `Combined` default)
-              cosine missing -> jaccard alone (seed: no renormalisation);
+similarity  = 0.4 jaccard + 0.4 cosine + 0.2 bm25
+              cosine missing -> jaccard alone (no renormalisation);
               bm25 missing   -> 0.5 jaccard + 0.5 cosine
 boost       = min(1, 0.4 [negation] + 0.3 [preference_change] + 0.3 [temporal_shift]
                      + 0.3 [value_change])
 score       = min(1, similarity + 0.3 boost)
 
 verdict     duplicate      normalised texts equal, or no signal and similarity >= 0.85
-            supersedes     a signal fired and score >= 0.6 (the seed's conflict_threshold)
+            supersedes     a signal fired and score >= 0.6
             complementary  similarity >= 0.3: same topic, both stay
             unrelated      otherwise
 
@@ -40,7 +40,7 @@ class ConflictKind(StrEnum):
 
 
 class ConflictThresholds(BaseModel):
-    """Weights and thresholds of the verdict; defaults from seed 003 where it gives them."""
+    """Weights and thresholds of the verdict (the formulas in the module docstring)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -50,7 +50,7 @@ class ConflictThresholds(BaseModel):
     conflict: float = Field(default=0.6, description='score at which a signal means supersede')
     duplicate: float = Field(default=0.85, description='similarity for a signal-free duplicate')
     related: float = Field(default=0.3, description='similarity below which texts are unrelated')
-    signal_weight: float = Field(default=0.3, description='seed: boost x 0.3')
+    signal_weight: float = Field(default=0.3, description='share of the boost added to the score')
     negation_overlap: float = Field(default=0.3, description='topic overlap a negation needs')
     shift_overlap: float = Field(default=0.2, description='topic overlap a change/shift needs')
     value_overlap: float = Field(default=0.6, description='overlap of the non-value words')

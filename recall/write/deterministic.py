@@ -1,4 +1,4 @@
-"""Deterministic capture (seeds 000, 001): phones, emails, id numbers, passports and birthdays
+"""Deterministic capture: phones, emails, id numbers, passports and birthdays
 found by pattern in every sentence; each makes its sentence salient by itself."""
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def _birthday(text: str, now: datetime | None) -> Captured | None:
     key = birthday_key(year, month, day) if year is not None else entity_key('birthday', value)
     owner = _owner(text[: anchor.start()])
     if owner:
-        # a key names whose value it is: the twins' shared birthday is two memories (issue 12)
+        # a key names whose value it is: the twins' shared birthday is two memories, not a merge
         key = f'birthday:{owner}:{key.split(":", 1)[1]}'
     start, end = window_start + match.start(), window_start + match.end()
     return Captured(

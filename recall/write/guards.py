@@ -1,5 +1,5 @@
 """Write guards of capture: system channels and injected runtime/system/test prompts never become
-memory (seed 001: filter injected and system prompts)."""
+memory: what the runtime or a system wrote is not what the user said."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from recall.schemas import MemoryIn
 from recall.write import scanner
 
 SYSTEM_CHANNELS = frozenset({'heartbeat', 'cron', 'system'})
-# runtime-built user-role messages carry one of these tags (seed 001: source=internal|banner|…)
+# runtime-built user-role messages carry one of these tags (source=internal|banner|…)
 INTERNAL_SOURCES = frozenset(
     {
         'internal',
@@ -186,7 +186,7 @@ def without_recall(item: MemoryIn) -> MemoryIn:
 
 
 def guarded_items(items: Iterable[MemoryIn]) -> tuple[list[MemoryIn], list[list[str]]]:
-    """Writes without injected recall blocks (recall is never persisted, seed 001; a write that
+    """Writes without injected recall blocks (recall is never persisted; a write that
     is only one keeps its text so the injection guard skips it with its reason) and with secret
     spans masked in every field, and what was masked per write."""
     guarded = [redact_item(without_recall(i)) for i in items]

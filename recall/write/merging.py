@@ -1,4 +1,4 @@
-"""What a merge changes in a stored memory: it only ever adds (issue 12)."""
+"""What a merge changes in a stored memory: it only ever adds, so no stored fact is lost."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Capture's vocabulary (seeds 000, 001): the salience markers, the question shapes and the
+"""Capture's vocabulary: the salience markers, the question shapes and the
 per-kind patterns, in English and Chinese. Data only; `recall.write.capture` applies them."""
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ RELATIONSHIP = re.compile(
     r'colleague|brother|sister|son|daughter|partner))\b',
     re.IGNORECASE,
 )
-# corrections of the assistant: seed 000's `lesson` ("回答不要用表格", "Don't use bullet points")
+# corrections of the assistant, stored as a `lesson` ("回答不要用表格", "Don't use bullet points")
 LESSON = re.compile(
     r"(?:^|[,，:：;；]\s*|\bplease\s+|\bjust\s+)(?:don'?t|do not|never|stop|quit|no more)\s+"
     r'(?!forget\b|worry\b|mind\b)\w+|'

@@ -1,4 +1,4 @@
-"""How much the writer trusts a write (seed 004): tool output is never trusted, and a less
+"""How much the writer trusts a write: tool output is never trusted, and a less
 trusted write never merges into nor supersedes a more trusted memory."""
 
 from core.errors import Forbidden
@@ -11,8 +11,8 @@ AGENT_SOURCES = frozenset({Source.USER, Source.TOOL})
 
 
 def trust_of(item: MemoryIn) -> Trust:
-    """The trust a write is stored with: tool output is untrusted whatever it claims (seed 004:
-    skip tool outputs, prefer user text), quarantined stays quarantined."""
+    """The trust a write is stored with: tool output is untrusted whatever it claims (user text
+    is preferred over what a tool returned), quarantined stays quarantined."""
     if item.source == Source.TOOL and item.trust == Trust.TRUSTED:
         return Trust.UNTRUSTED
     return item.trust

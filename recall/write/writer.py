@@ -209,7 +209,7 @@ class MemoryWriter:
 
         for index, (item, ident, skip) in enumerate(zip(items, ids, skips, strict=True)):
             if skip is not None:
-                # the guards capture runs, on explicit writes too (seeds 001, 004): a prompt the
+                # the guards capture runs, on explicit writes too: a prompt the
                 # runtime or an attacker wrote, or a credential, must not come back later as a
                 # recalled memory
                 results[index] = WriteResult(id=None, status=WriteStatus.SKIPPED, reason=skip)
@@ -327,7 +327,7 @@ class MemoryWriter:
 
     def _new_chunk(self, ident: str, item: MemoryIn, now: datetime) -> Chunk:
         default_tier, _ = KIND_DEFAULTS.get(item.kind, (Tier.WORKING, 0.5))
-        graded = write_grade(item.text, item.kind)  # seed 001 bands and seed 003 keywords
+        graded = write_grade(item.text, item.kind)  # the kind's band and keyword boosts
         importance = item.importance if item.importance is not None else graded.importance
         label = item.importance_label or (graded.label if item.importance is None else None)
         chunk = Chunk(
@@ -354,7 +354,7 @@ class MemoryWriter:
             speaker=speaker_of(item.text, item.metadata, item.user_id),
         )
         if item.tier is None and not item.pinned:
-            # an explicit tier is the caller's decision; otherwise the seed's rules apply at
+            # an explicit tier is the caller's decision; otherwise the tier rules apply at
             # write, judged as of the write: an imported old event is not stale on arrival
             fresh_view = chunk.model_copy(update={'created_at': now})
             chunk = chunk.model_copy(update={'tier': next_tier(fresh_view, now)})
@@ -507,7 +507,7 @@ def _speaker(chunk: Chunk) -> str | None:
     speaker = chunk.metadata.get('speaker')
     if isinstance(speaker, str) and speaker.strip():
         return speaker
-    # "I"/"my" in a user's memory is that user, or the "Name:" who said it (issue 13: captured
-    # facts reached no graph)
+    # "I"/"my" in a user's memory is that user, or the "Name:" who said it (without an
+    # owner, the facts a capture found would reach no graph)
     found = chunk.speaker or chunk.user_id
     return found if found and found.strip() else None
