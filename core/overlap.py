@@ -7,9 +7,9 @@ while the request's own thread does the lexical side. Under many concurrent requ
 is busy already and a hand-off only adds switching, so a step runs on a spare thread only when
 one is idle at that moment and its request is the only one in flight (callers that mark their
 requests with `Overlap.caller`), and otherwise lazily in the caller's thread when its result is
-first asked for: the serial order, unchanged. Under 50 concurrent clients, handing off whenever
-a spare thread happened to be idle cost ~1.2 ms of CPU a request and ~8 % of the requests served
-(bench/README.md, "Load on the twenty-first run's machine").
+first asked for: the serial order, unchanged. Under many concurrent clients, handing off whenever
+a spare thread happens to be idle costs CPU on every request and serves fewer of them
+(bench/README.md has the load runs).
 """
 
 from __future__ import annotations

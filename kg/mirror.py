@@ -58,9 +58,8 @@ class DumpableGraphStore(GraphStore, Protocol):
 # One MENTIONS link as the mirror keeps it: (at in microseconds, kind, scope). A plain tuple of
 # str and int, not a NamedTuple: the cyclic GC stops tracking exact tuples of atoms (and dicts
 # and tuples holding only those) after they survive a collection, never NamedTuples or sets.
-# At 100k chunks the mirror held ~300k tracked objects that every full collection walked; as
-# plain tuples, full collections during 400 searches took ~505 instead of ~640 ms, the longest
-# 127 instead of 161 ms (bench/README.md, GC pauses).
+# A large mirror holds hundreds of thousands of links, which every full collection would walk
+# were they tracked: plain tuples keep the GC pauses of searches short (bench/README.md, GC pauses).
 _Seen = tuple[int, SourceKind, str]
 _AT: Final = 0
 _KIND: Final = 1

@@ -142,8 +142,7 @@ def _minilm_session(
         else:
             try:
                 # the int8 copy runs one text at a time (see OnnxMiniLMEmbedder): a run that small
-                # is slower split over threads than on one (2 cores, AVX-512 VNNI: queries 1.54
-                # vs 2.07 ms p50, documents 301 vs 246/s, bench/README.md), and one thread
+                # is slower split over threads than on one (bench/README.md), and one thread
                 # leaves the other core to the request's BM25 side and the graph extraction
                 options = _session_options(threads or 1)
                 session = ort.InferenceSession(
