@@ -32,37 +32,41 @@ _EN_SLOT_WORDS: list[tuple[str, re.Pattern[str]]] = [
     (
         'role',
         re.compile(
-            r'\b(job titles?|titles?|roles?|positions?|for a living|professions?|occupations?|'
-            r'what do(?:es)? \w+ do)\b'
+            r'\b(job titles?|titles?|roles?|positions?|for a living|professions?|occupations?)\b'
         ),
     ),
+    ('married_to', re.compile(r'\b(wife|husband|spouse|married to|partner|fianc[eé]e?)\b')),
     (
-        'married_to',
-        re.compile(r'\b(married|wife|husband|spouse|partner|engaged|fianc[eé]e?)\b'),
+        'studies_at',
+        re.compile(r'\bwhere\b.*\bstud(?:y|ies|ying|ied)\b|\b(school|university|college)\b'),
     ),
-    ('studies_at', re.compile(r'\b(stud(?:y|ies|ying|ied)|school|university|college)\b')),
     (
         'works_at',
         re.compile(
-            r'\b(work(?:s|ing|ed)?|jobs?|employ(?:s|er|ers|ed|s)?|company|companies|firm|'
-            r'hired|workplace)\b'
+            r'\bwhere\b.*\bwork(?:s|ing|ed)?\b|\bwork(?:s|ing|ed)? (?:at|for)\b|'
+            r'\b(jobs?|employ(?:s|er|ers|ed)?|company|companies|firm|workplace)\b'
         ),
     ),
     (
         'lives_in',
         re.compile(
-            r'\b(li(?:ve|ves|ving|ved)|home|based|resid(?:e|es|ing|ed)|city|town|moved?|'
-            r'relocated?|address|country)\b'
+            r'\bwhere\b.*\b(li(?:ve|ves|ving|ved)|home|based|resid(?:e|es|ing|ed)|moved?)\b|'
+            r'\bli(?:ve|ves|ving|ved) in\b|\b(city|town)\b'
         ),
     ),
 ]
 _ZH_SLOT_WORDS: list[tuple[str, re.Pattern[str]]] = [
     ('role', re.compile(r'职位|职务|头衔|做什么工作|是做什么的|干什么工作|什么职业')),
-    ('married_to', re.compile(r'妻子|老婆|丈夫|老公|配偶|爱人|结婚|对象')),
-    ('studies_at', re.compile(r'学校|上学|大学|读书|就读')),
-    ('works_at', re.compile(r'工作|上班|公司|入职|任职|雇主|单位|跳槽|就职')),
-    ('lives_in', re.compile(r'住|搬|家(?:现在)?在|家住|城市|生活|定居|老家')),
+    ('married_to', re.compile(r'妻子|老婆|丈夫|老公|配偶|爱人')),
+    ('studies_at', re.compile(r'哪.{0,3}(?:学校|大学)|在哪.{0,2}(?:上学|读书|就读)')),
+    ('works_at', re.compile(r'哪.{0,4}(?:工作|上班|任职|就职)|雇主|哪家公司|什么公司|什么单位')),
+    ('lives_in', re.compile(r'住.{0,2}哪|住在哪|哪.{0,4}(?:住|生活|定居)|家.{0,2}在哪|哪个城市')),
 ]
+# a question asks for a slot's value ("where…", "which…"), not when it changed or whether it holds
+_NOT_A_VALUE = re.compile(
+    r'^\s*(?:when|why|how|would|does|do|did|is|are|was|were|can|could|has|have|will|should)\b|'
+    r'为什么|什么时候|多久|多长时间|怎么|吗[？?]?\s*$'
+)
 _FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|me|my|mine|myself|we|our|us)\b")
 _HISTORY = re.compile(
     r'\b(used to|before|previously|formerly|history|ever|all the (?:places|companies|jobs))\b'
@@ -106,6 +110,8 @@ class Question:
 def slot_of(query: str) -> str | None:
     """The slot a query asks about, or None."""
     low = query.casefold()
+    if _NOT_A_VALUE.search(low):
+        return None
     for slot, pattern in (*_EN_SLOT_WORDS, *_ZH_SLOT_WORDS):
         if pattern.search(low):
             return slot
