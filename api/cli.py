@@ -82,8 +82,8 @@ def serve(args: argparse.Namespace) -> int:
     if token_path is not None:
         print(f'mnemos: admin token in {token_path.resolve()}', flush=True)
     print(f'mnemos: listening on http://{settings.host}:{settings.port}', flush=True)
-    # SIGTERM (docker stop, systemd, kill) exits through atexit, which closes the stores
-    # (Qdrant Edge flush, Kuzu) and stops the extraction workers; the default would just die
+    # SIGTERM (docker stop, systemd, kill) ends the serving loop; runtime/stop.py then stops
+    # the jobs and closes the stores in order and exits 0 (the default would just die)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         waitress_serve(
@@ -92,7 +92,11 @@ def serve(args: argparse.Namespace) -> int:
     except OSError as exc:  # lost a race for the port since the check
         print(f'mnemos: cannot listen on {settings.host}:{settings.port}: {exc}', file=sys.stderr)
         return 1
-    return 0
+    except (SystemExit, KeyboardInterrupt):  # waitress returns on these itself
+        pass
+    from runtime.stop import stop_process
+
+    stop_process(app.extensions['mnemos'])
 
 
 def port_in_use(host: str, port: int) -> str | None:

@@ -47,8 +47,9 @@ class JobQueue(Jobs, Protocol):
         """Replay accepted jobs and consume `queues` (default: this process's own)."""
         ...
 
-    def close(self) -> None:
-        """Stop consuming (running jobs finish) and release the broker."""
+    def close(self, grace_s: float = 30.0) -> None:
+        """Stop consuming and release the broker; running jobs get `grace_s` to finish (one
+        still running after it is replayed at the next start)."""
         ...
 
 

@@ -328,8 +328,9 @@ class DramatiqJobQueue:
             time.sleep(0.02)
         return False
 
-    def close(self) -> None:
-        """Stop the scheduler and the worker (running jobs finish), then the broker."""
+    def close(self, grace_s: float = 30.0) -> None:
+        """Stop the scheduler and the worker (running jobs get `grace_s` to finish; the outbox
+        replays one that did not at the next start), then the broker."""
         with self._lock:
             if self._closed:
                 return
@@ -338,7 +339,7 @@ class DramatiqJobQueue:
         if self._scheduler is not None:
             self._scheduler.join(timeout=5)
         if self._worker is not None:
-            self._worker.stop(timeout=30_000)
+            self._worker.stop(timeout=int(grace_s * 1000))
         self.broker.close()
         self._store.close()
 
@@ -391,7 +392,7 @@ class InlineJobQueue:
     def start(self, queues: frozenset[str] | None = None, threads: int | None = None) -> None:
         """Nothing runs in the background."""
 
-    def close(self) -> None:
+    def close(self, grace_s: float = 30.0) -> None:
         """Nothing to stop."""
 
 

@@ -11,6 +11,7 @@ import logging
 import os
 import stat
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,10 +88,13 @@ class Services:
                 return
             self._closed = True
         for closer in reversed(self._closers):
+            started = time.monotonic()
             try:
                 closer()
             except Exception:
                 log.exception('error while closing %r', closer)
+            if time.monotonic() - started > 1.0:  # a slow stop says what it waited for
+                log.info('closing %r took %.1f s', closer, time.monotonic() - started)
 
 
 def build_vector_store(settings: Settings) -> VectorStore:

@@ -30,7 +30,7 @@ from kg.models import EntityType, Extraction, SourceText
 log = logging.getLogger(__name__)
 
 # seconds a worker parsing at close may take to finish before it is terminated
-CLOSE_GRACE_S = 10.0
+CLOSE_GRACE_S = 2.0
 
 
 # NER is the costly pipe (it has its own tok2vec); the rest of the work needs tagger + parser.
@@ -230,6 +230,8 @@ class SpacyExtractor:
             try:
                 return future.result()
             except BrokenProcessPool:
+                if self._closing:
+                    raise  # terminated by close(): the graph job runs again after a restart
                 log.exception('an extraction worker died; parsing this part in-process')
                 self._drop_pools(wait=False)
             except CancelledError:

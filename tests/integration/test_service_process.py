@@ -164,3 +164,45 @@ def test_a_native_crash_logs_every_thread_s_python_stack(tmp_path: Path) -> None
     # the main thread (waitress's loop) and the service's other threads
     assert 'Current thread' in text and text.count('Thread 0x') >= 3
     assert 'waitress' in text
+
+
+def test_sigterm_in_mid_extraction_exits_0_and_the_graph_job_runs_at_the_next_start(
+    tmp_path: Path,
+) -> None:
+    # a graph job still running at the stop gets a short grace, then its extraction worker is
+    # terminated; the job stays in the outbox and the next start runs it again
+    first = tmp_path / 'first.log'
+    with first.open('wb') as out:
+        proc, port = spawn(tmp_path, out)
+    try:
+        wait_healthy(proc, port, first)
+        items = [
+            {'scope': 'agent:p', 'text': f'Alice Smith moved to Lisbon in {1400 + i}.'}
+            for i in range(599)
+        ]
+        # the last text the graph job reads: its entity shows that the job ran to its end
+        items.append({'scope': 'agent:p', 'text': 'Quentin Tarrow works at Initech in Oslo.'})
+        for start in range(0, len(items) - 100, 100):  # one graph job per batch
+            call(port, '/v1/memories/batch', {'items': items[start : start + 100]})
+        deadline = time.monotonic() + 60
+        while not children(proc.pid):  # the extraction worker has had a batch
+            assert time.monotonic() < deadline, 'no extraction worker started'
+            time.sleep(0.05)
+        call(port, '/v1/memories/batch', {'items': items[-100:]})
+        proc.send_signal(signal.SIGTERM)  # the last batch's graph job has just begun
+        assert proc.wait(timeout=60) == 0  # 139 was a segfault in the interpreter's teardown
+    finally:
+        stopped(proc)
+    assert 'stopped cleanly' in first.read_text(errors='replace')
+
+    second = tmp_path / 'second.log'
+    with second.open('wb') as out:
+        proc, port = spawn(tmp_path, out)
+    try:
+        wait_healthy(proc, port, second)
+        deadline = time.monotonic() + 300
+        while call(port, '/v1/kg/entities?scope=agent:p&q=Quentin')['total'] == 0:
+            assert proc.poll() is None and time.monotonic() < deadline, 'never extracted'
+            time.sleep(0.5)
+    finally:
+        stopped(proc)
