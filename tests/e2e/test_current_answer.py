@@ -81,7 +81,7 @@ DANA_ZH = [
         (DANA_ZH, '张伟在哪里工作?', '字节跳动', '阿里巴巴', '张伟2023年在哪里工作？'),
     ],
 )
-def test_after_a_job_change_search_graph_and_bundle_name_the_new_employer(
+def test_after_a_job_change_search_and_graph_name_the_new_employer_and_the_past_one(
     client, auth, scope, turns, question, now, before, past_question
 ):  # type: ignore[no-untyped-def]
     for text, at in turns:
