@@ -155,7 +155,8 @@ class EdgeVectorStore:
         self._locks: dict[str, int] = {}  # each collection's lock file (edge_compact.lock)
         # payload writes begun and finished (each under _write): a search that left out an
         # exclusion knows from them whether a write could have crossed it (query)
-        self._writes_begun = self._writes_done = self._pending = 0
+        self._writes_begun = self._writes_done = 0
+        self._pending = edge_compact.read_pending(root)  # unindexed points, across restarts
         self._last_write = 0.0
         self._last_read = 0.0  # when a search or retrieve last asked for payloads (see `warm`)
         self._stop = threading.Event()
@@ -507,11 +508,9 @@ class EdgeVectorStore:
             if pending and self._reopen:
                 self._reopen_shards()
         # new points and points moved by payload updates (see OPTIMIZE_AFTER_POINTS)
+        took, reopened = built - started, time.monotonic() - built
         log.info(
-            'indexed %d changed points in %.1f s (reopened in %.1f s)',
-            pending,
-            built - started,
-            time.monotonic() - built,
+            'indexed %d changed points in %.1f s (reopened in %.1f s)', pending, took, reopened
         )
 
     def _reopen_shards(self) -> None:
@@ -564,7 +563,10 @@ class EdgeVectorStore:
         thread.start()
 
     def _optimize_when_idle(self) -> None:
+        saved = self._pending
         while not self._stop.wait(1.0):
+            if self._pending != saved:  # a process killed now still builds the index next time
+                saved = edge_compact.save_pending(self._root, self._pending)
             idle = time.monotonic() - self._last_write >= OPTIMIZE_IDLE_SECONDS
             due = self._pending >= (OPTIMIZE_AFTER_POINTS if idle else OPTIMIZE_MAX_PENDING)
             if due:
@@ -591,6 +593,7 @@ class EdgeVectorStore:
                     finally:
                         shard.close()
             finally:
+                edge_compact.save_pending(self._root, self._pending)
                 for fd in self._locks.values():
                     os.close(fd)  # the shards' folders are free for another store
                 self._locks.clear()

@@ -34,6 +34,7 @@ COMPACTING = '.compacting'
 COMPACTED = '.compacted'
 REPLACED = '.replaced'
 PAGE = 256  # points copied per step: the GIL is free between steps
+PENDING = 'unindexed-points'  # in the store's root: the count of points awaiting a build
 
 
 def lock(path: Path, root: Path) -> int:
@@ -74,6 +75,23 @@ def open_shard(path: Path, config: Any, root: Path) -> Any:
         raise StoreUnavailable(
             f'cannot open vector shard {path}: {text}', details={'path': str(path)}
         ) from exc
+
+
+def read_pending(root: Path) -> int:
+    """How many points awaited an index build when `save_pending` last ran (0 if never)."""
+    try:
+        return max(0, int((root / PENDING).read_text(encoding='utf-8')))
+    except (OSError, ValueError):
+        return 0
+
+
+def save_pending(root: Path, count: int) -> int:
+    """Keep `count` (points awaiting an index build) for the next opening; returns it."""
+    root.mkdir(parents=True, exist_ok=True)
+    partial = root / f'{PENDING}.tmp'
+    partial.write_text(str(count), encoding='utf-8')
+    os.replace(partial, root / PENDING)
+    return count
 
 
 def sibling(path: Path, suffix: str) -> Path:

@@ -1265,3 +1265,41 @@ def test_edge_mmap_keeps_the_int8_copy_and_the_bm25_index_on_disk(
         assert quantized['always_ram'] is (storage == 'ram')
         index = config['sparse_vector_data']['bm25']['index']['index_type']
         assert index == ('ImmutableRam' if storage == 'ram' else 'Mmap')
+
+
+def test_edge_remembers_the_points_awaiting_an_index_build_across_a_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a bulk load killed before its build left 11k unindexed points that no restart indexed:
+    # the count of points awaiting a build is kept beside the shards while the store runs
+    import vectors.edge as edge
+    from vectors.edge_compact import read_pending
+
+    root = tmp_path / 'vectors'
+    monkeypatch.setattr(edge, 'OPTIMIZE_AFTER_POINTS', 10_000)
+    first = edge.EdgeVectorStore(root)
+    first.ensure_collection(SPEC)
+    first.upsert(C, [point(n) for n in range(120)])
+    while read_pending(root) != 120:  # the optimizer thread's next tick keeps it
+        time.sleep(0.05)
+    first._stop.set()  # as a kill would: the count on disk is the running store's
+    first.close()
+
+    built = threading.Event()
+    monkeypatch.setattr(edge, 'OPTIMIZE_AFTER_POINTS', 100)
+    monkeypatch.setattr(edge, 'OPTIMIZE_IDLE_SECONDS', 0.0)
+    optimize = edge.EdgeVectorStore.optimize
+
+    def noted(store: Any) -> None:
+        optimize(store)
+        built.set()
+
+    monkeypatch.setattr(edge.EdgeVectorStore, 'optimize', noted)
+    again = edge.EdgeVectorStore(root)
+    try:
+        again.ensure_collection(SPEC)
+        assert built.wait(60), 'the restarted store never built the index'
+        while read_pending(root) != 0:
+            time.sleep(0.05)
+    finally:
+        again.close()
