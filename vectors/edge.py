@@ -42,10 +42,10 @@ from vectors.models import (
 
 log = logging.getLogger(__name__)
 
-# HNSW is built only by optimize(). Without it a dense query scans every point of its scope:
-# 45 ms at 100k (bench/service_bench.py). With it, ~1 ms. optimize() freezes the process while
-# it runs, so it runs once writes have paused and enough unindexed points have piled up: a bulk
-# load pays one pause, steady traffic pays none. Edge's default merges every new batch into one
+# HNSW is built only by optimize(). Without it a dense query scans every point of its scope: 45 ms
+# at 100k (bench/service_bench.py). With it, ~1 ms. A build costs CPU (in a child process: see
+# `optimize`), so it runs once writes have paused and enough unindexed points have piled up: a bulk
+# load pays one build, steady traffic pays none. Edge's default merges every new batch into one
 # growing segment and rebuilds it, so each 10k-point build cost more than the last (10 s at 20k,
 # 32 s at 100k points, 85 s at 200k) and ingest went quadratic. With `max_segment_kb` (setting
 # KG_VECTOR_SEGMENT_KB, default 40 MB ~ 20k chunks) a build rebuilds at most one bounded segment:
@@ -97,11 +97,12 @@ WARM_IDLE_S = 0.1
 # from Flask threads overlap inside the engine; turning its payloads into Python objects does not
 # (see PAYLOAD_CACHE_SIZE); concurrent readers and writers neither crash nor
 # lose points. Reads therefore exclude only the shard swap after an index build (`_reads`,
-# `_reopen_shards`), not each other or writes. Writes take `_write` so our multi-call steps (open +
+# `_replace`), not each other or writes. Writes take `_write` so our multi-call steps (open +
 # index creation, per-id payload merges, close) stay atomic whether or not a call releases the
-# GIL. `optimize()` holds the GIL for its whole run (the spinning thread got < 0.1 % of its speed
-# during a 10 s build of 30k points), so it and `flush()` freeze every Python thread of the
-# process while they run.
+# GIL. Edge's own optimize holds the GIL for its whole run (the spinning thread got < 0.1 % of
+# its speed during a 10 s build of 30k points; a search waited 4.7 s during a 20k build,
+# bench/build_wait_bench.py), so `optimize()` runs it in a child process on a copy of the shard
+# (0.12 s longest wait); `flush()` still holds it while it runs.
 
 
 class EdgeVectorStore:
@@ -469,17 +470,41 @@ class EdgeVectorStore:
         deleted payload stays in a segment or the write-ahead log; returns the points kept.
         Searches and writes go on meanwhile; searches wait only while the new shard loads."""
         with self._rebuilding:
-            return sum(self._compact(name) for name in list(self._shards))
+            return sum(self._replace(name, build=False) for name in list(self._shards))
 
-    def _compact(self, name: str) -> int:
+    def optimize(self) -> None:
+        """Merge segments and build HNSW after bulk writes, in a child process that owns a copy
+        of each shard (Edge's optimize holds the GIL for its whole run: every search here would
+        wait for all of it); the built copy replaces the shard as a compaction's rewrite does,
+        loaded from its files (mapped, not heap: see edge_compact.build_copy)."""
+        with self._rebuilding:
+            started, pending = time.monotonic(), self._pending
+            if not pending:  # nothing new to index: Edge's own check (merges) is quick
+                with self._write:
+                    for shard in self._shards.values():
+                        shard.optimize()
+                return
+            for name in list(self._shards):
+                self._replace(name, build=True)
+            self._pending = max(0, self._pending - pending)  # writes meanwhile stay pending
+        log.info('indexed %d changed points in %.1f s', pending, time.monotonic() - started)
+
+    def _replace(self, name: str, *, build: bool) -> int:
+        """Put a new shard in `name`'s place: its index built from a copy (`build`) or its live
+        points rewritten; writes that land meanwhile are replayed into it."""
         spec, path = self._specs[name], self._root / name
         with self._write:
             source = self._shard(name)
             source.flush()
+            if build:
+                edge_compact.copy_shard(path)  # nothing writes while it is copied
             journal = self._journals[name] = []
         try:
-            config = self._layout.config(spec.dense_dim)
-            shard = edge_compact.rewrite(source, config, path, index_schemas(spec))
+            if build:
+                shard = edge_compact.build_copy(path)
+            else:
+                config = self._layout.config(spec.dense_dim)
+                shard = edge_compact.rewrite(source, config, path, index_schemas(spec))
             with self._write:
                 kept = edge_compact.finish(shard, journal, path)
                 with self._reads.write():  # the entry stays: callers only check it is there
@@ -490,47 +515,13 @@ class EdgeVectorStore:
                     except BaseException:
                         del self._shards[name]  # reads as not open, as after a failed reopening
                         raise
-                self._pending += kept  # unindexed until the next build
+                if not build:
+                    self._pending += kept  # unindexed until the next build
         finally:
             with self._write:
                 self._journals.pop(name, None)
-        log.info('compacted %s: %d points kept', name, kept)
+        log.info('%s %s: %d points', 'built' if build else 'compacted', name, kept)
         return kept
-
-    def optimize(self) -> None:
-        """Merge segments and build HNSW after bulk writes (blocks the process: see above)."""
-        with self._rebuilding, self._write:
-            started, pending = time.monotonic(), self._pending
-            for shard in self._shards.values():
-                shard.optimize()
-            self._pending = 0
-            built = time.monotonic()
-            if pending and self._reopen:
-                self._reopen_shards()
-        # new points and points moved by payload updates (see OPTIMIZE_AFTER_POINTS)
-        took, reopened = built - started, time.monotonic() - built
-        log.info(
-            'indexed %d changed points in %.1f s (reopened in %.1f s)', pending, took, reopened
-        )
-
-    def _reopen_shards(self) -> None:
-        """Close and load every shard again, with no reader inside.
-
-        A segment the optimizer has just built stays in the heap; loaded from its files it is
-        mapped instead, and page cache the kernel can evict. In-process at 50k points, RSS after
-        the build went from 429 MB heap + 397 MB mapped to 241 + 312 MB (ad-hoc script,
-        bench/README.md), for 0.9 s more of the pause the build already is.
-        """
-        with self._reads.write():
-            for name, shard in list(self._shards.items()):
-                try:
-                    shard.flush()
-                    shard.close()
-                    self._shards[name] = self._open(self._specs[name])
-                except BaseException:
-                    # a collection that cannot be opened again reads as not open
-                    del self._shards[name]
-                    raise
 
     def warm(
         self,

@@ -20,6 +20,8 @@ import fcntl
 import logging
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -138,6 +140,38 @@ def rewrite(source: Any, config: Any, path: Path, schemas: Sequence[tuple[str, A
         shutil.rmtree(target, ignore_errors=True)
         raise
     return shard
+
+
+# an index build in a child: Edge's optimize holds the GIL of the process that runs it
+_BUILD = (
+    'import sys, qdrant_edge as qe; s = qe.EdgeShard.load(sys.argv[1]); s.optimize(); '
+    's.flush(); s.close()'
+)
+BUILD_TIMEOUT_S = 3600.0
+
+
+def copy_shard(path: Path) -> None:
+    """Copy the shard at `path` (flushed, and not written meanwhile) to `<name>.compacting`."""
+    target = sibling(path, COMPACTING)
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(path, target)
+
+
+def build_copy(path: Path) -> Any:
+    """Build the index of the copy at `<path>.compacting` in a child process, then load it here
+    (its segments mapped from their files); returned open, for `finish`."""
+    target = sibling(path, COMPACTING)
+    done = subprocess.run(
+        [sys.executable, '-c', _BUILD, str(target)],
+        capture_output=True,
+        timeout=BUILD_TIMEOUT_S,
+        check=False,
+    )
+    if done.returncode != 0:
+        shutil.rmtree(target, ignore_errors=True)
+        said = done.stderr.decode('utf-8', 'replace').strip()[-2000:]
+        raise StoreUnavailable(f'building the index of {path} failed: {said}')
+    return qe.EdgeShard.load(str(target))
 
 
 def finish(shard: Any, journal: Sequence[Any], path: Path) -> int:

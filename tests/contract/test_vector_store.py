@@ -1303,3 +1303,38 @@ def test_edge_remembers_the_points_awaiting_an_index_build_across_a_restart(
             time.sleep(0.05)
     finally:
         again.close()
+
+
+def test_edge_searches_go_on_while_the_index_is_built(tmp_path: Path) -> None:
+    # Edge's optimize holds the GIL for its whole run: in-process, no search got through while
+    # it built (a search waited 16 s in the red team's run). The build runs in a child now
+    store = make_edge(tmp_path / 'vectors')
+    store.ensure_collection(SPEC)
+    store.upsert(C, [point(n, dense=[1.0, float(n), 0.0, 1.0]) for n in range(2_000)])
+    during = [0]
+    building = threading.Event()
+    stop = threading.Event()
+
+    def search() -> None:
+        while not stop.is_set():
+            store.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], ALL, 5)
+            if building.is_set():
+                during[0] += 1
+
+    searcher = threading.Thread(target=search)
+    searcher.start()
+    try:
+        building.set()
+        store.optimize()
+        building.clear()
+    finally:
+        stop.set()
+        searcher.join()
+        store.close()
+    assert during[0] >= 10  # searches answered while the build ran
+    again = make_edge(tmp_path / 'vectors')
+    again.ensure_collection(SPEC)
+    try:
+        assert again.count(C, ALL) == 2_000
+    finally:
+        again.close()
