@@ -105,6 +105,10 @@ class SpacyExtractor:
         for pool in pools:
             # ProcessPoolExecutor has no public terminate: its worker processes are here
             processes = list((getattr(pool, '_processes', None) or {}).values())
+            # shutdown(wait=False) forgets the pool's manager thread, which goes on closing the
+            # pool's pipes: it must be done before close() returns, or it works on descriptors
+            # whose numbers the process may already have given to someone else
+            manager = getattr(pool, '_executor_manager_thread', None)
             pool.shutdown(wait=False, cancel_futures=True)
             for process in processes:
                 process.join(max(0.0, deadline - time.monotonic()))
@@ -112,6 +116,8 @@ class SpacyExtractor:
                     log.warning('extraction worker %s busy at close: terminated', process.pid)
                     process.terminate()
                     process.join(5)
+            if isinstance(manager, threading.Thread) and manager is not threading.current_thread():
+                manager.join(5)
 
     def _extract_here(self, texts: Sequence[SourceText]) -> list[Extraction]:
         chinese = [is_chinese(t.text) for t in texts]
