@@ -42,13 +42,13 @@ def memories_spec(dense_dim: int) -> CollectionSpec:
             'speaker',
             'prev_id',
         ),
-        bool_fields=('pinned', 'superseded'),
+        bool_fields=('pinned', 'superseded', 'staged'),
         float_fields=('importance', 'created_at', 'accessed_at', 'updated_at', 'expires_at'),
         integer_fields=('access_count',),
         # what every search filters on (RecallService._filter). The high-cardinality keyword
         # maps (content_hash, prev_id) were most of a restart's shard load: at 100k chunks the
         # load took 0.56-0.61 s with the rest on disk against 1.10-1.14 s (bench/README.md)
-        ram_fields=('scope', 'owner', 'trust', 'superseded'),
+        ram_fields=('scope', 'owner', 'trust', 'superseded', 'staged'),
     )
 
 
@@ -130,6 +130,9 @@ class Chunk(BaseModel):
     content_hash: str
     entity_key: str | None = None
     superseded: bool = False
+    # a document chunk stored while its document is being indexed: hidden from search until the
+    # whole document is in, so an index stopped half-way leaves the old version, not a mix
+    staged: bool = False
     superseded_by: str | None = None
     # why it was superseded, and every fact of it a later memory replaced (slot, both values,
     # by whom): recall.write.supersession records them

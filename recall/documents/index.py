@@ -140,6 +140,7 @@ class DocumentIndex:
                 content_hash=content_hash(text),
                 doc_path=path,
                 chunk_index=index,
+                staged=True,
             )
             for ident, (index, text) in wanted.items()
             if ident not in stored
@@ -150,11 +151,9 @@ class DocumentIndex:
             if ident in stored and stored[ident].payload.get('chunk_index') != index
         }
         gone = [ident for ident in stored if ident not in wanted]
-        # new chunks first: a failure half-way leaves the old version searchable, not nothing
-        for start in range(0, len(fresh), STEP_CHUNKS):
-            self._writer.store(fresh[start : start + STEP_CHUNKS])
-        self._writer.update(moved)
-        self._writer.delete_many(gone)
+        # chunks a stopped index left staged are shown with this version's own
+        leftover = [i for i in wanted if i in stored and stored[i].payload.get('staged')]
+        self._replace(fresh, [*leftover, *(c.id for c in fresh)], moved, gone)
         log.info(
             'document %s in %s: %d chunks, %d embedded, %d reused, %d deleted',
             path, scope, len(wanted), len(fresh), len(wanted) - len(fresh), len(gone),
@@ -168,6 +167,24 @@ class DocumentIndex:
             deleted=len(gone),
             ids=list(wanted),
         )
+
+    def _replace(
+        self,
+        fresh: list[Chunk],
+        staged: list[str],
+        moved: dict[str, dict[str, Any]],
+        gone: list[str],
+    ) -> None:
+        """New chunks first, staged (hidden from search); then one payload write shows them
+        all, and the old version's chunks go: an index stopped half-way leaves the old version
+        searchable, never a mix of both."""
+        for start in range(0, len(fresh), STEP_CHUNKS):
+            self._writer.store(fresh[start : start + STEP_CHUNKS])
+        shown: dict[str, dict[str, Any]] = {ident: {'staged': False} for ident in staged}
+        for ident, fields in moved.items():
+            shown[ident] = {**shown.get(ident, {}), **fields}
+        self._writer.update(shown)
+        self._writer.delete_many(gone)
 
     def delete(self, scope: str, path: str) -> int:
         """Delete every chunk of `path` in `scope`; NotFound when there is none."""

@@ -58,9 +58,10 @@ class Found:
 
 def recallable(scopes: list[str] | None) -> PointFilter:
     """The memories of `scopes` (None: every scope) a default search may return: not
-    quarantined, not superseded."""
+    quarantined, not superseded, not staged by a document index still under way."""
     return PointFilter(
-        scopes=scopes, none_of={'trust': [Trust.QUARANTINED.value], 'superseded': [True]}
+        scopes=scopes,
+        none_of={'trust': [Trust.QUARANTINED.value], 'superseded': [True], 'staged': [True]},
     )
 
 

@@ -421,6 +421,45 @@ def test_a_document_without_text_is_rejected(client):
     assert response.get_json()['details'][0]['loc'] == ['markdown']
 
 
+def test_a_document_index_stopped_half_way_leaves_the_old_version_and_none_of_the_new(
+    client, app, monkeypatch
+):
+    from recall.documents import index as doc_index
+
+    scope, path = 'agent:docs-half', 'handbook.md'
+    old = '\n\n'.join(f'## Old {n}\n\nThe old rule {n} says tabs.' for n in range(4))
+    new = '\n\n'.join(f'## New {n}\n\nThe zebra rule {n} says spaces.' for n in range(4))
+    assert post_doc(client, scope, path, old).status_code == 200
+    writer = app.extensions['mnemos'].writer
+    real_store = writer.store
+    steps: list[int] = []
+
+    def stopped_after_one_step(chunks, dense=None):  # type: ignore[no-untyped-def]
+        if steps:
+            raise RuntimeError('the process stopped here')
+        steps.append(len(chunks))
+        real_store(chunks, dense)
+
+    monkeypatch.setattr(doc_index, 'STEP_CHUNKS', 2)
+    monkeypatch.setattr(writer, 'store', stopped_after_one_step)
+    with pytest.raises(RuntimeError):
+        app.extensions['mnemos'].documents.index(scope, path, new)
+    assert steps == [2]  # half of the new version reached the store
+
+    def search(query: str) -> list[str]:
+        body = {'query': query, 'scope': scope, 'top_k': 20, 'min_score': 0.0}
+        hits = client.post('/v1/memory_search', json=body, headers=AUTH).get_json()['hits']
+        return [h['text'] for h in hits]
+
+    assert not any('zebra' in t for t in search('zebra rule spaces'))
+    assert sum('old rule' in t for t in search('old rule tabs')) == 4
+    monkeypatch.setattr(writer, 'store', real_store)
+    report = post_doc(client, scope, path, new).get_json()
+    assert (report['chunks'], report['deleted']) == (4, 4)
+    assert sum('zebra' in t for t in search('zebra rule spaces')) == 4
+    assert not any('old rule' in t for t in search('old rule tabs'))
+
+
 def test_deleting_a_document_removes_all_its_chunks(client):
     post_doc(client, 'agent:docs5', 'a.md', DOC)
     post_doc(client, 'agent:docs5', 'b.md', DOC)
