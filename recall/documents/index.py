@@ -175,15 +175,17 @@ class DocumentIndex:
         moved: dict[str, dict[str, Any]],
         gone: list[str],
     ) -> None:
-        """New chunks first, staged (hidden from search); then one payload write shows them
-        all, and the old version's chunks go: an index stopped half-way leaves the old version
-        searchable, never a mix of both."""
+        """New chunks first, staged (hidden from search); then one payload update shows them
+        and hides the old version's chunks, which are deleted last: an index stopped half-way
+        leaves the old version searchable or the new one, not a mix (a chunk left staged is
+        shown or deleted by the next index of the path)."""
         for start in range(0, len(fresh), STEP_CHUNKS):
             self._writer.store(fresh[start : start + STEP_CHUNKS])
-        shown: dict[str, dict[str, Any]] = {ident: {'staged': False} for ident in staged}
+        switch: dict[str, dict[str, Any]] = {ident: {'staged': False} for ident in staged}
+        switch.update({ident: {'staged': True} for ident in gone})
         for ident, fields in moved.items():
-            shown[ident] = {**shown.get(ident, {}), **fields}
-        self._writer.update(shown)
+            switch[ident] = {**switch.get(ident, {}), **fields}
+        self._writer.update(switch)
         self._writer.delete_many(gone)
 
     def delete(self, scope: str, path: str) -> int:

@@ -460,6 +460,26 @@ def test_a_document_index_stopped_half_way_leaves_the_old_version_and_none_of_th
     assert not any('old rule' in t for t in search('old rule tabs'))
 
 
+def test_a_document_index_stopped_before_its_deletes_shows_only_the_new_version(
+    client, app, monkeypatch
+):
+    scope, path = 'agent:docs-swap', 'guide.md'
+    assert post_doc(client, scope, path, '## Old\n\nThe walrus rule says tabs.').status_code == 200
+    writer = app.extensions['mnemos'].writer
+
+    def stopped(ids, graph=True):  # type: ignore[no-untyped-def]
+        raise RuntimeError('the process stopped here')
+
+    monkeypatch.setattr(writer, 'delete_many', stopped)
+    with pytest.raises(RuntimeError):
+        app.extensions['mnemos'].documents.index(
+            scope, path, '## New\n\nThe walrus rule says spaces.'
+        )
+    body = {'query': 'walrus rule', 'scope': scope, 'top_k': 10, 'min_score': 0.0}
+    hits = client.post('/v1/memory_search', json=body, headers=AUTH).get_json()['hits']
+    assert hits and all('spaces' in h['text'] for h in hits), hits
+
+
 def test_deleting_a_document_removes_all_its_chunks(client):
     post_doc(client, 'agent:docs5', 'a.md', DOC)
     post_doc(client, 'agent:docs5', 'b.md', DOC)
