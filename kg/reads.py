@@ -1,5 +1,5 @@
-"""The graph's read path: `knowledge_graph_search`, the recall channel's related chunks, and the
-slot evidence recall ranks with.
+"""The graph's read path: `knowledge_graph_search`, the recall channel's related chunks, the
+slot evidence recall ranks with, and the entity pages (one entity's history, a scope's list).
 
 Seeds are the entities a query names: names and aliases (whole words, or for Chinese any run of
 characters the graph knows as a name, so "张伟在哪里工作" finds 张伟), the asker's own entity
@@ -17,8 +17,16 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from core.clock import Clock
+from core.errors import NotFound
 from kg import temporal
-from kg.models import Entity, KGSearchRequest, KGSearchResponse, Relation
+from kg.models import (
+    Entity,
+    EntityDetail,
+    EntityOut,
+    KGSearchRequest,
+    KGSearchResponse,
+    Relation,
+)
 from kg.ports import GraphStore
 from kg.question import SYMMETRIC_SLOTS, Question, read_question
 from kg.ranking import (
@@ -26,6 +34,7 @@ from kg.ranking import (
     entity_out,
     fact_out,
     hop_distances,
+    matching_entities,
     personalized_pagerank,
 )
 from kg.resolution import NameIndex, cjk_seeds, name_seeds
@@ -184,6 +193,35 @@ class GraphReads:
             if entity.scope in scopes:
                 out[entity.id] = entity
         return out
+
+    def entity_detail(self, entity_id: str, scopes: Sequence[str]) -> EntityDetail:
+        """An entity with its aliases, facts valid now and full fact history; NotFound if unseen."""
+        found = self._store.get_entities([entity_id])
+        if not found or found[0].scope not in scopes:
+            raise NotFound('entity', entity_id)
+        entity = found[0]
+        index = self._index(entity.scope)
+        live_id = index.live(entity.id)
+        if live_id != entity.id:
+            entity = (self._store.get_entities([live_id]) or [entity])[0]
+        rels = self._store.relations_of([entity.id])
+        others = {r.subject_id for r in rels} | {r.object_id for r in rels}
+        names = {e.id: e.name for e in self._store.get_entities(sorted(others))}
+        names[entity.id] = entity.name
+        now = self._clock.now()
+        history = temporal.history(rels)
+        return EntityDetail(
+            entity=entity_out(entity, 0.0, False),
+            current=[fact_out(r, names, now) for r in history if temporal.valid_at(r, now)],
+            history=[fact_out(r, names, now) for r in history],
+            merged_from=sorted(k for k, v in index.redirect.items() if v == entity.id),
+        )
+
+    def find_entities(self, scope: str, q: str | None, limit: int) -> tuple[list[EntityOut], int]:
+        """Live entities of `scope` whose name or an alias contains `q`, most mentioned first;
+        the page and the number that matched."""
+        found = matching_entities(self._store.list_entities(scope), q)
+        return [entity_out(e, 0.0, False) for e in found[:limit]], len(found)
 
     # ---- internals -------------------------------------------------------------------------
 

@@ -207,7 +207,6 @@ OVERSIZED: frozenset[str] = frozenset(
         'kg/dates.py:_resolve',
         'kg/extraction/reader.py:DocReader',
         'kg/kuzu_store.py:KuzuGraphStore',
-        'kg/service.py:KnowledgeGraphService',
         'runtime/bootstrap.py:build',
         'api/cli.py:build_parser',
         'api/openapi.py:build_document',
