@@ -5,7 +5,7 @@ A hybrid search runs two engines that release the GIL: the dense side (query emb
 onnxruntime, then a Qdrant query) goes to a spare thread when one is idle and no other search is
 in flight (`core.overlap`) while the request's thread runs the BM25 query and reads its
 candidates' neighbouring turns; otherwise the steps run one after the other, as they always
-did. `RecallService` ranks what this module finds.
+did. `recall.read.ranking` ranks what this module finds.
 """
 
 from __future__ import annotations
@@ -157,6 +157,52 @@ class ChannelReader:
         flt = search_filter(req, scopes)
         depth = min(MAX_CANDIDATES, max(MIN_CANDIDATES, req.top_k * CANDIDATE_FACTOR))
         hybrid = req.mode == SearchMode.HYBRID
+        context = hybrid and recipe.weight('context') > 0
+        channels, early = self._vector_channels(vectors, flt, depth, context, latency)
+        # ---- episodes (L1): the `episodic` kind also reads the `episodes` collection,
+        # whose payloads carry the chunk fields this filter and the ranking use; fused as channels
+        if req.filters.kinds and Kind.EPISODIC in req.filters.kinds:
+            for name in vectors:
+                label = f'episodes_{name}'
+                channels[label] = self._query(
+                    EPISODES, name, vectors[name], flt, depth, latency, label
+                )
+        payloads = {p.id: p.payload for points in channels.values() for p in points}
+        lent_by: dict[str, list[str]] = {}
+        if context:
+            t = time.perf_counter()
+            lent_by = self._context_channel(channels, flt, payloads, early, depth)
+            latency['context'] = latency.get('context', 0.0) + _ms(t)
+        graph_on = self._graph is not None and hybrid and recipe.weight('graph') > 0
+        if graph_on:
+            t = time.perf_counter()
+            channels['graph'] = self._graph_channel(
+                req.query, scopes, flt, req.hops, depth, payloads
+            )
+            payloads.update({p.id: p.payload for p in channels['graph']})
+            latency['graph'] = latency.get('graph', 0.0) + _ms(t)
+        t = time.perf_counter()
+        fused = _fuse(req, recipe, channels)
+        latency['fuse'] = latency.get('fuse', 0.0) + _ms(t)
+        verdict = GraphVerdict()
+        if graph_on:
+            t = time.perf_counter()
+            verdict = self._slot_verdict(req, scopes, flt, payloads, fused)
+            latency['graph'] = latency.get('graph', 0.0) + _ms(t)
+        return Found(
+            channels=channels, fused=fused, payloads=payloads, lent_by=lent_by, graph=verdict
+        )
+
+    def _vector_channels(
+        self,
+        vectors: dict[Channel, Deferred[Any]],
+        flt: PointFilter,
+        depth: int,
+        context: bool,
+        latency: dict[str, float],
+    ) -> tuple[dict[str, list[ScoredPoint]], dict[str, dict[str, Any]]]:
+        """Each vector channel's candidates, and the payloads of the neighbours of this
+        thread's candidates when they could be read while the dense side ran."""
         names = list(vectors)
         # the dense side (embedding + query) goes to a spare thread if one is idle and this
         # search is alone (see `searching`), while this thread queries BM25; both engines
@@ -171,7 +217,6 @@ class ChannelReader:
             name: self._query(MEMORIES, name, vectors[name], flt, depth, latency, name)
             for name in names[-1:]
         }
-        context = hybrid and recipe.weight('context') > 0
         early: dict[str, dict[str, Any]] = {}
         if context and any(p.on_spare_thread for p in pending.values()):
             # while the dense side still runs, read the neighbours of this thread's candidates
@@ -185,57 +230,31 @@ class ChannelReader:
         channels: dict[str, list[ScoredPoint]] = {
             name: pending[name].get() if name in pending else here[name] for name in names
         }
-        # ---- episodes (L1): the `episodic` kind also reads the `episodes` collection,
-        # whose payloads carry the chunk fields this filter and `_rank` use; fused as channels
-        if req.filters.kinds and Kind.EPISODIC in req.filters.kinds:
-            for name in names:
-                label = f'episodes_{name}'
-                channels[label] = self._query(
-                    EPISODES, name, vectors[name], flt, depth, latency, label
-                )
-        payloads = {p.id: p.payload for points in channels.values() for p in points}
+        return channels, early
+
+    def _context_channel(
+        self,
+        channels: dict[str, list[ScoredPoint]],
+        flt: PointFilter,
+        payloads: dict[str, dict[str, Any]],
+        early: dict[str, dict[str, Any]],
+        depth: int,
+    ) -> dict[str, list[str]]:
+        """Add the context channel (the strongest candidates' neighbouring turns) to
+        `channels`; returns each neighbour's lenders (the hits it neighbours)."""
+        neighbours = self.neighbours(channels, flt, payloads, early)
+        sources: dict[str, list[tuple[str, float]]] = {
+            n: [(p.id, p.score) for p in channels[n]] for n in ('bm25', 'dense') if n in channels
+        }
+        channels['context'] = [
+            ScoredPoint.model_construct(id=ident, score=score, payload=payloads[ident])
+            for ident, score in context_list(sources, neighbours)[:depth]
+        ]
         lent_by: dict[str, list[str]] = {}
-        if context:
-            t = time.perf_counter()
-            neighbours = self.neighbours(channels, flt, payloads, early)
-            sources: dict[str, list[tuple[str, float]]] = {
-                n: [(p.id, p.score) for p in channels[n]]
-                for n in ('bm25', 'dense')
-                if n in channels
-            }
-            channels['context'] = [
-                ScoredPoint.model_construct(id=ident, score=score, payload=payloads[ident])
-                for ident, score in context_list(sources, neighbours)[:depth]
-            ]
-            for source, others in neighbours.items():
-                for other in others:
-                    lent_by.setdefault(other, []).append(source)
-            latency['context'] = latency.get('context', 0.0) + _ms(t)
-        graph_on = self._graph is not None and hybrid and recipe.weight('graph') > 0
-        if graph_on:
-            t = time.perf_counter()
-            channels['graph'] = self._graph_channel(
-                req.query, scopes, flt, req.hops, depth, payloads
-            )
-            payloads.update({p.id: p.payload for p in channels['graph']})
-            latency['graph'] = latency.get('graph', 0.0) + _ms(t)
-        t = time.perf_counter()
-        lists = {name: [(p.id, p.score) for p in points] for name, points in channels.items()}
-        weights = {name: recipe.weight(name) if hybrid else 1.0 for name in lists}
-        if 'graph' in lists:
-            weights['graph'] = graph_weight(weights['graph'], lists['graph'])
-        method = req.fusion.value if req.fusion is not None else recipe.method
-        # the learned model ranks later (_rank); RRF gives the preliminary order and receipt
-        fused = fuse(lists, 'rrf' if method == 'learned' else method, weights)
-        latency['fuse'] = latency.get('fuse', 0.0) + _ms(t)
-        verdict = GraphVerdict()
-        if graph_on:
-            t = time.perf_counter()
-            verdict = self._slot_verdict(req, scopes, flt, payloads, fused)
-            latency['graph'] = latency.get('graph', 0.0) + _ms(t)
-        return Found(
-            channels=channels, fused=fused, payloads=payloads, lent_by=lent_by, graph=verdict
-        )
+        for source, others in neighbours.items():
+            for other in others:
+                lent_by.setdefault(other, []).append(source)
+        return lent_by
 
     def _slot_verdict(
         self,
@@ -330,6 +349,20 @@ class ChannelReader:
     def close(self) -> None:
         """Let the spare threads finish what they run."""
         self._overlap.close()
+
+
+def _fuse(
+    req: SearchRequest, recipe: FusionConfig, channels: dict[str, list[ScoredPoint]]
+) -> list[Fused]:
+    """The preliminary fused order of the channels' lists under the recipe's weights."""
+    hybrid = req.mode == SearchMode.HYBRID
+    lists = {name: [(p.id, p.score) for p in points] for name, points in channels.items()}
+    weights = {name: recipe.weight(name) if hybrid else 1.0 for name in lists}
+    if 'graph' in lists:
+        weights['graph'] = graph_weight(weights['graph'], lists['graph'])
+    method = req.fusion.value if req.fusion is not None else recipe.method
+    # the learned model ranks later (recall.read.ranking); RRF gives the preliminary order
+    return fuse(lists, 'rrf' if method == 'learned' else method, weights)
 
 
 def _ms(since: float) -> float:

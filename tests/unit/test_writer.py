@@ -294,7 +294,7 @@ def test_searches_beyond_the_concurrency_wait_their_turn(concurrency: int) -> No
     recall = RecallService(
         vectors, HashEmbedder(), Bm25Encoder(), clock, writer, concurrency=concurrency
     )
-    real = recall._search
+    real = recall._searcher._search
     lock = threading.Lock()
     running, most = [0], [0]
 
@@ -309,7 +309,7 @@ def test_searches_beyond_the_concurrency_wait_their_turn(concurrency: int) -> No
             with lock:
                 running[0] -= 1
 
-    recall._search = counted  # type: ignore[method-assign]
+    recall._searcher._search = counted  # type: ignore[method-assign]
     admin = Principal(name='admin', admin=True)
     writer.remember([MemoryIn(scope=SCOPE, text='Hana: I planted basil in the garden')])
     answers: list[int] = []

@@ -1,0 +1,343 @@
+"""The ranking stage of a search: the channels' fused candidates in, the ranked hits out.
+
+A candidate's score is its fused score (RRF, or the learned model's probability of relevance),
+moved by decay, importance and pinning (`recall.decay.multiplier`), by a speaker and a date that
+the question names, by the caller's own authorship and by trust. Only the head of the fused order
+can reach `top_k` after those moves, so only that window is built into hits; `explain` scores
+every candidate and reports each one's factors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from core.clock import to_epoch
+from recall.decay import multiplier, relevance
+from recall.models import Chunk
+from recall.read.channels import Found
+from recall.read.context import confidence, query_names, query_period, turn_speaker
+from recall.read.fusion import (
+    LEARNED_CHANNELS,
+    Fused,
+    FusionConfig,
+    LinearModel,
+    feature_matrix,
+    learned_head,
+    learned_scores,
+    shipped_model,
+)
+from recall.schemas import Hit, SearchMode, SearchRequest
+from recall.tiers import Trust
+from recall.write.supersession import Supersession
+
+USER_BOOST = 1.2
+# a hit found as the neighbour of another takes this share of that hit's confidence
+CONTEXT_SHARE = 0.8
+# untrusted memories (tool output) rank below trusted ones on otherwise equal scores
+UNTRUSTED_FACTOR = 0.9
+RANK_WINDOW_FACTOR = 3
+MIN_RANK_WINDOW = 30
+
+
+# Scored and Ranked are dataclasses, not models: they hold models and payloads that are valid
+# already, and validating them again (each payload dict copied) costs a search measurable
+# GIL-held time under load
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A ranked candidate; only those the policy keeps become Hit models (validated once each)."""
+
+    id: str
+    score: float
+    chunk: Chunk
+    components: dict[str, float]
+
+    def hit(self) -> Hit:
+        """The client's view of this candidate."""
+        c = self.chunk
+        return Hit(
+            id=c.id,
+            text=c.text,
+            score=self.score,
+            components=self.components,
+            kind=c.kind,
+            tier=c.tier,
+            scope=c.scope,
+            user_id=c.user_id,
+            importance=c.importance,
+            pinned=c.pinned,
+            created_at=c.created_at,
+            metadata=c.metadata,
+            superseded_by=c.superseded_by,
+            supersession=Supersession.model_validate(c.supersession) if c.supersession else None,
+            stale=[Supersession.model_validate(r) for r in c.stale],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """The ranked hits, how many fell below the relevance floor, each candidate's factors
+    (`explain` only) and the speakers the question names."""
+
+    hits: list[Scored]
+    below_floor: int
+    factors: dict[str, dict[str, float]]
+    speakers: frozenset[str]
+
+
+def learned(req: SearchRequest, recipe: FusionConfig, found: Found) -> bool:
+    """The learned model ranks hybrid searches over the channels it was fitted on."""
+    method = req.fusion.value if req.fusion is not None else recipe.method
+    return (
+        method == 'learned'
+        and req.mode == SearchMode.HYBRID
+        # the graph speaks through its slot evidence, not as a channel of the model
+        and all(c in LEARNED_CHANNELS or c == 'graph' for c in found.channels)
+    )
+
+
+class Signals:
+    """The query-dependent signals of a search's candidates, each confidence computed once."""
+
+    def __init__(
+        self, req: SearchRequest, found: Found, terms: list[str], moment: datetime
+    ) -> None:
+        self._found = found
+        self._terms = terms
+        payloads = found.payloads
+        self._dense = {p.id: p.score for p in found.channels.get('dense', [])}
+        # only dialogue turns have a speaker: not field notes, nor a user's every note
+        self._spoken = {f.id: turn_speaker(payloads[f.id]) for f in found.fused if f.id in payloads}
+        self.named = query_names(req.query, {s for s in self._spoken.values() if s})
+        self._period = query_period(req.query, moment)
+        self._own: dict[str, float] = {}
+
+    def sure(self, ident: str) -> float:
+        """How surely the candidate's own text answers the query (recall.read.context)."""
+        if ident not in self._own:
+            text = str(self._found.payloads[ident].get('text', ''))
+            self._own[ident] = confidence(self._terms, text, self._dense.get(ident))
+        return self._own[ident]
+
+    def cheap(self, ident: str) -> dict[str, float]:
+        """Every signal but `confidence`, the one that costs real work."""
+        payload = self._found.payloads[ident]
+        # a dialogue turn the question's subject spoke (spoken: turns only)
+        said = self._spoken.get(ident) in self.named
+        period = self._period
+        return {
+            'speaker_named': 1.0 if said else 0.0,
+            'date_match': 1.0 if period and period.holds(payload.get('created_at')) else 0.0,
+        }
+
+    def full(self, ident: str) -> dict[str, float]:
+        """Every signal of the candidate."""
+        found = self._found
+        # a turn found through its neighbour shares in the neighbour's confidence
+        lenders = [self.sure(i) for i in found.lent_by.get(ident, ()) if i in found.payloads]
+        # and in the relevance the graph vouches for (recall.read.evidence)
+        vouched = found.graph.sure.get(ident, 0.0)
+        return {
+            **self.cheap(ident),
+            'confidence': max([self.sure(ident), vouched, *(CONTEXT_SHARE * c for c in lenders)]),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Factors:
+    """What moves one candidate's fused score."""
+
+    rel: float
+    lift: float
+    spoke: float
+    when: float
+    user: float
+    graph: float
+    trusted: float
+
+    def product(self) -> float:
+        """The factor on the fused score (the graph's own factor is in that score already)."""
+        return self.lift * self.spoke * self.when * self.user * self.trusted
+
+    def moved(self) -> tuple[tuple[str, float], ...]:
+        """The named factors, for the hit's components when they move it."""
+        return (
+            ('speaker_boost', self.spoke),
+            ('date_boost', self.when),
+            ('user_boost', self.user),
+            ('trust_factor', self.trusted),
+            ('graph_factor', self.graph),
+        )
+
+
+def _learned_order(
+    req: SearchRequest,
+    found: Found,
+    signals: Signals,
+    model: LinearModel,
+    ids: list[str],
+    size: int,
+) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    """A logistic model over every candidate's channel features and signals: its probability
+    of relevance is the fused score. Without `explain`, only candidates that can reach the
+    window get the costly signals."""
+    lists = {c: [(p.id, p.score) for p in pts] for c, pts in found.channels.items()}
+    if not req.explain:
+        return learned_head(model, ids, lists, size, signals.cheap, signals.full)
+    extras = {i: signals.full(i) for i in ids}
+    probability = learned_scores(model, feature_matrix(ids, lists, extras))
+    return {i: float(p) for i, p in zip(ids, probability, strict=True)}, extras
+
+
+class _Ranking:
+    """One search's ranking: the window of the fused order scored, deduplicated and sorted."""
+
+    def __init__(
+        self,
+        req: SearchRequest,
+        recipe: FusionConfig,
+        found: Found,
+        terms: list[str],
+        floor: float,
+        moment: datetime,
+    ) -> None:
+        self._req = req
+        self._recipe = recipe
+        self._found = found
+        self._floor = floor
+        self._moment = moment
+        self._now = to_epoch(moment)
+        self.signals = Signals(req, found, terms, moment)
+        self._model = shipped_model() if learned(req, recipe, found) else None
+        self._extras: dict[str, dict[str, float]] = {}
+        self._fused_by_id = {f.id: f for f in found.fused}
+        # `mode: bm25` / `dense` show the channel as it ranks: no boosts, decay or factors
+        self._pure = req.mode != SearchMode.HYBRID
+        self.factors: dict[str, dict[str, float]] = {}
+        self.below = 0
+        self._best_by_text: dict[str, Scored] = {}
+        self._less_trusted: set[str] = set()
+
+    def _order(self) -> tuple[dict[str, float], list[str]]:
+        """The fused score of each candidate and their order."""
+        found = self._found
+        ids = [f.id for f in found.fused if f.id in found.payloads]
+        if self._model is None:
+            return {f.id: f.score for f in found.fused}, ids
+        base, self._extras = _learned_order(
+            self._req, found, self.signals, self._model, ids, self._size()
+        )
+        return base, sorted(base, key=lambda i: (-base[i], i))
+
+    def _size(self) -> int:
+        # only the head of the order can reach top_k after boosts; building models for the
+        # whole candidate depth would cost more than the store queries themselves
+        return max(self._req.top_k * RANK_WINDOW_FACTOR, MIN_RANK_WINDOW)
+
+    def run(self) -> Ranked:
+        """The ranked hits of the window (every candidate's factors under `explain`)."""
+        found = self._found
+        base, order = self._order()
+        size = self._size()
+        # the graph's slot evidence (recall.read.evidence); a chunk it says holds is ranked even
+        # when it would sit below the window
+        base, moved = found.graph.lift(base)
+        window = order[:size] + [i for i in order[size:] if i in found.graph.sure]
+        in_window = set(window)
+        for ident in order if self._req.explain else window:
+            self._consider(ident, base[ident], moved.get(ident, 1.0), ident in in_window)
+        # on equal scores trusted memories rank first
+        ranked = sorted(
+            self._best_by_text.values(),
+            key=lambda h: (-h.score, h.id in self._less_trusted, h.id),
+        )
+        return Ranked(
+            hits=ranked, below_floor=self.below, factors=self.factors, speakers=self.signals.named
+        )
+
+    def _consider(self, ident: str, base: float, graph: float, in_window: bool) -> None:
+        """Score one candidate and keep it if it beats its text's twin."""
+        req = self._req
+        payload = self._found.payloads[ident]
+        expires = payload.get('expires_at')
+        if isinstance(expires, int | float) and expires <= self._now:
+            return
+        signal = self._extras.get(ident) or self.signals.full(ident)
+        if not req.explain and signal['confidence'] < self._floor:
+            self.below += 1  # only window ids get here; building its chunk would be wasted
+            return
+        chunk = Chunk.from_payload(payload)
+        factors = self._factors(chunk, signal, graph)
+        if req.explain:
+            self.factors[ident] = {
+                'decay_multiplier': round(factors.lift, 6),
+                'user_boost': factors.user,
+                'trust_factor': factors.trusted,
+                **{k: round(v, 4) for k, v in signal.items()},
+            }
+        if not in_window:
+            return
+        if signal['confidence'] < self._floor:
+            self.below += 1
+            return
+        components = self._components(ident, base, factors, signal)
+        factor = 1.0 if self._pure else factors.product()
+        hit = Scored(id=chunk.id, score=base * factor, chunk=chunk, components=components)
+        self._keep(hit, factors.trusted != 1.0)
+
+    def _factors(self, chunk: Chunk, signal: dict[str, float], graph: float) -> _Factors:
+        req, recipe, moment = self._req, self._recipe, self._moment
+        # the fused rank stays dominant: decay, importance and pinning move a hit by at
+        # most ~10%, enough to reorder near-ties (recall.decay.multiplier)
+        rel = relevance(chunk, moment)
+        # the learned model has already weighed speaker and date
+        plain = self._model is None
+        return _Factors(
+            rel=rel,
+            lift=multiplier(chunk, moment, rel=rel),
+            spoke=1.0 + recipe.speaker_boost * signal['speaker_named'] if plain else 1.0,
+            when=1.0 + recipe.date_boost * signal['date_match'] if plain else 1.0,
+            user=USER_BOOST if req.user_id is not None and chunk.user_id == req.user_id else 1.0,
+            graph=graph,
+            trusted=UNTRUSTED_FACTOR if chunk.trust != Trust.TRUSTED else 1.0,
+        )
+
+    def _components(
+        self, ident: str, base: float, factors: _Factors, signal: dict[str, float]
+    ) -> dict[str, float]:
+        """The hit's receipt: its channel ranks and scores and what moved it."""
+        item: Fused = self._fused_by_id[ident]
+        components = {f'{k}_rank': float(v) for k, v in item.ranks.items()}
+        components.update({k: round(v, 6) for k, v in item.channel_scores.items()})
+        components['fused'] = base
+        components['relevance'] = round(factors.rel, 6)
+        components['decay_multiplier'] = round(factors.lift, 6)
+        components['confidence'] = round(signal['confidence'], 4)
+        if self._model is not None:
+            components['learned'] = 1.0
+        for name, value in factors.moved():
+            if value != 1.0 and not self._pure:
+                components[name] = value
+        return components
+
+    def _keep(self, hit: Scored, untrusted: bool) -> None:
+        # the user's own copy of a text wins over a shared twin of it
+        if untrusted:
+            self._less_trusted.add(hit.id)
+        key = hit.chunk.content_hash
+        twin = self._best_by_text.get(key)
+        if twin is None or (hit.score, twin.id in self._less_trusted) > (twin.score, False):
+            self._best_by_text[key] = hit
+
+
+def rank(
+    req: SearchRequest,
+    recipe: FusionConfig,
+    found: Found,
+    terms: list[str],
+    floor: float,
+    moment: datetime,
+) -> Ranked:
+    """The ranked hits of what the channels found, at `moment`; candidates whose confidence is
+    below `floor` are counted, not kept."""
+    return _Ranking(req, recipe, found, terms, floor, moment).run()
