@@ -28,8 +28,10 @@ PER_JOB = 64  # memories per index_graph job, as a bulk write queues them
 def queue_graph_rebuild(ctx: JobContext, page: int = PAGE, per_job: int = PER_JOB) -> int:
     """Queue the graph extraction of every stored memory and episode; returns how many."""
     every = PointFilter(scopes=None)
+    # a document version still staged is not shown yet: its index queues it when it shows it
+    shown = PointFilter(scopes=None, none_of={'staged': [True]})
     queued = 0
-    for points in scroll_pages(ctx.vectors, MEMORIES, every, page):
+    for points in scroll_pages(ctx.vectors, MEMORIES, shown, page):
         ids = [p.id for p in points]
         for start in range(0, len(ids), per_job):
             ctx.jobs.enqueue(JobName.INDEX_GRAPH, ids=ids[start : start + per_job])

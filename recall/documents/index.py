@@ -178,14 +178,16 @@ class DocumentIndex:
         """New chunks first, staged (hidden from search); then one payload update shows them
         and hides the old version's chunks, which are deleted last: an index stopped half-way
         leaves the old version searchable or the new one, not a mix (a chunk left staged is
-        shown or deleted by the next index of the path)."""
+        shown or deleted by the next index of the path). The shown chunks are queued for graph
+        extraction only after that update, so a version never shown leaves no graph facts."""
         for start in range(0, len(fresh), STEP_CHUNKS):
-            self._writer.store(fresh[start : start + STEP_CHUNKS])
+            self._writer.store(fresh[start : start + STEP_CHUNKS], graph=False)
         switch: dict[str, dict[str, Any]] = {ident: {'staged': False} for ident in staged}
         switch.update({ident: {'staged': True} for ident in gone})
         for ident, fields in moved.items():
             switch[ident] = {**switch.get(ident, {}), **fields}
         self._writer.update(switch)
+        self._writer.queue_graph(staged)
         self._writer.delete_many(gone)
 
     def delete(self, scope: str, path: str) -> int:

@@ -361,13 +361,23 @@ class MemoryWriter:
         return chunk
 
     def store(
-        self, chunks: Sequence[Chunk], dense: Mapping[str, list[float]] | None = None
+        self,
+        chunks: Sequence[Chunk],
+        dense: Mapping[str, list[float]] | None = None,
+        *,
+        graph: bool = True,
     ) -> None:
         """Upsert chunks exactly as given (ids, tiers, timestamps kept), embedding those without
-        a vector in `dense`, secrets masked; new chunks are then queued for graph extraction."""
+        a vector in `dense`, secrets masked; new chunks are then queued for graph extraction,
+        unless `graph` is False (chunks stored hidden: `queue_graph` them once shown)."""
         chunks = [redact_chunk(c)[0] for c in chunks]
         self._upsert(chunks, dense)
-        self._index_graph([c.id for c in chunks])
+        if graph:
+            self._index_graph([c.id for c in chunks])
+
+    def queue_graph(self, ids: Sequence[str]) -> None:
+        """Queue graph extraction of stored chunks (run at once when no queue is wired)."""
+        self._index_graph(list(ids))
 
     def _upsert(self, chunks: Sequence[Chunk], dense: Mapping[str, list[float]] | None) -> None:
         if not chunks:

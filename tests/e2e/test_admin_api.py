@@ -434,11 +434,11 @@ def test_a_document_index_stopped_half_way_leaves_the_old_version_and_none_of_th
     real_store = writer.store
     steps: list[int] = []
 
-    def stopped_after_one_step(chunks, dense=None):  # type: ignore[no-untyped-def]
+    def stopped_after_one_step(chunks, dense=None, **kwargs):  # type: ignore[no-untyped-def]
         if steps:
             raise RuntimeError('the process stopped here')
         steps.append(len(chunks))
-        real_store(chunks, dense)
+        real_store(chunks, dense, **kwargs)
 
     monkeypatch.setattr(doc_index, 'STEP_CHUNKS', 2)
     monkeypatch.setattr(writer, 'store', stopped_after_one_step)
