@@ -276,40 +276,17 @@ def reindex(args: argparse.Namespace) -> int:
 
 
 def mcp(args: argparse.Namespace) -> int:
-    """Serve the MCP tools over a running service: on stdio with --token (or KG_API_TOKEN, or
-    the data dir's token file), or as streamable HTTP with --http PORT, where every caller
-    sends its own bearer token. --scope/--user (MNEMOS_SCOPE/MNEMOS_USER) are the defaults the
-    tools use when a call leaves them out."""
-    from api import mcp_server
-    from api.mcp_tools import Defaults, check_defaults
+    """Serve the MCP tools over a running service (`mnemos_client.mcp`): on stdio with --token
+    (or KG_API_TOKEN, or the data dir's token file), or as streamable HTTP with --http PORT,
+    where every caller sends its own bearer token. --scope/--user (MNEMOS_SCOPE/MNEMOS_USER)
+    are the defaults the tools use when a call leaves them out."""
+    from mnemos_client.mcp import command
 
-    # a log line per HTTP call would drown the MCP client's stderr log
-    logging.getLogger('httpx').setLevel(logging.WARNING)
-    defaults = Defaults(
-        scope=args.scope or os.environ.get('MNEMOS_SCOPE') or None,
-        user_id=args.user or os.environ.get('MNEMOS_USER') or None,
-    )
-    problem = check_defaults(defaults)
-    if problem:
-        raise SystemExit(f'mnemos: mcp: {problem}')
+    defaults = command.defaults_of(args)
     settings = Settings.load()
     url = args.url or f'http://{settings.host}:{settings.port}'
-    if args.http is not None:
-        if args.token:
-            raise SystemExit(
-                'mnemos: mcp --http takes no --token: each HTTP caller sends its own '
-                '(Authorization: Bearer <token>)'
-            )
-        return mcp_server.run_http(
-            url,
-            args.http,
-            host=args.host,
-            allow_hosts=args.allow_host,
-            allow_origins=args.allow_origin,
-            defaults=defaults,
-        )
-    token = args.token or _client_token(settings)
-    return mcp_server.run_stdio(url, token, defaults)
+    token = None if args.http is not None else args.token or _client_token(settings)
+    return command.serve(args, url, token, defaults)
 
 
 def worker(args: argparse.Namespace) -> int:
@@ -389,37 +366,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=reindex)
 
     p = sub.add_parser('mcp', help='MCP server (stdio, or streamable HTTP) over a running service')
-    p.add_argument('--url', help='the Mnemos service (default http://KG_HOST:KG_PORT)')
-    p.add_argument('--token', help='stdio only; default KG_API_TOKEN, or the data dir token file')
-    p.add_argument(
-        '--scope',
-        help='scope the tools use when a call names none (default MNEMOS_SCOPE, else an agent '
-        "token's own scope)",
-    )
-    p.add_argument(
-        '--user', help='user id the tools use when a call names none (default MNEMOS_USER)'
-    )
-    p.add_argument(
-        '--http',
-        type=int,
-        metavar='PORT',
-        help='serve streamable HTTP on PORT; each request needs Authorization: Bearer <token>',
-    )
-    p.add_argument('--host', default='127.0.0.1', help='with --http (default 127.0.0.1)')
-    p.add_argument(
-        '--allow-host',
-        action='append',
-        default=[],
-        metavar='NAME[:PORT]',
-        help='with --http: a Host header to accept besides the loopback names and the bind '
-        'address (repeatable; needed for --host 0.0.0.0)',
-    )
-    p.add_argument(
-        '--allow-origin',
-        action='append',
-        default=[],
-        metavar='ORIGIN',
-        help='with --http: a browser Origin to accept besides those of the allowed hosts',
+    from mnemos_client.mcp import command as mcp_command
+
+    mcp_command.add_arguments(
+        p,
+        url_help='the Mnemos service (default http://KG_HOST:KG_PORT)',
+        token_help='stdio only; default KG_API_TOKEN, or the data dir token file',
     )
     p.set_defaults(func=mcp)
 

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from api.mcp_tools import TOOLS
+from mnemos_client.mcp.tools import TOOLS
 
 OUT = Path(__file__).parent / 'results' / 'mcp_schemas.json'
 

@@ -46,6 +46,11 @@ ADAPTER_LIBRARIES: dict[str, frozenset[str]] = {
     'flask': frozenset({'api'}),
     'werkzeug': frozenset({'api'}),
     'waitress': frozenset({'api'}),
+    # the MCP server is a client of the HTTP API (mnemos_client.mcp): no server layer serves MCP
+    'mcp': frozenset(),
+    'mcp_types': frozenset(),
+    'uvicorn': frozenset(),
+    'starlette': frozenset(),
 }
 # our adapter modules: built by runtime/bootstrap.py only (tests and benchmarks aside)
 ADAPTER_MODULES: dict[str, frozenset[str]] = {

@@ -183,7 +183,7 @@ def test_whoami_says_who_a_token_stands_for(service: dict[str, Any]) -> None:
 
 
 def test_host_lists() -> None:
-    from api.mcp_http import allowed_hosts, matches
+    from mnemos_client.mcp.http_auth import allowed_hosts, matches
 
     hosts = allowed_hosts('0.0.0.0', ['mnemos.internal', 'box:9000'])
     assert matches('127.0.0.1:8000', hosts) and matches('[::1]:8000', hosts)
@@ -195,7 +195,7 @@ def test_host_lists() -> None:
 
 
 def test_a_caller_guessing_tokens_gets_429(service: dict[str, Any]) -> None:
-    from api.mcp_http import MCP_AUTH_FAILURES_PER_WINDOW
+    from mnemos_client.mcp.http_auth import MCP_AUTH_FAILURES_PER_WINDOW
 
     proc, port = start_mcp(service['url'])
     try:

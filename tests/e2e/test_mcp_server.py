@@ -19,8 +19,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from api.mcp_tools import TOOLS
 from mnemos_client import Mnemos
+from mnemos_client.mcp.tools import TOOLS
 from tests.live import TOKEN, live_service
 
 pytestmark = pytest.mark.slow
@@ -210,7 +210,7 @@ def test_tool_schemas_are_compact_and_described() -> None:
 
 
 def test_service_errors_become_tool_errors(url: str) -> None:
-    from api.mcp_server import call_tool
+    from mnemos_client.mcp.server import call_tool
 
     with Mnemos(url, 'not-a-token') as stranger:
         result = call_tool(stranger, 'memory_get', {'id': str(uuid.uuid4())})

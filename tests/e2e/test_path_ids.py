@@ -9,8 +9,8 @@ from urllib.parse import quote
 
 import pytest
 
-from api.mcp_server import call_tool
 from mnemos_client import InvalidRequest, Mnemos, NotFound
+from mnemos_client.mcp.server import call_tool
 from tests.live import TOKEN, live_service
 
 pytestmark = pytest.mark.slow

@@ -31,6 +31,10 @@ with Mnemos() as mnemos:
     written = mnemos.remember('agent:install', 'Installed clients remember too')
     [hit] = mnemos.search('installed clients', 'agent:install', mode='bm25').hits
     print(written.status, hit.text)
+    # the MCP server runs on the client alone (its `mcp` extra)
+    from mnemos_client.mcp.server import call_tool
+    found = call_tool(mnemos, 'memory_search', {'query': 'installed', 'scope': 'agent:install'})
+    print(found.is_error, found.structured_content['hits'][0]['text'])
 server = {'api', 'core', 'recall', 'flask', 'dramatiq', 'numpy', 'spacy'}
 print(sorted(server & {name.split('.')[0] for name in sys.modules}))
 """
@@ -64,7 +68,8 @@ def test_the_client_distribution_installs_and_works_alone(tmp_path: Path) -> Non
     extras = {
         line.split(': ')[1] for line in metadata.splitlines() if line.startswith('Provides-Extra')
     }
-    assert extras == {'langgraph', 'langchain', 'llamaindex'}
+    assert extras == {'langgraph', 'langchain', 'llamaindex', 'mcp'}
+    assert 'mnemos_client/mcp/server.py' in names
 
     venv = tmp_path / 'venv'
     subprocess.run([sys.executable, '-m', 'venv', str(venv)], check=True)
@@ -90,4 +95,8 @@ def test_the_client_distribution_installs_and_works_alone(tmp_path: Path) -> Non
             [python, '-c', PROBE], capture_output=True, text=True, cwd=tmp_path, env=env
         )
     assert ran.returncode == 0, ran.stderr[-3000:]
-    assert ran.stdout.splitlines() == ['created Installed clients remember too', '[]']
+    assert ran.stdout.splitlines() == [
+        'created Installed clients remember too',
+        'False Installed clients remember too',
+        '[]',
+    ]

@@ -1,4 +1,5 @@
-"""Admin token strength and the limit on unknown tokens per address (pure logic)."""
+"""Admin token strength and the limit on unknown tokens per address, the service's and the MCP
+server's (pure logic)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ import pytest
 from core.auth import FailedAuthLimiter, weak_token_reason
 from core.errors import ConfigurationError
 from core.settings import Settings
+from mnemos_client.mcp.http_auth import GuessLimiter
+
+LIMITERS = pytest.mark.parametrize('limiter_class', [FailedAuthLimiter, GuessLimiter])
 
 
 @pytest.mark.parametrize(
@@ -28,9 +32,12 @@ def test_random_tokens_pass(token: str) -> None:
     assert Settings.load({}, api_token=token).api_token == token
 
 
-def test_an_address_is_refused_after_too_many_unknown_tokens_until_the_window_passes() -> None:
+@LIMITERS
+def test_an_address_is_refused_after_too_many_unknown_tokens_until_the_window_passes(
+    limiter_class: type[FailedAuthLimiter | GuessLimiter],
+) -> None:
     now = [1000.0]
-    limiter = FailedAuthLimiter(limit=3, window_s=60, clock=lambda: now[0])
+    limiter = limiter_class(limit=3, window_s=60, clock=lambda: now[0])
     for _ in range(3):
         assert limiter.retry_after('10.0.0.1') == 0
         limiter.failed('10.0.0.1')
@@ -43,8 +50,11 @@ def test_an_address_is_refused_after_too_many_unknown_tokens_until_the_window_pa
     assert limiter.retry_after('10.0.0.1') == 1  # blocked again until 1061 (1001 + 60)
 
 
-def test_the_tracked_addresses_stay_bounded() -> None:
-    limiter = FailedAuthLimiter(limit=2, window_s=60, clock=lambda: 0.0, max_addresses=100)
+@LIMITERS
+def test_the_tracked_addresses_stay_bounded(
+    limiter_class: type[FailedAuthLimiter | GuessLimiter],
+) -> None:
+    limiter = limiter_class(limit=2, window_s=60, clock=lambda: 0.0, max_addresses=100)
     for i in range(1000):
         limiter.failed(f'10.1.{i // 256}.{i % 256}')
     assert len(limiter._failures) <= 100

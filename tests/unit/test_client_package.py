@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import get_args
 
 import httpx
 import pytest
@@ -22,6 +23,7 @@ from mnemos_client import (
     ServerError,
     UnexpectedAnswer,
 )
+from mnemos_client.models import Kind as ClientKind
 
 SERVER_ONLY = (
     'flask',
@@ -51,9 +53,10 @@ def test_importing_the_client_loads_none_of_the_server() -> None:
 
 
 def test_no_client_module_imports_the_server() -> None:
-    # the adapters too, which `import mnemos_client` does not load
+    # the adapters and the MCP server too, which `import mnemos_client` does not load
     package = Path(__file__).resolve().parents[2] / 'clients' / 'python' / 'mnemos_client'
-    for path in package.glob('*.py'):
+    assert (package / 'mcp' / 'server.py').is_file()
+    for path in package.rglob('*.py'):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
@@ -63,6 +66,12 @@ def test_no_client_module_imports_the_server() -> None:
                 continue
             for name in names:
                 assert name.split('.')[0] not in SERVER_ONLY + OURS, (path.name, name)
+
+
+def test_the_mcp_tools_know_every_kind_of_the_client() -> None:
+    from mnemos_client.mcp.tools import Kind
+
+    assert [kind.value for kind in Kind] == list(get_args(ClientKind))
 
 
 def serving(*answers: httpx.Response | Exception) -> tuple[Mnemos, list[httpx.Request]]:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from typing import Annotated, Any, Literal, cast
 
 import mcp_types as types
@@ -21,7 +22,28 @@ from pydantic import BaseModel, ConfigDict, Field
 from mnemos_client import UUID_PATTERN, InvalidRequest, Mnemos
 from mnemos_client import Memory as StoredMemory
 from mnemos_client.models import Kind as ClientKind
-from recall.tiers import Kind
+
+
+# the client's `Kind` values as an enum, so each tool schema names the type once (`$defs/Kind`);
+# tests/unit/test_client_package.py keeps the two equal
+class Kind(StrEnum):
+    """What a memory is; drives default tier and importance."""
+
+    ENTITY = 'entity'
+    PREFERENCE = 'preference'
+    FACT = 'fact'
+    PROCEDURE = 'procedure'
+    PROJECT_STATE = 'project_state'
+    RELATIONSHIP = 'relationship'
+    REMEMBER = 'remember'
+    SUMMARY = 'summary'
+    LESSON = 'lesson'
+    FAILURE = 'failure'
+    NOTE = 'note'
+    DOCUMENT = 'document'
+    EPISODIC = 'episodic'
+    DREAM = 'dream'
+
 
 ID_CHARS = r'[A-Za-z0-9_.-]{1,128}'
 SCOPE_PATTERN = rf'^(global|agent:{ID_CHARS}(:{ID_CHARS})?|team:{ID_CHARS})$'

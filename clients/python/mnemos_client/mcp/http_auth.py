@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +28,6 @@ import httpx
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from core.auth import FailedAuthLimiter
 from mnemos_client import Mnemos, MnemosError, Unauthorized
 
 LOOPBACK_HOSTS = ('127.0.0.1', 'localhost', '[::1]')
@@ -36,6 +37,8 @@ WILDCARD_BINDS = ('0.0.0.0', '::', '')
 VERIFIED_TTL_S = 10.0
 _MAX_REMEMBERED = 1024
 MCP_AUTH_FAILURES_PER_WINDOW = 10
+AUTH_FAILURE_WINDOW_S = 60.0
+_MAX_GUESSERS = 10_000
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,68 @@ class TokenVerifier:
         self._transport.close()
 
 
+class GuessLimiter:
+    """Unknown bearer tokens per client address: after `limit` of them within `window_s`, the
+    address is refused every request (429 with Retry-After) until the oldest of them leaves the
+    window. Valid tokens are refused too, or a blocked guesser would still learn which guess is
+    right. The service keeps its own count of the same kind; this one stops guesses before they
+    reach it.
+    """
+
+    def __init__(
+        self,
+        limit: int = MCP_AUTH_FAILURES_PER_WINDOW,
+        window_s: float = AUTH_FAILURE_WINDOW_S,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        max_addresses: int = _MAX_GUESSERS,
+    ) -> None:
+        self.limit = limit
+        self.window_s = window_s
+        self._clock = clock
+        self._max_addresses = max_addresses
+        self._failures: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def retry_after(self, address: str) -> int:
+        """Whole seconds until `address` may try again; 0 when it is not blocked."""
+        with self._lock:
+            now = self._clock()
+            failures = self._recent(address, now)
+            if failures is None or len(failures) < self.limit:
+                return 0
+            return max(1, math.ceil(failures[0] + self.window_s - now))
+
+    def failed(self, address: str) -> None:
+        """Count one unknown token from `address`."""
+        now = self._clock()
+        with self._lock:
+            failures = self._recent(address, now)
+            if failures is None:
+                if len(self._failures) >= self._max_addresses:
+                    for known in list(self._failures):
+                        self._recent(known, now)
+                if len(self._failures) >= self._max_addresses:
+                    # a flood from many addresses: drop the oldest-seen half rather than grow
+                    for known in list(self._failures)[: self._max_addresses // 2]:
+                        del self._failures[known]
+                failures = self._failures[address] = deque()
+            failures.append(now)
+            while len(failures) > self.limit:
+                failures.popleft()
+
+    def _recent(self, address: str, now: float) -> deque[float] | None:
+        failures = self._failures.get(address)
+        if failures is None:
+            return None
+        while failures and failures[0] <= now - self.window_s:
+            failures.popleft()
+        if not failures:
+            del self._failures[address]
+            return None
+        return failures
+
+
 async def _json_error(
     send: Send, status: int, code: str, message: str, headers: dict[str, str] | None = None
 ) -> None:
@@ -180,7 +245,7 @@ class Gatekeeper:
         self.origins = [o.lower() for o in origins]
         # fewer guesses per caller than the service allows per address: every guess reaches the
         # service from this process's one address, and guessers should not lock it out
-        self.guesses = FailedAuthLimiter(limit=MCP_AUTH_FAILURES_PER_WINDOW)
+        self.guesses = GuessLimiter(limit=MCP_AUTH_FAILURES_PER_WINDOW)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope['type'] != 'http':  # lifespan: the session manager's start and stop

@@ -1,8 +1,8 @@
 """`mnemos mcp`: Mnemos as MCP tools, over stdio or streamable HTTP.
 
-The tools are in api/mcp_tools.py; each call goes through the synchronous `Mnemos`. The
+The tools are in `tools.py`; each call goes through the synchronous `Mnemos`. The
 `mcp` package is async; asyncio stays in this module: the client runs in a worker thread per
-call, and the rest of Mnemos never sees an event loop. Over HTTP, api/mcp_http.py checks the
+call, and the rest of Mnemos never sees an event loop. Over HTTP, `http_auth.py` checks the
 Host and each request's bearer token, and a call runs with the token of its request.
 """
 
@@ -18,8 +18,8 @@ import mcp_types as types
 from mcp.server import Server
 from pydantic import ValidationError
 
-from api.mcp_tools import NO_DEFAULTS, TOOLS, Caller, Defaults
-from mnemos_client import Mnemos, MnemosError
+from mnemos_client import Mnemos, MnemosError, __version__
+from mnemos_client.mcp.tools import NO_DEFAULTS, TOOLS, Caller, Defaults
 
 SERVER_NAME = 'mnemos'
 
@@ -88,11 +88,9 @@ def build_server(caller_for: Callable[[Any], Caller]) -> Server[Any]:
 
         return await anyio.to_thread.run_sync(run)
 
-    from api.version import version
-
     return Server(
         SERVER_NAME,
-        version=version(),
+        version=__version__,
         instructions='Long-term memory of this agent: search before answering, add what lasts.',
         on_list_tools=list_tools,
         on_call_tool=on_call_tool,
@@ -138,11 +136,17 @@ def run_http(
     defaults: Defaults = NO_DEFAULTS,
 ) -> int:
     """Serve streamable HTTP on `host:port` until stopped: each request needs its own bearer
-    token (see api/mcp_http.py), and every call runs with it."""
+    token (see `http_auth.py`), and every call runs with it."""
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from api.mcp_http import Gatekeeper, TokenVerifier, allowed_hosts, allowed_origins, caller_token
+    from mnemos_client.mcp.http_auth import (
+        Gatekeeper,
+        TokenVerifier,
+        allowed_hosts,
+        allowed_origins,
+        caller_token,
+    )
 
     logging.getLogger('httpx').setLevel(logging.WARNING)
     verifier = TokenVerifier(url)
