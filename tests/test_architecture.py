@@ -35,7 +35,13 @@ ADAPTER_LIBRARIES: dict[str, frozenset[str]] = {
     'qdrant_client': frozenset({'vectors/qdrant.py'}),
     'kuzu': frozenset({'kg/kuzu_store.py'}),
     'pyarrow': frozenset({'kg/kuzu_store.py'}),
-    'spacy': frozenset({'kg/extraction/spacy_extractor.py', 'kg/extraction/reader.py'}),
+    'spacy': frozenset(
+        {
+            'kg/extraction/spacy_extractor.py',
+            'kg/extraction/reader.py',
+            'kg/extraction/doc_entities.py',
+        }
+    ),
     'onnxruntime': frozenset({'vectors/embedders.py', 'vectors/onnx_int8.py'}),
     'onnx': frozenset({'vectors/onnx_int8.py'}),
     'tokenizers': frozenset({'vectors/embedders.py'}),
@@ -206,7 +212,6 @@ OVERSIZED: frozenset[str] = frozenset(
         'recall/write/writer.py:MemoryWriter',
         'recall/write/writer.py:_remember',
         'kg/dates.py:_resolve',
-        'kg/extraction/reader.py:DocReader',
         'kg/kuzu_store.py:KuzuGraphStore',
         'runtime/bootstrap.py:build',
         'api/cli.py:build_parser',

@@ -1,58 +1,37 @@
-"""Reading one parsed spaCy Doc: entity mentions and dependency-pattern relations."""
+"""Reading one parsed spaCy Doc: dependency-pattern relations over its entities
+(`kg.extraction.doc_entities`), and the token arrays the extractor shares with NER gating."""
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from kg.dates import resolve_date
+from kg.extraction.doc_entities import DocEntities, TypeMemory, string_ids
 from kg.extraction.lexicon import (
     FACT_CHARS,
-    HEAD_TYPES,
     JOB_NOUNS,
     JOB_VERBS,
     KNOWN_PREDICATES,
     LIGHT_VERBS,
-    NER_LABELS,
     NON_NAMES,
-    NOT_ENTITIES,
-    PREDICATE_TYPES,
     REL_NOUNS,
     SKIP_NOUNS,
     SPEAKER_PRONOUNS,
     VERB_OBJ,
     VERB_PREP,
     WORKPLACES,
-    capture_attributes,
     clean_name,
 )
 from kg.models import (
     NAMED,
-    EntityMention,
     EntityType,
     Extraction,
     RelationMention,
     SourceText,
 )
-
-_WORD_GROUPS: dict[str, Iterable[str]] = {
-    'proper': ('NNP', 'NNPS'),
-    'non_names': NON_NAMES,
-    'speaker': SPEAKER_PRONOUNS,
-    'subject': ('nsubj', 'nsubjpass'),
-    'borrow': ('xcomp', 'conj'),
-    'appos': ('appos',),
-}
-
-
-@functools.lru_cache(maxsize=64)
-def _string_ids(strings: Any, group: str) -> frozenset[int]:
-    """The ids that token attribute arrays hold for a word group (symbol ids or hashes, as
-    spaCy has them), once per string store."""
-    return frozenset(strings.add(w) for w in _WORD_GROUPS[group])
 
 
 def sentence_bounds(doc: Any) -> list[tuple[int, int]]:
@@ -70,8 +49,8 @@ def proper_runs(doc: Any) -> Iterable[tuple[str, int, int]]:
     # attribute arrays: a Token object per token costs more than the whole test
     from spacy.attrs import IS_ALPHA, LOWER, TAG
 
-    proper_tags = _string_ids(doc.vocab.strings, 'proper')
-    non_names = _string_ids(doc.vocab.strings, 'non_names')
+    proper_tags = string_ids(doc.vocab.strings, 'proper')
+    non_names = string_ids(doc.vocab.strings, 'non_names')
     start = None
     for i, (tag, lower, alpha) in enumerate(doc.to_array([TAG, LOWER, IS_ALPHA]).tolist()):
         proper = tag in proper_tags and lower not in non_names and alpha
@@ -84,18 +63,9 @@ def proper_runs(doc: Any) -> Iterable[tuple[str, int, int]]:
         yield clean_name(doc[start:].text), start, len(doc)
 
 
-class TypeMemory(Protocol):
-    """What a reader needs of its extractor: entity-type votes across texts, cached lemmas."""
-
-    def vote(self, name: str, etype: EntityType, weight: int = 2) -> None: ...
-
-    def type_of(self, name: str) -> EntityType: ...
-
-    def lemma(self, token: Any) -> str: ...
-
-
 class DocReader:
-    """Reads one parsed doc into an Extraction."""
+    """Reads one parsed doc into an Extraction: its entities (`DocEntities`), then the facts
+    its clauses state, each dated by the sentence (or the conjoined clause) that says it."""
 
     def __init__(
         self,
@@ -110,100 +80,25 @@ class DocReader:
         self.doc = doc
         self.item = item
         self.speaker = clean_name(item.speaker) if item.speaker else None
-        self.entities: dict[str, EntityMention] = {}
-        self.tok_ent: dict[int, str] = {}
+        self.names = DocEntities(owner, doc, self.speaker)
         self.relations: list[RelationMention] = []
         self.seen: set[tuple[str, str, str]] = set()
-        self.soft: set[str] = set()  # common-noun entities: kept only if a fact uses them
         self.ner_ran = ner_ran
         self.proper_runs = proper_runs
         self.sentences = sentences
         self.text = doc.text  # Doc.text joins every token on each call
 
     def read(self) -> Extraction:
-        self._named_entities()
+        self.names.read_names(self.ner_ran, self.proper_runs)
         heads = sorted(self._fact_heads())
         for start, end in self.sentences:
             mine = [h for h in heads if start <= h < end]
             if mine:  # a sentence with no fact head yields nothing: skip its date and text
                 self._sentence(start, end, mine)
         self._self_introduction()
-        self._apply_type_cues()
-        self._attributes()
-        used = {r.subject for r in self.relations} | {r.object for r in self.relations}
-        entities = [
-            m for n, m in self.entities.items() if n not in self.soft or n in used or m.attributes
-        ]
-        return Extraction(entities=entities, relations=self.relations)
-
-    # ---- entities ------------------------------------------------------------------------
-
-    def _add(self, name: str, etype: EntityType, tokens: Iterable[int] = ()) -> str:
-        mention = self.entities.get(name)
-        if mention is None:
-            mention = EntityMention(name=name, type=etype, speaker=name == self.speaker)
-            self.entities[name] = mention
-        elif mention.type in (EntityType.OTHER, EntityType.CONCEPT) and etype not in (
-            EntityType.OTHER,
-            EntityType.CONCEPT,
-        ):
-            mention.type = etype
-        for i in tokens:
-            self.tok_ent.setdefault(i, name)
-        return name
-
-    def _named_entities(self) -> None:
-        blocked: set[int] = set()
-        if self.ner_ran:
-            for ent in self.doc.ents:
-                if ent.label_ in NOT_ENTITIES:
-                    blocked.update(range(ent.start, ent.end))
-                elif ent.label_ in NER_LABELS:
-                    name = clean_name(ent.text)
-                    if (
-                        name
-                        and name.lower() not in NON_NAMES
-                        and ent.text.isascii()
-                        and not any(c.isdigit() for c in name)
-                    ):
-                        self._add_span(name, ent.start, ent.end)
-        for name, start, end in self.proper_runs:
-            if name and not any(i in blocked or i in self.tok_ent for i in range(start, end)):
-                self._add_span(name, start, end)
-        if self.speaker:
-            from spacy.attrs import LOWER
-
-            pronouns = _string_ids(self.doc.vocab.strings, 'speaker')
-            lowers = self.doc.to_array(LOWER).tolist()
-            mine = [i for i, low in enumerate(lowers) if low in pronouns]
-            if mine:
-                self._add(self.speaker, EntityType.PERSON, mine)
-
-    def _add_span(self, name: str, start: int, end: int) -> None:
-        head = self.doc[end - 1].head
-        head_type = HEAD_TYPES.get(head.lower_) if head.i == end else None
-        if head_type is not None and head.tag_.startswith('NN'):
-            # "the Apollo project", "Hillside school": the head noun says what it is
-            self._add(f'{name} {head.text}', head_type, range(start, end + 1))
-        else:
-            self._add(name, self.owner.type_of(name), range(start, end))
-
-    def _arg(self, tok: Any) -> str | None:
-        """The entity a subject/object token stands for, making noun-chunk entities on demand."""
-        if tok.i in self.tok_ent:
-            return self.tok_ent[tok.i]
-        for child in tok.children:  # "Alice Smith" heads on Smith; compounds carry the name
-            # ...of a proper noun only: "the Paris office" is an office, not Paris
-            if child.dep_ == 'compound' and child.i in self.tok_ent and tok.tag_ == 'NNP':
-                return self.tok_ent[child.i]
-        if not tok.tag_.startswith('NN') or tok.lower_ in SKIP_NOUNS or not tok.is_alpha:
-            return None
-        parts = [c for c in tok.lefts if c.dep_ in ('compound', 'amod') and c.is_alpha]
-        words = [c.lower_ for c in parts if c.dep_ == 'compound'] + [tok.lower_]
-        name = ' '.join(words)
-        if name not in self.entities:
-            self.soft.add(name)
-        return self._add(name, HEAD_TYPES.get(tok.lower_, EntityType.CONCEPT), [tok.i])
+        self.names.apply_type_cues(self.relations)
+        self.names.attach_attributes(self.text)
+        return Extraction(entities=self.names.kept(self.relations), relations=self.relations)
 
     # ---- relations -----------------------------------------------------------------------
 
@@ -211,16 +106,11 @@ class DocReader:
         doc = self.doc
         last = doc[end - 1]
         text = self.text[doc[start].idx : last.idx + len(last.text)]  # what Span.text gives
-        when = resolve_date(text, self.item.at) or self.item.at
+        sentence_when = resolve_date(text, self.item.at) or self.item.at
         fact = text.strip()[:FACT_CHARS]
-        sentence_when = when
         for i in heads:
             tok = doc[i]
-            when = sentence_when
-            if tok.dep_ == 'conj':
-                # a conjoined verb's own words come first: "…and left in 2022" ends in 2022
-                own = tok.doc[tok.i : tok.right_edge.i + 1].text
-                when = resolve_date(own, self.item.at) or sentence_when
+            when = self._clause_date(tok, sentence_when)
             if tok.dep_ == 'appos':
                 self._kinship_pair(tok.head, tok, when, fact)
             subjects = self._subjects(tok)
@@ -240,15 +130,24 @@ class DocReader:
                 else:
                     self._verb(tok, lemma, subj, when, fact)
 
+    def _clause_date(self, tok: Any, sentence_when: datetime) -> datetime:
+        """When the fact of the clause `tok` heads starts: the sentence's date, unless the
+        clause is a conjoined verb whose own words name one."""
+        if tok.dep_ != 'conj':
+            return sentence_when
+        # a conjoined verb's own words come first: "…and left in 2022" ends in 2022
+        own = tok.doc[tok.i : tok.right_edge.i + 1].text
+        return resolve_date(own, self.item.at) or sentence_when
+
     def _fact_heads(self) -> set[int]:
         """Tokens that can start a fact: those with a subject, their xcomp/conj dependents (which
         borrow it), and appositions; every other token yields nothing."""
         from spacy.attrs import DEP, HEAD
 
         strings = self.doc.vocab.strings
-        subject = _string_ids(strings, 'subject')
-        borrow = _string_ids(strings, 'borrow')
-        [appos] = _string_ids(strings, 'appos')
+        subject = string_ids(strings, 'subject')
+        borrow = string_ids(strings, 'borrow')
+        [appos] = string_ids(strings, 'appos')
         deps = self.doc.to_array(DEP).tolist()
         # HEAD is a signed offset from the token, stored as uint64
         offsets = self.doc.to_array(HEAD).astype('int64').tolist()
@@ -269,10 +168,10 @@ class DocReader:
     def _subject_entity(self, tok: Any, when: datetime, fact: str) -> str | None:
         # "my sister Carol lives in Berlin": the subject is Carol, and she is my sister
         for child in tok.children:
-            if child.dep_ == 'appos' and self._arg(child):
+            if child.dep_ == 'appos' and self.names.arg(child):
                 self._kinship_pair(tok, child, when, fact)
-                return self._arg(child)
-        return self._arg(tok)
+                return self.names.arg(child)
+        return self.names.arg(tok)
 
     def _emit(
         self,
@@ -308,20 +207,21 @@ class DocReader:
             return None
         for child in noun.children:
             if child.dep_ == 'poss':
-                owner = self._arg(child) if child.lower_ not in SPEAKER_PRONOUNS else (self.speaker)
+                mine = child.lower_ in SPEAKER_PRONOUNS
+                owner = self.speaker if mine else self.names.arg(child)
                 if owner:
                     return predicate, owner
             if child.dep_ == 'prep' and child.lower_ == 'of':
                 for pobj in child.children:
-                    if pobj.dep_ == 'pobj' and self._arg(pobj):
-                        return predicate, self._arg(pobj)  # type: ignore[return-value]
+                    if pobj.dep_ == 'pobj' and self.names.arg(pobj):
+                        return predicate, self.names.arg(pobj)  # type: ignore[return-value]
         return None
 
     def _kinship_pair(self, noun: Any, name_tok: Any, when: datetime, fact: str) -> None:
         for rel_noun, person in ((noun, name_tok), (name_tok, noun)):
             kin = self._kinship(rel_noun)
             if kin is not None:
-                self._emit(self._arg(person), kin[0], kin[1], when, fact)
+                self._emit(self.names.arg(person), kin[0], kin[1], when, fact)
                 return
 
     def _copula(self, tok: Any, subj_tok: Any, subj: str, when: datetime, fact: str) -> None:
@@ -333,12 +233,12 @@ class DocReader:
                 elif self._kinship(subj_tok) is not None and _names_someone(child, subj_tok):
                     # "my sister is Alice" (not "my wife Anna is a nurse")
                     pred, owner = self._kinship(subj_tok)  # type: ignore[misc]
-                    self._emit(self._arg(child), pred, owner, when, fact)
+                    self._emit(self.names.arg(child), pred, owner, when, fact)
                 elif child.tag_.startswith('NN') and child.lower_ not in SKIP_NOUNS:
                     self._role(child, subj, when, fact)
             elif child.dep_ == 'prep' and _my_home(subj_tok) and child.lower_ in ('in', 'at'):
                 for pobj in _pobjs(child):  # "my home is in Edinburgh"
-                    self._emit(self.speaker, 'lives_in', self._arg(pobj), when, fact)
+                    self._emit(self.speaker, 'lives_in', self.names.arg(pobj), when, fact)
             elif child.dep_ in ('acomp', 'prep'):
                 word = child.lower_ if child.dep_ == 'acomp' else 'be'
                 preps = (
@@ -349,12 +249,13 @@ class DocReader:
                 for prep in preps:
                     predicate = VERB_PREP.get((word, prep.lower_))
                     for pobj in _pobjs(prep):
-                        obj = self._arg(pobj)
+                        obj = self.names.arg(pobj)
                         if predicate:
                             self._emit(subj, predicate, obj, when, fact)
 
     def _role(self, noun: Any, subj: str, when: datetime, fact: str) -> None:
-        if noun.i in self.tok_ent and self.entities[self.tok_ent[noun.i]].type in (
+        named = self.names.tok_ent.get(noun.i)
+        if named is not None and self.names.entities[named].type in (
             EntityType.PERSON,
             EntityType.PLACE,
         ):
@@ -363,14 +264,14 @@ class DocReader:
             return
         words = [c.lower_ for c in noun.lefts if c.dep_ in ('compound', 'amod') and c.is_alpha]
         role = ' '.join([*words, noun.text if noun.tag_.startswith('NNP') else noun.lower_])
-        role_entity = self._add(role, EntityType.CONCEPT)
-        if self.entities[role_entity].type == EntityType.OTHER:
-            self.entities[role_entity].type = EntityType.CONCEPT
+        role_entity = self.names.add(role, EntityType.CONCEPT)
+        if self.names.entities[role_entity].type == EntityType.OTHER:
+            self.names.entities[role_entity].type = EntityType.CONCEPT
         self._emit(subj, 'role', role_entity, when, fact, 0.8)
         for prep in (c for c in noun.children if c.dep_ == 'prep' and c.lower_ in ('of', 'at')):
             for pobj in _pobjs(prep):
-                org = self._arg(pobj)
-                if org and self.entities[org].type != EntityType.CONCEPT:
+                org = self.names.arg(pobj)
+                if org and self.names.entities[org].type != EntityType.CONCEPT:
                     self._emit(subj, 'works_at', org, when, fact)
 
     def _verb(self, tok: Any, lemma: str, subj: str, when: datetime, fact: str) -> None:
@@ -386,16 +287,16 @@ class DocReader:
                         'offer',
                     ):
                         for pobj in _pobjs(prep):
-                            self._emit(subj, 'works_at', self._arg(pobj), when, fact)
+                            self._emit(subj, 'works_at', self.names.arg(pobj), when, fact)
                 continue
             if child.dep_ in ('dobj', 'attr'):
                 for obj_tok in (child, *_conjuncts(child)):
-                    obj = self._arg(obj_tok)
+                    obj = self.names.arg(obj_tok)
                     if obj is None:
                         continue
                     predicate = VERB_OBJ.get(verb, verb)
                     if verb == 'join':
-                        proper = self.entities[obj].type not in (
+                        proper = self.names.entities[obj].type not in (
                             EntityType.CONCEPT,
                             EntityType.OTHER,
                         ) or obj_tok.tag_.startswith('NNP')
@@ -406,7 +307,7 @@ class DocReader:
                 prep = child.lower_
                 known_prep = VERB_PREP.get((verb, prep)) or VERB_PREP.get((lemma, prep))
                 for pobj in _pobjs(child):
-                    obj = self._arg(pobj)
+                    obj = self.names.arg(pobj)
                     if obj is None or (known_prep == 'uses' and pobj.lower_ in WORKPLACES):
                         continue  # "switched to the Paris office" uses no office
                     self._emit(
@@ -424,49 +325,12 @@ class DocReader:
             return
         for match in _SELF_NAMED.finditer(self.text):
             name = clean_name(match.group(1))
-            mention = self.entities.get(name)
+            mention = self.names.entities.get(name)
             said = match.group(0).lower().startswith(('my name', 'call me'))
             if name != self.speaker and (said or (mention and mention.type == EntityType.PERSON)):
-                self._add(name, EntityType.PERSON)
-                self.entities[name].type = EntityType.PERSON
+                self.names.add(name, EntityType.PERSON)
+                self.names.entities[name].type = EntityType.PERSON
                 self._emit(self.speaker, NAMED, name, self.item.at, self.text[:FACT_CHARS])
-
-    # ---- types and attributes --------------------------------------------------------------
-
-    def _apply_type_cues(self) -> None:
-        for rel in self.relations:
-            subj_type, obj_type = PREDICATE_TYPES.get(rel.predicate, (None, None))
-            for name, cue in ((rel.subject, subj_type), (rel.object, obj_type)):
-                mention = self.entities.get(name)
-                if cue is not None and mention is not None and not mention.speaker:
-                    mention.type = cue
-                    mention.certain = True
-                    self.owner.vote(name, cue)
-        for mention in self.entities.values():
-            if mention.speaker:
-                mention.type = EntityType.PERSON
-
-    def _attributes(self) -> None:
-        if not capture_attributes(self.text):  # most texts name no phone, email or id
-            return
-        for sent in self.doc.sents:
-            found = capture_attributes(sent.text)
-            if not found:
-                continue
-            owner = None
-            if self.speaker and any(t.lower_ in SPEAKER_PRONOUNS for t in sent):
-                owner = self.speaker
-            else:
-                named = [self.tok_ent[t.i] for t in sent if t.i in self.tok_ent]
-                named = [n for n in named if self.entities[n].type != EntityType.CONCEPT]
-                owner = named[0] if named else self.speaker
-            if owner is None:
-                continue
-            if owner not in self.entities:
-                self._add(owner, EntityType.PERSON)
-            attrs = self.entities[owner].attributes
-            for key, values in found.items():
-                attrs[key] = list(dict.fromkeys([*attrs.get(key, []), *values]))
 
 
 _SELF_NAMED = re.compile(
