@@ -8,8 +8,11 @@ sentence it was read from. Forgetting a scope erases its whole graph.
 Jobs of the scope or user that have not finished are cancelled first, their params (session
 transcripts) erased: an accepted session must not make an episode after its user is forgotten.
 A job already running when it is cancelled may still write (an episode, the graph facts of the
-episode it queues): forget waits for the running ones of this process to end, cancels what they
-queued, and only then deletes, so nothing they wrote survives.
+episode it queues): forget waits for the running ones to end, in whichever process runs them
+(the job store records a job as running from its start to its end, cancelled or not, and a job
+cancelled before it starts never starts), cancels what they queued, and only then deletes, so
+nothing they wrote survives. The wait is bounded (RUNNING_WAIT_S per round); a process that died
+running a job is not waited for.
 
 Deleting is not erasing: the vector store flags a deleted point and keeps its payload and the
 write that stored it on disk, and Kuzu keeps a deleted node's strings in its file. So forget

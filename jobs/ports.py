@@ -27,8 +27,9 @@ class JobQueue(Jobs, Protocol):
         ...
 
     def wait_running(self, scope: str | None, user_id: str | None, timeout: float) -> bool:
-        """Wait (at most `timeout` s) until no job of `scope` (and `user_id`) runs in this
-        process; True when one was running (it may have queued more), False when none was."""
+        """Wait (at most `timeout` s) until no job of `scope` (and `user_id`) runs in any live
+        process, cancelled ones included; True when one was running (it may have queued more),
+        False when none was."""
         ...
 
     def claim(self, key: str, now: datetime, seconds: float) -> bool:
@@ -62,14 +63,22 @@ class JobStore(Protocol):
         """Record an accepted job as queued, before it is handed to the broker."""
         ...
 
-    def started(self, job_id: str, worker: str) -> None:
-        """Mark a job running in `worker` (host:pid) and count the attempt."""
+    def started(self, job_id: str, worker: str) -> bool:
+        """Mark a job running in `worker` (host:pid) and count the attempt; False, changing
+        nothing, when the job was cancelled: it must not run."""
         ...
 
     def finished(
         self, job_id: str, *, result: Any = None, error: str | None = None, final: bool = True
     ) -> None:
-        """Done (no error), failed (error and final) or queued for a retry (error, not final)."""
+        """Done (no error), failed (error and final) or queued for a retry (error, not final);
+        either way no longer running (`running`), cancelled or not."""
+        ...
+
+    def running(self, scope: str | None, user_id: str | None) -> list[str]:
+        """Ids of the jobs of `scope` (any when None) and `user_id` (any when None) started and
+        not finished by a process that still lives, cancelled ones included: they may still
+        write."""
         ...
 
     def get(self, job_id: str) -> JobInfo | None:

@@ -26,7 +26,7 @@ from core.clock import Clock
 from core.errors import StoreUnavailable
 from core.jobs import JobName
 from jobs import actors
-from jobs.models import JobInfo, JobStatus
+from jobs.models import JobInfo
 from jobs.ports import JobStore
 from jobs.store import FILENAME, InMemoryJobStore, RedisJobStore, SqliteJobStore
 
@@ -50,6 +50,8 @@ JOB_QUEUES: dict[str, str] = {
 WORKER_QUEUES = frozenset({DEFAULT_QUEUE})
 EXPIRY_JOB = JobName.EXPIRY
 WORKER_ID = f'{socket.gethostname()}:{os.getpid()}'  # spawned worker processes import anew
+# how often a forget waiting for a running job asks the job store (it waits in one request)
+RUNNING_POLL_S = 0.05
 
 
 class _JobArgsOutOfLogs(logging.Filter):
@@ -84,16 +86,16 @@ class JobStateMiddleware(dramatiq.Middleware):
     `after_process_message` runs after Retries has decided whether the message failed for good.
 
     A message whose job was cancelled (its scope or user forgotten) is skipped, not run: the
-    broker may still deliver it (a retry waiting for a lock, a Redis queue)."""
+    broker may still deliver it (a retry waiting for a lock, a Redis queue). The store checks
+    and marks the start in one step, so a job is either skipped or seen running (in whichever
+    process) by the forget that cancelled it, which waits for it to end."""
 
     def __init__(self, store: JobStore) -> None:
         self._store = store
 
     def before_process_message(self, broker: dramatiq.Broker, message: Any) -> None:
-        info = self._store.get(message.message_id)
-        if info is not None and info.state == JobStatus.CANCELLED:
+        if not self._store.started(message.message_id, WORKER_ID):
             raise SkipMessage(f'job {message.message_id} was cancelled')
-        self._store.started(message.message_id, WORKER_ID)
 
     def after_process_message(
         self,
@@ -113,46 +115,6 @@ class JobStateMiddleware(dramatiq.Middleware):
     def after_skip_message(self, broker: dramatiq.Broker, message: Any) -> None:
         # a cancelled job keeps its state: the store never moves a job out of `cancelled`
         self._store.finished(message.message_id, error='skipped by the broker', final=True)
-
-
-class _Running(dramatiq.Middleware):
-    """The jobs this process is running, by message id, with their scope and user (forget
-    waits for those of the user it forgets: a running job may still write)."""
-
-    def __init__(self) -> None:
-        self._jobs: dict[str, tuple[Any, Any]] = {}
-        self._changed = threading.Condition()
-
-    def before_process_message(self, broker: dramatiq.Broker, message: Any) -> None:
-        with self._changed:
-            kwargs = message.kwargs or {}
-            self._jobs[message.message_id] = (kwargs.get('scope'), kwargs.get('user_id'))
-
-    def after_process_message(self, broker: Any, message: Any, **_: Any) -> None:
-        self._done(message.message_id)
-
-    def after_skip_message(self, broker: dramatiq.Broker, message: Any) -> None:
-        self._done(message.message_id)
-
-    def _done(self, message_id: str) -> None:
-        with self._changed:
-            self._jobs.pop(message_id, None)
-            self._changed.notify_all()
-
-    def wait(self, scope: str | None, user_id: str | None, timeout: float) -> bool:
-        """Wait until none of these runs; whether one was running."""
-
-        def running() -> bool:
-            return any(
-                (scope is None or s == scope) and (user_id is None or u == user_id)
-                for s, u in self._jobs.values()
-            )
-
-        with self._changed:
-            was = running()
-            if was and not self._changed.wait_for(lambda: not running(), timeout):
-                log.warning('a job of %s/%s still runs after %.0f s', scope, user_id, timeout)
-            return was
 
 
 class _FailureListeners(dramatiq.Middleware):
@@ -209,10 +171,6 @@ class DramatiqJobQueue:
         broker.add_middleware(CurrentMessage())
         self._failures = _FailureListeners()
         broker.add_middleware(self._failures)
-        # before the job state's check for a cancel: a job either is skipped there or is seen
-        # running by a forget that cancelled it
-        self._running = _Running()
-        broker.add_middleware(self._running, before=JobStateMiddleware)
         for queue in (GRAPH_QUEUE, DEFAULT_QUEUE):
             broker.declare_queue(queue)
         self._actors: dict[str, dramatiq.Actor[Any, Any]] = {}
@@ -279,8 +237,17 @@ class DramatiqJobQueue:
         return self._store.cancel(scope, user_id)
 
     def wait_running(self, scope: str | None, user_id: str | None, timeout: float) -> bool:
-        """Wait until no job of `scope` (and `user_id`) runs in this process (see the port)."""
-        return self._running.wait(scope, user_id, timeout)
+        """Wait until no job of `scope` (and `user_id`) runs in any live process, as the job
+        store records it (see the port); a job still running after `timeout` is logged."""
+        deadline = time.monotonic() + timeout
+        was = running = bool(self._store.running(scope, user_id))
+        while running:
+            if time.monotonic() >= deadline:
+                log.warning('a job of %s/%s still runs after %.0f s', scope, user_id, timeout)
+                break
+            time.sleep(RUNNING_POLL_S)
+            running = bool(self._store.running(scope, user_id))
+        return was
 
     def pending(self) -> int:
         """How many accepted jobs have not finished (embedded outbox; 0 on Redis)."""

@@ -40,7 +40,10 @@ CREATE TABLE IF NOT EXISTS jobs (
     result TEXT,
     worker TEXT,
     created_at REAL NOT NULL,
-    updated_at REAL NOT NULL
+    updated_at REAL NOT NULL,
+    user_id TEXT,
+    live INTEGER NOT NULL DEFAULT 0,
+    owner TEXT
 );
 CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state);
 CREATE TABLE IF NOT EXISTS leases (
@@ -112,13 +115,23 @@ class SqliteJobStore:
             # cleared params (whole session transcripts) are overwritten, not left in free pages
             self._db.execute('PRAGMA secure_delete=ON')
             self._db.executescript(_SCHEMA)
-            columns = {row[1] for row in self._db.execute('PRAGMA table_info(leases)')}
-            if 'owner' not in columns:  # a data dir from before locks recorded their owner
-                self._db.execute("ALTER TABLE leases ADD COLUMN owner TEXT NOT NULL DEFAULT ''")
+            self._migrate()
         except sqlite3.Error as exc:
             raise StoreUnavailable(f'cannot open the job outbox {path}: {exc}') from exc
         self._owner = process_owner()
         self._prune()
+
+    def _migrate(self) -> None:
+        columns = {row[1] for row in self._db.execute('PRAGMA table_info(leases)')}
+        if 'owner' not in columns:  # a data dir from before locks recorded their owner
+            self._db.execute("ALTER TABLE leases ADD COLUMN owner TEXT NOT NULL DEFAULT ''")
+        columns = {row[1] for row in self._db.execute('PRAGMA table_info(jobs)')}
+        # a data dir from before running jobs were tracked across a cancel
+        for column, kind in (('user_id', 'TEXT'), ('live', 'INTEGER NOT NULL DEFAULT 0')):
+            if column not in columns:
+                self._db.execute(f'ALTER TABLE jobs ADD COLUMN {column} {kind}')
+        if 'owner' not in columns:
+            self._db.execute('ALTER TABLE jobs ADD COLUMN owner TEXT')
 
     def _prune(self) -> None:
         cutoff = to_epoch(self._clock.now() - KEEP_FINISHED)
@@ -136,19 +149,35 @@ class SqliteJobStore:
         now = to_epoch(self._clock.now())
         with self._lock:
             self._db.execute(
-                'INSERT OR IGNORE INTO jobs (id, job, queue, params, scope, state, created_at,'
-                ' updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-                (job_id, job, queue, _dumps(params), scope, JobStatus.QUEUED.value, now, now),
+                'INSERT OR IGNORE INTO jobs (id, job, queue, params, scope, user_id, state,'
+                ' created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+                (
+                    job_id,
+                    job,
+                    queue,
+                    _dumps(params),
+                    scope,
+                    _user_of(params),
+                    JobStatus.QUEUED.value,
+                    now,
+                    now,
+                ),
             )
 
-    def started(self, job_id: str, worker: str) -> None:
-        """Mark running in `worker`; count the attempt."""
+    def started(self, job_id: str, worker: str) -> bool:
+        """Mark running in `worker` (this process) and count the attempt; False when the job
+        was cancelled."""
+        now = to_epoch(self._clock.now())
         with self._lock:
-            self._db.execute(
-                'UPDATE jobs SET state = ?, attempts = attempts + 1, worker = ?, updated_at = ?'
-                " WHERE id = ? AND state != 'cancelled'",
-                (JobStatus.RUNNING.value, worker, to_epoch(self._clock.now()), job_id),
+            cursor = self._db.execute(
+                'UPDATE jobs SET state = ?, attempts = attempts + 1, worker = ?, updated_at = ?,'
+                " live = 1, owner = ? WHERE id = ? AND state != 'cancelled'",
+                (JobStatus.RUNNING.value, worker, now, self._owner, job_id),
             )
+            if cursor.rowcount == 1:
+                return True
+            row = self._db.execute('SELECT state FROM jobs WHERE id = ?', (job_id,)).fetchone()
+        return row is None or row[0] != JobStatus.CANCELLED.value
 
     def finished(
         self, job_id: str, *, result: Any = None, error: str | None = None, final: bool = True
@@ -157,6 +186,7 @@ class SqliteJobStore:
         state = _state(error, final)
         now = to_epoch(self._clock.now())
         with self._lock:
+            self._db.execute('UPDATE jobs SET live = 0 WHERE id = ?', (job_id,))
             if state == JobStatus.QUEUED:
                 self._db.execute(
                     'UPDATE jobs SET state = ?, error = ?, updated_at = ?'
@@ -229,6 +259,17 @@ class SqliteJobStore:
                 self._db.execute('PRAGMA wal_checkpoint(TRUNCATE)')
         return len(rows)
 
+    def running(self, scope: str | None, user_id: str | None) -> list[str]:
+        """Jobs of `scope` (and `user_id`) a live process runs, cancelled ones included."""
+        with self._lock:
+            rows = self._db.execute(
+                'SELECT id, owner FROM jobs WHERE live = 1 AND (?1 IS NULL OR scope = ?1)'
+                " AND (?2 IS NULL OR coalesce(user_id, json_extract(params, '$.user_id')) = ?2)"
+                ' ORDER BY created_at, rowid',
+                (scope, user_id),
+            ).fetchall()
+        return [row[0] for row in rows if not row[1] or owner_alive(row[1])]
+
     def claim(self, key: str, now: datetime, seconds: float) -> bool:
         """Take lease `key` unless it is held past `now`."""
         at, until = to_epoch(now), to_epoch(now) + seconds
@@ -286,13 +327,27 @@ end
 redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
 return false
 """
-# Update a job's hash unless it was cancelled (a final state no later event may undo).
-# ARGV: ttl (0: keep), count an attempt ('1'/'0'), then field, value pairs.
-_UPDATE = """
-if redis.call('HGET', KEYS[1], 'state') == 'cancelled' then return 0 end
+# Start a job (KEYS[1] its hash, KEYS[2] the set of running jobs) unless it was cancelled (a
+# final state no later event may undo): 0 then, else 1 (also for a job the store no longer
+# knows, which is run but not tracked). ARGV: job id, worker, owner, updated_at.
+_START = """
+local state = redis.call('HGET', KEYS[1], 'state')
+if state == 'cancelled' then return 0 end
+if not state then return 1 end
+redis.call('HSET', KEYS[1], 'state', 'running', 'worker', ARGV[2], 'owner', ARGV[3],
+  'updated_at', ARGV[4])
+redis.call('HINCRBY', KEYS[1], 'attempts', 1)
+redis.call('SADD', KEYS[2], ARGV[1])
+return 1
+"""
+# A job's attempt ended: it leaves the running set, and its hash is updated unless it was
+# cancelled. ARGV: job id, ttl, then field, value pairs.
+_FINISH = """
+redis.call('SREM', KEYS[2], ARGV[1])
+local state = redis.call('HGET', KEYS[1], 'state')
+if not state or state == 'cancelled' then return 0 end
 for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-if ARGV[2] == '1' then redis.call('HINCRBY', KEYS[1], 'attempts', 1) end
-if tonumber(ARGV[1]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+redis.call('EXPIRE', KEYS[1], ARGV[2])
 return 1
 """
 # Cancel one job when unfinished and of scope ARGV[1] and user ARGV[2] ('' matches any).
@@ -320,12 +375,18 @@ class RedisJobStore:
         self._ttl = int(KEEP_FINISHED.total_seconds())
         self._claim = client.register_script(_CLAIM)
         self._lock_script = client.register_script(_LOCK)
-        self._update = client.register_script(_UPDATE)
+        self._start = client.register_script(_START)
+        self._finish = client.register_script(_FINISH)
         self._cancel = client.register_script(_CANCEL)
         self._owner = process_owner()
 
     def _key(self, job_id: str) -> str:
         return f'{self._ns}:job:{job_id}'
+
+    @property
+    def _live(self) -> str:
+        # ids of the jobs started and not finished: what forget waits for, cancelled or not
+        return f'{self._ns}:running'
 
     def create(
         self, job_id: str, job: str, queue: str, params: dict[str, Any], scope: str | None
@@ -348,18 +409,11 @@ class RedisJobStore:
         pipe.expire(self._key(job_id), self._ttl)
         pipe.execute()
 
-    def started(self, job_id: str, worker: str) -> None:
-        """Mark running in `worker`; count the attempt."""
-        fields = {
-            'state': JobStatus.RUNNING.value,
-            'worker': worker,
-            'updated_at': to_epoch(self._clock.now()),
-        }
-        self._set(job_id, fields, ttl=0, attempt=True)
-
-    def _set(self, job_id: str, fields: dict[str, Any], *, ttl: int, attempt: bool) -> None:
-        pairs = [str(item) for pair in fields.items() for item in pair]
-        self._update(keys=[self._key(job_id)], args=[ttl, '1' if attempt else '0', *pairs])
+    def started(self, job_id: str, worker: str) -> bool:
+        """Mark running in `worker` (this process) and count the attempt; False when the job
+        was cancelled."""
+        args = [job_id, worker, self._owner, to_epoch(self._clock.now())]
+        return bool(self._start(keys=[self._key(job_id), self._live], args=args))
 
     def finished(
         self, job_id: str, *, result: Any = None, error: str | None = None, final: bool = True
@@ -370,7 +424,8 @@ class RedisJobStore:
         fields['error'] = error or ''
         if state != JobStatus.QUEUED:
             fields['result'] = _dumps(result)
-        self._set(job_id, fields, ttl=self._ttl, attempt=False)
+        pairs = [str(item) for pair in fields.items() for item in pair]
+        self._finish(keys=[self._key(job_id), self._live], args=[job_id, self._ttl, *pairs])
 
     def get(self, job_id: str) -> JobInfo | None:
         """A job's state, or None."""
@@ -413,6 +468,24 @@ class RedisJobStore:
         for key in self._redis.scan_iter(f'{self._ns}:job:*', count=1000):
             cancelled += int(self._cancel(keys=[key], args=args))
         return cancelled
+
+    def running(self, scope: str | None, user_id: str | None) -> list[str]:
+        """Jobs of `scope` (and `user_id`) a live process runs, cancelled ones included."""
+        found = []
+        for raw in sorted(self._redis.smembers(self._live)):
+            job_id = raw.decode()
+            fields = self._redis.hmget(self._key(job_id), 'scope', 'user_id', 'owner')
+            if fields[0] is None:  # the job's hash expired: nothing to wait for
+                self._redis.srem(self._live, job_id)
+                continue
+            job_scope, job_user, owner = (f.decode() if f else '' for f in fields)
+            if scope is not None and job_scope != scope:
+                continue
+            if user_id is not None and job_user != user_id:
+                continue
+            if owner_alive(owner):
+                found.append(job_id)
+        return found
 
     def claim(self, key: str, now: datetime, seconds: float) -> bool:
         """Take lease `key` unless it is held past `now`."""
@@ -457,6 +530,7 @@ class InMemoryJobStore:
         self._params: dict[str, tuple[str, str, dict[str, Any]]] = {}
         self._leases: dict[str, float] = {}
         self._locks: dict[str, float] = {}
+        self._live: dict[str, tuple[Any, str | None]] = {}  # job id -> (scope, user_id)
         self._lock = threading.Lock()
 
     def create(
@@ -482,16 +556,24 @@ class InMemoryJobStore:
                 fields['updated_at'] = self._clock.now()
                 self._jobs[job_id] = info.model_copy(update=fields)
 
-    def started(self, job_id: str, worker: str) -> None:
-        """Mark running in `worker`; count the attempt."""
-        info = self._jobs.get(job_id)
+    def started(self, job_id: str, worker: str) -> bool:
+        """Mark running in `worker`; count the attempt; False when the job was cancelled."""
+        with self._lock:
+            info = self._jobs.get(job_id)
+            if info is not None and info.state == JobStatus.CANCELLED:
+                return False
+            params = self._params.get(job_id, ('', '', {}))[2]
+            self._live[job_id] = (params.get('scope'), _user_of(params))
         attempts = (info.attempts if info else 0) + 1
         self._update(job_id, state=JobStatus.RUNNING, attempts=attempts, worker=worker)
+        return True
 
     def finished(
         self, job_id: str, *, result: Any = None, error: str | None = None, final: bool = True
     ) -> None:
         """Done, failed, or queued again for a retry."""
+        with self._lock:
+            self._live.pop(job_id, None)
         if error is None:
             self._update(job_id, state=JobStatus.DONE, result=result)
         elif final:
@@ -537,6 +619,16 @@ class InMemoryJobStore:
                     }
                 )
         return len(hits)
+
+    def running(self, scope: str | None, user_id: str | None) -> list[str]:
+        """Jobs of `scope` (and `user_id`) started and not finished, cancelled ones included."""
+        with self._lock:
+            return [
+                job_id
+                for job_id, (job_scope, job_user) in self._live.items()
+                if (scope is None or job_scope == scope)
+                and (user_id is None or job_user == user_id)
+            ]
 
     def claim(self, key: str, now: datetime, seconds: float) -> bool:
         """Take lease `key` unless it is held past `now`."""

@@ -13,6 +13,7 @@ import pytest
 
 from core.clock import ManualClock
 from jobs.models import JobStatus
+from jobs.owners import process_owner
 from jobs.ports import JobStore
 from jobs.store import InMemoryJobStore, RedisJobStore, SqliteJobStore
 
@@ -186,6 +187,34 @@ def test_a_cancelled_job_stays_cancelled_whatever_the_worker_reports(store: JobS
     assert info is not None and (info.state, info.attempts) == (JobStatus.CANCELLED, 1)
 
 
+def test_a_cancelled_job_still_running_is_listed_until_its_worker_reports(store: JobStore):
+    store.create('j1', 'episodic', 'consolidation', _session('agent:a', 'ann'), 'agent:a')
+    store.create('j2', 'episodic', 'consolidation', _session('agent:a', 'joe'), 'agent:a')
+    store.create('j3', 'episodic', 'consolidation', _session('agent:b', 'ann'), 'agent:b')
+    assert store.running('agent:a', 'ann') == []  # queued is not running
+    for job in ('j1', 'j2', 'j3'):
+        assert store.started(job, 'host:1')
+    assert store.running('agent:a', 'ann') == ['j1']
+    assert sorted(store.running(None, 'ann')) == ['j1', 'j3']
+    assert sorted(store.running('agent:a', None)) == ['j1', 'j2']
+    store.cancel(None, 'ann')
+    # cancelled, yet its worker still runs it: it may still write
+    assert sorted(store.running(None, 'ann')) == ['j1', 'j3']
+    store.finished('j1', result={'episode_id': 'e'})
+    store.finished('j3', error='WaitForLock', final=False)
+    assert store.running(None, 'ann') == []
+    assert _states(store, 'j1', 'j3') == ['cancelled', 'cancelled']
+
+
+def test_a_job_cancelled_before_it_starts_may_not_start(store: JobStore):
+    store.create('j1', 'episodic', 'consolidation', _session('agent:a', 'ann'), 'agent:a')
+    store.cancel('agent:a', 'ann')
+    assert not store.started('j1', 'host:1')
+    assert store.running('agent:a', 'ann') == []
+    info = store.get('j1')
+    assert info is not None and (info.state, info.attempts) == (JobStatus.CANCELLED, 0)
+
+
 def test_cancel_needs_a_scope_or_a_user(store: JobStore):
     with pytest.raises(ValueError):
         store.cancel(None, None)
@@ -243,6 +272,20 @@ def test_a_lock_whose_owner_died_is_taken_over_at_once(store: Any, clock: Manual
     assert store.lock('episode:9', t0 + timedelta(seconds=1), 120) == 0.0
     # now this live process holds it
     assert store.lock('episode:9', t0 + timedelta(seconds=2), 120) > 100
+
+
+@pytest.mark.parametrize(
+    'store', ['sqlite', pytest.param('redis', marks=pytest.mark.integration)], indirect=True
+)
+def test_a_job_whose_process_died_running_it_is_not_running(store: Any):
+    """kill -9 of a worker leaves its job marked running: forget must not wait for it."""
+    store.create('j1', 'episodic', 'consolidation', _session('agent:a', 'ann'), 'agent:a')
+    store.create('j2', 'episodic', 'consolidation', _session('agent:a', 'ann'), 'agent:a')
+    store._owner = _dead_owner()
+    store.started('j1', 'host:1')
+    store._owner = process_owner()
+    store.started('j2', 'host:2')
+    assert store.running('agent:a', 'ann') == ['j2']
 
 
 def test_owner_liveness_tells_a_dead_or_recycled_pid_from_a_live_one():
