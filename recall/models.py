@@ -65,7 +65,7 @@ def episodes_spec(dense_dim: int) -> CollectionSpec:
 
 # ---- domain level --------------------------------------------------------------------------
 
-_TIME_FIELDS = ('created_at', 'accessed_at', 'updated_at', 'expires_at')
+_TIME_FIELDS = ('created_at', 'stated_at', 'accessed_at', 'updated_at', 'expires_at')
 # merge records kept per memory (the latest ones; `merge_count` counts every merge): a text
 # captured on every turn merges into one memory thousands of times
 MERGE_RECORDS = 20
@@ -120,6 +120,9 @@ class Chunk(BaseModel):
     pinned: bool = False
     access_count: int = 0
     created_at: datetime
+    # the latest event time it was stated at, when a restatement merged into it later than
+    # `created_at` (which keeps the first): supersession orders facts by it
+    stated_at: datetime | None = None
     accessed_at: datetime | None = None
     updated_at: datetime
     expires_at: datetime | None = None

@@ -26,7 +26,8 @@ def merged_change(base: dict[str, Any], item: MemoryIn, now: datetime) -> dict[s
     """The payload change of merging `item` into the stored `base`: a merge only adds. It
     keeps the pin, the higher importance, the older event time, the stored metadata (its
     keys win; new keys are added) and the union of tags, and counts one more access. The
-    merged write is recorded in the memory's history (`merges`)."""
+    merged write is recorded in the memory's history (`merges`), and the latest event time it
+    was stated at as `stated_at`."""
     recorded = _merge_record(base, item, now)
     if trust_rank(trust_of(item)) < trust_rank(base.get('trust')):
         # the same text from a less trusted source is one more access and nothing else
@@ -58,7 +59,16 @@ def merged_change(base: dict[str, Any], item: MemoryIn, now: datetime) -> dict[s
         not isinstance(stored_at, int | float) or to_epoch(item.created_at) < stored_at
     ):
         change['created_at'] = to_epoch(item.created_at)
+    # `created_at` keeps the first saying; supersession needs the last one too
+    change['stated_at'] = max(to_epoch(item.created_at or now), stated_at(base))
     return change
+
+
+def stated_at(payload: Mapping[str, Any]) -> float:
+    """The latest event time a stored memory was stated at (epoch seconds; 0 when unknown): a
+    restatement merged into it counts, so a fact said again is as current as its last saying."""
+    times = [payload.get('created_at'), payload.get('stated_at')]
+    return max((float(t) for t in times if isinstance(t, int | float)), default=0.0)
 
 
 def _merge_record(base: dict[str, Any], item: MemoryIn, now: datetime) -> dict[str, Any]:

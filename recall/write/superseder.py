@@ -18,7 +18,7 @@ from recall.models import ANY_USER, MEMORIES, Chunk
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
 from recall.tiers import Kind
 from recall.write.conflicts import detect, merge_agrees
-from recall.write.merging import different_subjects, keeps_content, same_subject
+from recall.write.merging import different_subjects, keeps_content, same_subject, stated_at
 from recall.write.supersession import (
     RECORD_KINDS,
     Stated,
@@ -69,13 +69,6 @@ class Plan:
 class _Candidate:
     id: str
     payload: Mapping[str, Any]
-
-
-def _at(payload: Mapping[str, Any]) -> float:
-    value = payload.get('created_at')
-    if isinstance(value, int | float):
-        return float(value)
-    return 0.0
 
 
 class Superseder:
@@ -198,7 +191,6 @@ class Superseder:
         new = Stated.of(chunk.id, chunk.text, chunk.speaker)
         if not new.facts:
             return plan
-        payload = chunk.to_payload()
         candidates = {c.id: c for c in self._by_slot(chunk, new, vector)}
         for point in similar:
             candidates.setdefault(point.id, _Candidate(point.id, point.payload))
@@ -208,24 +200,9 @@ class Superseder:
         for ident in gone:  # hidden earlier in this batch: its records say by whom already
             candidates.pop(ident, None)
         own = list(known.get(chunk.id, []))
+        at = stated_at(chunk.to_payload())
         for cand in candidates.values():
-            p = cand.payload
-            if (
-                p.get('superseded')
-                or p.get('kind') in RECORD_KINDS
-                or (p.get('owner') or ANY_USER) != (chunk.user_id or ANY_USER)
-            ):
-                continue
-            old = Stated.of(cand.id, str(p.get('text', '')), p.get('speaker'))
-            if not old.facts:
-                continue
-            # seed 004: a less trusted memory never outdates a more trusted one
-            if _at(payload) >= _at(p) and trust_rank(chunk.trust) >= trust_rank(p.get('trust')):
-                plan.add(cand.id, replaced(new, old))
-            if trust_rank(p.get('trust')) >= trust_rank(chunk.trust):
-                if _at(payload) < _at(p):
-                    plan.add(chunk.id, replaced(old, new, rule_name='older_event'))
-                plan.add(chunk.id, past_outdated(new, old))
+            _weigh(plan, chunk, new, at, cand)
         for target, records in plan.stale.items():
             if target == chunk.id:
                 stated, before, pinned = new, own, chunk.pinned
@@ -267,6 +244,28 @@ class Superseder:
             else:
                 found += self._vectors.scroll(MEMORIES, flt, SLOT_CANDIDATES)[0]
         return [_Candidate(p.id, p.payload) for p in found]
+
+
+def _weigh(plan: Plan, chunk: Chunk, new: Stated, at: float, cand: _Candidate) -> None:
+    """Add to `plan` what the new `chunk` (its facts `new`, stated at `at`) and one candidate
+    outdate of each other: the later-stated fact wins its slot, the older one is history, and a
+    less trusted memory never outdates a more trusted one."""
+    p = cand.payload
+    if (
+        p.get('superseded')
+        or p.get('kind') in RECORD_KINDS
+        or (p.get('owner') or ANY_USER) != (chunk.user_id or ANY_USER)
+    ):
+        return
+    old = Stated.of(cand.id, str(p.get('text', '')), p.get('speaker'))
+    if not old.facts:
+        return
+    if at >= stated_at(p) and trust_rank(chunk.trust) >= trust_rank(p.get('trust')):
+        plan.add(cand.id, replaced(new, old))
+    if trust_rank(p.get('trust')) >= trust_rank(chunk.trust):
+        if at < stated_at(p):
+            plan.add(chunk.id, replaced(old, new, rule_name='older_event'))
+        plan.add(chunk.id, past_outdated(new, old))
 
 
 def _reason(outdated: list[str], records: list[Supersession], own: Mapping[str, Any]) -> str | None:

@@ -166,3 +166,20 @@ def test_capture_dates_the_graph_by_the_message_time(client, scope):  # type: ig
         time.sleep(0.2)  # graph extraction runs as jobs
     assert graph_homes(client, scope, '2026-01-20T00:00:00Z') == ['Berlin']
     assert graph_homes(client, scope, '2025-12-20T00:00:00Z') == []
+
+
+def test_a_restated_fact_keeps_its_latest_time_so_an_older_dated_fact_does_not_hide_it(
+    client, scope
+):  # type: ignore[no-untyped-def]
+    base = {'scope': scope, 'kind': 'fact', 'user_id': 'ann', 'text': 'I live in Paris'}
+    status, paris = post(client, '/v1/memories', {**base, 'created_at': '2025-03-02T10:00:00Z'})
+    assert status == 201, paris
+    # the same fact, told again with an earlier event time: one memory, stated on both days
+    status, again = post(client, '/v1/memories', {**base, 'created_at': '2025-03-01T10:00:00Z'})
+    assert again['status'] == 'merged' and again['id'] == paris['id'], again
+    older = {**base, 'text': 'I live in Berlin', 'created_at': '2025-03-01T10:00:00Z'}
+    status, berlin = post(client, '/v1/memories', older)
+    assert status == 201, berlin
+    assert berlin['superseded'] == [] and berlin['superseded_by'] == paris['id'], berlin
+    assert read(client, paris['id'])['superseded_by'] is None
+    assert read(client, berlin['id'])['supersession']['rule'] == 'older_event'
