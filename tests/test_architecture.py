@@ -67,7 +67,9 @@ ADAPTER_MODULES: dict[str, frozenset[str]] = {
     'vectors.embedders': frozenset(),
     'vectors.onnx_int8': frozenset({'vectors.embedders'}),
     'kg.kuzu_store': frozenset(),
-    'kg.kuzu_rows': frozenset({'kg.kuzu_store', 'kg.kuzu_dump'}),
+    'kg.kuzu_rows': frozenset({'kg.kuzu_store', 'kg.kuzu_dump', 'kg.kuzu_reads', 'kg.kuzu_writes'}),
+    'kg.kuzu_reads': frozenset({'kg.kuzu_store', 'kg.kuzu_writes'}),
+    'kg.kuzu_writes': frozenset({'kg.kuzu_store'}),
     'kg.kuzu_dump': frozenset({'kg.kuzu_store'}),
     # and the composition root, for the marker that asks it to rebuild the graph
     'kg.kuzu_lifecycle': frozenset({'kg.kuzu_store', 'runtime.bootstrap'}),
@@ -212,7 +214,6 @@ OVERSIZED: frozenset[str] = frozenset(
         'recall/write/writer.py:MemoryWriter',
         'recall/write/writer.py:_remember',
         'kg/dates.py:_resolve',
-        'kg/kuzu_store.py:KuzuGraphStore',
         'runtime/bootstrap.py:build',
         'api/cli.py:build_parser',
         'api/openapi.py:build_document',
