@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from dateutil.relativedelta import relativedelta
@@ -88,70 +89,112 @@ def _day(at: datetime) -> datetime:
 
 
 def _resolve(kind: str, m: re.Match[str], at: datetime) -> datetime | None:
-    today = _day(at)
+    if kind in _ABSOLUTE:
+        return _absolute(kind, m)
+    if kind.startswith('zh_'):
+        return _chinese(kind, m, _day(at))
+    relative = _RELATIVE.get(kind)
+    return relative(m, _day(at)) if relative is not None else None
+
+
+# absolute dates: (year, month, day) from the match's groups
+_ABSOLUTE: dict[str, Callable[[re.Match[str]], tuple[int, int, int]]] = {
+    'dmy': lambda m: (int(m[3]), MONTHS[m[2]], int(m[1])),
+    'mdy': lambda m: (int(m[3]), MONTHS[m[1]], int(m[2])),
+    'iso': lambda m: (int(m[1]), int(m[2]), int(m[3])),
+    'my': lambda m: (int(m[2]), MONTHS[m[1]], 1),
+    'y': lambda m: (int(m[1]), 1, 1),
+    'ym': lambda m: (int(m[1]), int(m[2]), 1),
+}
+
+
+def _absolute(kind: str, m: re.Match[str]) -> datetime | None:
     try:
-        if kind == 'dmy':
-            return datetime(int(m[3]), MONTHS[m[2]], int(m[1]), tzinfo=UTC)
-        if kind == 'mdy':
-            return datetime(int(m[3]), MONTHS[m[1]], int(m[2]), tzinfo=UTC)
-        if kind == 'iso':
-            return datetime(int(m[1]), int(m[2]), int(m[3]), tzinfo=UTC)
-        if kind == 'my':
-            return datetime(int(m[2]), MONTHS[m[1]], 1, tzinfo=UTC)
-        if kind == 'y':
-            return datetime(int(m[1]), 1, 1, tzinfo=UTC)
-        if kind == 'ym':
-            return datetime(int(m[1]), int(m[2]), 1, tzinfo=UTC)
+        return datetime(*_ABSOLUTE[kind](m), tzinfo=UTC)
     except ValueError:  # "31 February": not a date
         return None
-    if kind.startswith('zh_'):
-        shift = _ZH_SHIFT[m[1]]
-        if kind == 'zh_year':
-            return datetime(today.year + shift, 1, 1, tzinfo=UTC)
-        if kind == 'zh_month':
-            return (today + relativedelta(months=shift)).replace(day=1)
-        if kind == 'zh_day':
-            return today + timedelta(days=shift)
-        monday = today - timedelta(days=today.weekday())
-        return monday + timedelta(weeks=shift)
-    if kind == 'before_last':
-        if m[1] == 'year':
-            return datetime(today.year - 2, 1, 1, tzinfo=UTC)
-        return (today + relativedelta(months=-2)).replace(day=1)
-    if kind == 'rel_day':
-        shift = {'yesterday': -1, 'today': 0, 'tonight': 0, 'tomorrow': 1}[m[1]]
+
+
+def _chinese(kind: str, m: re.Match[str], today: datetime) -> datetime:
+    """去年 / 上个月 / 昨天 / 上周: the year, month, day or week (from its Monday) shifted."""
+    shift = _ZH_SHIFT[m[1]]
+    if kind == 'zh_year':
+        return datetime(today.year + shift, 1, 1, tzinfo=UTC)
+    if kind == 'zh_month':
+        return (today + relativedelta(months=shift)).replace(day=1)
+    if kind == 'zh_day':
         return today + timedelta(days=shift)
-    if kind == 'rel_unit':
-        sign = {'last': -1, 'this': 0, 'next': 1}[m[1]]
-        unit = m[2]
-        if unit == 'year':
-            return datetime(today.year + sign, 1, 1, tzinfo=UTC)
-        if unit == 'month':
-            return (today + relativedelta(months=sign)).replace(day=1)
-        monday = today - timedelta(days=today.weekday())
-        start = monday + timedelta(weeks=sign)
-        return start + timedelta(days=5) if unit == 'weekend' else start
-    if kind == 'rel_month':
-        month = MONTHS[m[2]]
-        year = today.year
-        if m[1] == 'last':
-            year -= 0 if month < today.month else 1
-        elif m[1] == 'next':
-            year += 0 if month > today.month else 1
-        return datetime(year, month, 1, tzinfo=UTC)
-    if kind == 'rel_weekday':
-        target = _WEEKDAYS.index(m[2])
-        delta = (today.weekday() - target) % 7
-        if m[1] == 'last':
-            return today - timedelta(days=delta or 7)
-        if m[1] == 'next':
-            return today + timedelta(days=(target - today.weekday()) % 7 or 7)
-        return today - timedelta(days=delta)
-    if kind == 'ago':
-        count = int(m[1]) if m[1].isdigit() else _NUMBERS[m[1]]
-        return today - relativedelta(**{_UNITS[m[2]]: count})
-    if kind == 'bare_month':
-        month = MONTHS[m[1]]
-        year = today.year if month <= today.month else today.year - 1
-        return datetime(year, month, 1, tzinfo=UTC)
-    return None
+    monday = today - timedelta(days=today.weekday())
+    return monday + timedelta(weeks=shift)
+
+
+def _before_last(m: re.Match[str], today: datetime) -> datetime:
+    """ "the year/month before last": the start of the year or month two back."""
+    if m[1] == 'year':
+        return datetime(today.year - 2, 1, 1, tzinfo=UTC)
+    return (today + relativedelta(months=-2)).replace(day=1)
+
+
+def _relative_day(m: re.Match[str], today: datetime) -> datetime:
+    shift = {'yesterday': -1, 'today': 0, 'tonight': 0, 'tomorrow': 1}[m[1]]
+    return today + timedelta(days=shift)
+
+
+def _relative_unit(m: re.Match[str], today: datetime) -> datetime:
+    """ "last/this/next week, month, year, weekend": the start of that period (a week starts
+    on Monday, a weekend on Saturday)."""
+    sign = {'last': -1, 'this': 0, 'next': 1}[m[1]]
+    unit = m[2]
+    if unit == 'year':
+        return datetime(today.year + sign, 1, 1, tzinfo=UTC)
+    if unit == 'month':
+        return (today + relativedelta(months=sign)).replace(day=1)
+    monday = today - timedelta(days=today.weekday())
+    start = monday + timedelta(weeks=sign)
+    return start + timedelta(days=5) if unit == 'weekend' else start
+
+
+def _relative_month(m: re.Match[str], today: datetime) -> datetime:
+    """ "last March" is the latest March before this month, "next March" the first after it."""
+    month = MONTHS[m[2]]
+    year = today.year
+    if m[1] == 'last':
+        year -= 0 if month < today.month else 1
+    elif m[1] == 'next':
+        year += 0 if month > today.month else 1
+    return datetime(year, month, 1, tzinfo=UTC)
+
+
+def _relative_weekday(m: re.Match[str], today: datetime) -> datetime:
+    """ "last Friday" is the latest before today, "next Friday" the first after it, "this
+    Friday" the one of this week up to today."""
+    target = _WEEKDAYS.index(m[2])
+    delta = (today.weekday() - target) % 7
+    if m[1] == 'last':
+        return today - timedelta(days=delta or 7)
+    if m[1] == 'next':
+        return today + timedelta(days=(target - today.weekday()) % 7 or 7)
+    return today - timedelta(days=delta)
+
+
+def _ago(m: re.Match[str], today: datetime) -> datetime:
+    count = int(m[1]) if m[1].isdigit() else _NUMBERS[m[1]]
+    return today - relativedelta(**{_UNITS[m[2]]: count})
+
+
+def _bare_month(m: re.Match[str], today: datetime) -> datetime:
+    """ "in March" with no year: the latest March up to this month."""
+    month = MONTHS[m[1]]
+    year = today.year if month <= today.month else today.year - 1
+    return datetime(year, month, 1, tzinfo=UTC)
+
+
+_RELATIVE: dict[str, Callable[[re.Match[str], datetime], datetime]] = {
+    'before_last': _before_last,
+    'rel_day': _relative_day,
+    'rel_unit': _relative_unit,
+    'rel_month': _relative_month,
+    'rel_weekday': _relative_weekday,
+    'ago': _ago,
+    'bare_month': _bare_month,
+}

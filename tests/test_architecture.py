@@ -213,7 +213,6 @@ OVERSIZED: frozenset[str] = frozenset(
         'recall/write/capture.py:_classify_clause',
         'recall/write/writer.py:MemoryWriter',
         'recall/write/writer.py:_remember',
-        'kg/dates.py:_resolve',
         'runtime/bootstrap.py:build',
         'api/cli.py:build_parser',
         'api/openapi.py:build_document',
