@@ -1,11 +1,10 @@
 """Full dumps of the graph, in pages, to fill the in-memory mirror (kg/mirror.py).
 
-One query over every mention returned the string ids of both ends, and Kuzu holds a query's
-result in its buffer pool: at ~900k chunks (2.7M mentions) that no longer fit the default
-256 MB, the mirror could not be filled, and after a restart the graph refused every read and
-write (the twelfth 1M scale run; at 100k chunks the same query fails with a 32 MB pool, while
-pages of internal offsets pass with 8 MB). So each node table's ids are read once, by internal
-offset, and links come in pages of `PAGE` nodes or relationships that return offsets only.
+One query over every mention would return the string ids of both ends, and Kuzu holds a query's
+result in its buffer pool: at ~900k chunks that no longer fits the default 256 MB, the mirror
+cannot be filled, and the graph then refuses every read and write. So each node table's ids are
+read once, by internal offset, and links come in pages of `PAGE` nodes or relationships that
+return offsets only, which fit a small pool at any size.
 
 No kuzu call lives here: `run(query, params)` runs one statement and yields its rows, under a
 read lock the caller holds for the whole dump (offsets stay valid only while nothing writes).

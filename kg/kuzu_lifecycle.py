@@ -3,16 +3,14 @@ handle it.
 
 Kuzu replays `<db>.wal` when it opens the database. A log whose records the database file
 already holds (a checkpoint that wrote them and did not clear the log) makes that replay fail
-("Found duplicated primary key value ..."), and Kuzu then refuses to open the database at all:
-the scale run of 2026-11-27 lost its graph that way at ~300k chunks, on a reopening, and a
-restart would have failed the same way. The graph is derived from the memories, so the store
-sets such a log aside and opens the database without it rather than never opening again.
-(A CHECKPOINT of ours before closing did not help: after a write that filled the buffer pool
-it failed, the next one corrupted the file and the process crashed, where closing, which
-checkpoints on its own, did not; bench/README.md.)
+("Found duplicated primary key value ..."), and Kuzu then refuses to open the database at all,
+on a reopening as on a restart. The graph is derived from the memories, so the store sets such
+a log aside and opens the database without it rather than never opening again. The store adds
+no CHECKPOINT of its own before closing: closing checkpoints on its own, while an explicit one
+after a write that filled the buffer pool can fail and leave the file corrupt.
 
-A database file Kuzu crashes on is worse: a segfault while opening it kills the service at every
-start (the fourth scale run's graph, after a failed bulk write). So a store that was not closed
+A database file Kuzu crashes on is worse (a failed bulk write can leave one): a segfault while
+opening it would kill the service at every start. So a store that was not closed
 cleanly last time (its marker, `<db>.open`, is still there: the process died with the database
 open) first opens the database in a child process; when the child dies of a native crash, the
 log is set aside and, if that is not enough, the database file too, and the graph starts empty
@@ -63,15 +61,15 @@ _RUN = (
 )
 
 # Kuzu keeps native memory for what a database and its connections have written since they were
-# opened, released only when they close (CHECKPOINT gives none back): an in-process replay of
-# 20k LoCoMo turns held ~80 MB more than a fresh open (~390 MB projected at 100k, bench/README.md,
-# "What holds the RSS after a 100k load"). A bulk load makes ~7 write calls per 1k chunks and
-# opening the database again costs ~0.2 s at 100k chunks, so after this many write calls (~7k
-# chunks, about a minute of ingest) the store closes and reopens it, with every reader kept out.
+# opened, released only when they close (CHECKPOINT gives none back), so it grows with a load
+# (bench/README.md, "What holds the RSS after a 100k load"). A bulk load makes ~7 write calls per
+# 1k chunks and opening the database again costs ~0.2 s at 100k chunks, so after this many write
+# calls (~7k chunks, about a minute of ingest) the store closes and reopens it, with every
+# reader kept out.
 REOPEN_AFTER_WRITES = 50
 # ...but not more often than this: single writes make 50 write calls in seconds (each turn's
 # mentions, entities and facts), and each opening holds every reader and writer out for ~0.2 s
-# (closing the database holds the GIL too: 2.8 % of it under bench/load_bench.py)
+# (closing the database holds the GIL too)
 REOPEN_MIN_INTERVAL_S = 60.0
 # A load's last write calls (up to a minute of ingest) would keep their memory while the service
 # then idles: after REOPEN_IDLE_MIN_WRITES of them and none for REOPEN_IDLE_S, a thread reopens

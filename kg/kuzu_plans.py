@@ -1,12 +1,12 @@
 """Kuzu statements planned once per connection and reused.
 
-Kuzu plans a query string on every `execute`, holding the GIL: under `bench/load_bench.py`'s
-mixed load that planning was 11 % of the service's GIL-held time, the graph job of a single
-write running a dozen or more small indexed statements (`kg.kuzu_rows.SMALL_BATCH` says why one
-per row). A plan is reused only for parameters of the same names and scalar types: Kuzu types
-parameters from the values it plans with, and planning a list parameter without them crashed
+Kuzu plans a query string on every `execute`, holding the GIL, and the graph job of a single
+write runs a dozen or more small indexed statements (`kg.kuzu_rows.SMALL_BATCH` says why one per
+row): planned afresh each time, they take a large share of the service's GIL-held time under a
+mixed load. A plan is reused only for parameters of the same names and scalar types: Kuzu types
+parameters from the values it plans with, and planning a list parameter without them crashes
 it (a UNION over `$ids`, Kuzu 0.11.3), so statements with a list or map parameter are planned
-on every call as before.
+on every call.
 """
 
 from __future__ import annotations

@@ -126,7 +126,7 @@ SCHEMA = (
 # grow with the store, while one indexed statement per key, its plan kept (kg/kuzu_plans.py),
 # costs the same at any size: ~0.1 ms for an id lookup, ~1 ms for a write with a list parameter
 # (planned on every call). A store picks the cheaper by the table's row count, with these costs
-# per row of the table, measured at 50k chunks (bench/README.md, "Graph writes at scale").
+# per row of the table (bench/README.md, "Graph writes at scale", measures them).
 SMALL_BATCH = 24  # up to this many keys, one statement per key at any size
 IN_LIST_MS_PER_ROW_KEY = 9e-6  # `id IN $list`, per row and key
 UNWIND_SET_MS_PER_ROW = 1.3e-3  # an UNWIND whose match sets properties
@@ -147,19 +147,18 @@ def scan_cheaper(
 
 # How bulk writes reach Kuzu 0.11, which puts a table's first 131,072 nodes in one node group:
 # - Never COPY into a rel table: it rebuilds the whole node group it writes to, so its memory and
-#   time grew with the store (500 relations: 4-5 s at ~98k stored). Once that no longer fit the
-#   buffer pool it failed half-way ("Unable to allocate memory! The buffer pool is full") and left
-#   the file corrupt: the next read, and every later open, segfaulted, which stops `mnemos serve`
-#   once a store outgrows its pool (bench/README.md, the partial scale runs).
+#   time grow with the store. Once that no longer fits the buffer pool it fails half-way ("Unable
+#   to allocate memory! The buffer pool is full") and leaves the file corrupt: the next read, and
+#   every later open, segfaults, which stops `mnemos serve` once a store outgrows its pool.
 # - Never `UNWIND ... MATCH (x {id: r.id})`: the match joins against a scan of the table, so it too
-#   grew with the store (1,500 mentions at 120k chunks: failed with 256 MB, 10 s with 512 MB).
+#   grows with the store, in time and in buffer pool.
 # - Nodes: one UNWIND ... CREATE, which matches nothing.
 # - Mentions of new sources (nearly all): one statement that creates each source node and matches
 #   only its entities, while the entity table is small (scan_cheaper, UNWIND_LINK_MS_PER_ROW: it
-#   still scans the entities, 128 ms for a 64-chunk part at 17k); else the nodes by one UNWIND ...
-#   CREATE and each link by an indexed statement (~0.33 ms). Links of stored sources: per row.
+#   still scans the entities); else the nodes by one UNWIND ... CREATE and each link by an
+#   indexed statement (~0.33 ms). Links of stored sources: per row.
 # - Relations: one statement whose two matches each bind one entity while the entity table is
-#   small (it scans it too: 121 ms for 53 relations at 17k entities), else per row (~0.6 ms).
+#   small (it scans it too), else per row (~0.6 ms).
 CREATE_ENTITIES = (
     'UNWIND $rows AS r CREATE (:Entity {{id: r.id, scope: r.scope, name: r.name, '
     'canonical_name: r.canonical_name, type: r.type, aliases: CAST(r.aliases AS STRING[]), '

@@ -125,7 +125,7 @@ class GraphReads:
     ) -> list[ScoredPoint]:
         """Chunks that mention entities within `hops` of those named in `query`, best first."""
         # the channel speaks only for entities the query names outright (name or alias): a
-        # fuzzy or embedding guess fed recall noise that lowered it (bench/locomo.py --cv)
+        # fuzzy or embedding guess feeds recall noise that lowers it (bench/locomo.py --cv)
         seeds = self._confident(query, scopes, None)
         if not seeds:
             return []
