@@ -18,11 +18,9 @@ from api.errors import error_details
 
 # waitress logs "Task queue depth is N" for every request that finds no idle thread, from its
 # I/O thread and while it holds the lock its request threads take their next task under
-# (ThreadedTaskDispatcher.add_task). Under load that is every request, and each waits for the
-# logging handler's lock that request threads hold while writing their access lines (py-spy
-# under bench/load_bench.py found request threads idle with requests queued). One a minute says
-# the same; requests/s did not move measurably on a 2-core machine, but a warning per request
-# is noise either way.
+# (ThreadedTaskDispatcher.add_task). Under load that is every request, and each then waits for
+# the logging handler's lock that request threads hold while writing their access lines, so
+# request threads sit idle with requests queued. One warning a minute says the same.
 QUEUE_WARNING_INTERVAL_S = 60.0
 
 

@@ -1,13 +1,13 @@
 """Ending a process on SIGTERM or SIGINT: its work stopped and its stores closed in order, within
 a bound, then an exit that runs no interpreter teardown.
 
-Exiting through `sys.exit` ran the stores' closing from `atexit` and then tore the interpreter
-down while job threads were still inside an extraction: Kuzu and spaCy objects went away under
-them and the process died of a segfault (exit 139), twice in a red-team run. So the stop does it
-in this order: the job workers get `STOP_GRACE_S` to finish what they run (a job still running
-after it stays `running` in the outbox and is replayed at the next start), then every service
-closes newest first (the extraction workers before the graph store, the graph before the vector
-store), and the process ends with `os._exit`, so no daemon thread outlives a module it uses.
+Exiting through `sys.exit` would run the stores' closing from `atexit` and then tear the
+interpreter down while job threads are still inside an extraction: Kuzu and spaCy objects go away
+under them and the process dies of a segfault (exit 139). So the stop does it in this order: the
+job workers get `STOP_GRACE_S` to finish what they run (a job still running after it stays
+`running` in the outbox and is replayed at the next start), then every service closes newest
+first (the extraction workers before the graph store, the graph before the vector store), and
+the process ends with `os._exit`, so no daemon thread outlives a module it uses.
 """
 
 from __future__ import annotations

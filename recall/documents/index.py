@@ -107,7 +107,7 @@ class DocumentIndex:
                     {'loc': ['markdown'], 'msg': f'document larger than {self._max_bytes} bytes'}
                 ],
             )
-        # recall is never persisted (seed 001): a pasted recall block is not document text
+        # recall is never persisted: a pasted recall block is not document text
         texts = [t.strip() for t in self._chunker(strip_recall_blocks(markdown)) if t.strip()]
         if not texts:
             raise InvalidInput('markdown', 'the document has no text to index')
