@@ -14,7 +14,8 @@ from api.responses import DocumentDeleted
 from consolidation.forget import ForgetIn, ForgetReport, forget
 from core.errors import Forbidden, InvalidInput
 from core.scopes import Identifier, ScopeId
-from recall.admin.service import Dedupe, HydrateReport, ImportReport, MemoryAdmin, render_snapshot
+from recall.admin.reports import Dedupe, HydrateReport, ImportReport
+from recall.admin.snapshot import render_snapshot
 from recall.documents.index import MAX_PATH_CHARS, DocumentIndex, DocumentReport, check_path
 from recall.documents.markdown import chunk_texts
 from recall.write.guards import redact_secret_fields
@@ -25,10 +26,6 @@ bp = Blueprint('admin', __name__, url_prefix='/v1')
 def _require_admin() -> None:
     if not principal().admin:
         raise Forbidden('only the admin token may use /v1/admin')
-
-
-def _admin() -> MemoryAdmin:
-    return services().admin
 
 
 # ---- export / import --------------------------------------------------------------------------
@@ -58,12 +55,12 @@ def export() -> Response:
     emails and phones too with `redact=true`."""
     _require_admin()
     args = parse_args(ExportArgs)
-    admin = _admin()
-    total = admin.count(args.scope)
+    transfer = services().transfer
+    total = transfer.count(args.scope)
     secrets = args.redact is not False
 
     def lines() -> Iterator[str]:
-        for record in admin.export(args.scope, redact=args.redact is True):
+        for record in transfer.export(args.scope, redact=args.redact is True):
             out = redact_secret_fields(record) if secrets else record
             yield json.dumps(out, ensure_ascii=False, sort_keys=True) + '\n'
 
@@ -93,7 +90,9 @@ def import_() -> Response:
     """Append JSONL chunk records (ids kept, texts re-embedded); counts and invalid line numbers."""
     _require_admin()
     args = parse_args(ImportArgs)
-    report = _admin().import_lines(request.stream, dedupe=args.dedupe, dry_run=args.dry_run)
+    report = services().transfer.import_lines(
+        request.stream, dedupe=args.dedupe, dry_run=args.dry_run
+    )
     if report.read == 0:
         raise InvalidInput('body', 'no JSONL records: send one chunk object per line')
     return jsonify(report.model_dump(mode='json'))
@@ -143,8 +142,7 @@ def snapshot() -> Response:
     """Markdown of the scope's Core memories, with the metadata hydrate needs."""
     _require_admin()
     args = parse_args(SnapshotArgs)
-    admin = _admin()
-    chunks = admin.core_chunks(args.scope)
+    chunks = services().snapshots.core_chunks(args.scope)
     body = render_snapshot(args.scope, chunks, services().clock.now())
     response = Response(body, mimetype='text/markdown')
     response.headers['X-Mnemos-Count'] = str(len(chunks))
@@ -172,7 +170,7 @@ def hydrate() -> Response:
     """Write a snapshot's memories (or plain Markdown's chunks) into `scope` as Core memories."""
     _require_admin()
     body = parse_json(HydrateIn)
-    report = _admin().hydrate(body.scope, body.markdown, chunker=chunk_texts)
+    report = services().snapshots.hydrate(body.scope, body.markdown, chunker=chunk_texts)
     return jsonify(report.model_dump(mode='json'))
 
 

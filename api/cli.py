@@ -15,7 +15,7 @@ import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, TypeAlias
 
 from api.version import version
 from core.errors import KnowledgeStoreError
@@ -66,7 +66,7 @@ def serve(args: argparse.Namespace) -> int:
     limit_malloc_arenas()
     # a crash inside a native library (Kuzu, Qdrant Edge, onnxruntime) kills the process
     # without a Python traceback; this prints every thread's stack to stderr first, so the log
-    # says which call it was (a scale run's service died in libc's memcpy with nothing logged).
+    # says which call it was.
     # A stderr without a file (a test runner's capture) keeps the runner's own handler.
     with contextlib.suppress(io.UnsupportedOperation, ValueError):
         faulthandler.enable()
@@ -296,45 +296,65 @@ def worker(args: argparse.Namespace) -> int:
     return run_worker(Settings.load(), processes=args.processes, threads=args.threads) or 0
 
 
+Subparsers: TypeAlias = 'argparse._SubParsersAction[argparse.ArgumentParser]'
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command-line interface."""
     parser = argparse.ArgumentParser(prog='mnemos', description=__doc__)
     parser.add_argument('--version', action='version', version=f'mnemos {version()}')
     sub = parser.add_subparsers(dest='command', required=True)
+    _add_serve(sub)
+    _add_queries(sub)
+    _add_data_commands(sub)
+    _add_mcp(sub)
+    p = sub.add_parser('worker', help='consolidation worker (server mode, KG_REDIS_URL)')
+    p.add_argument('--processes', type=int, default=1)
+    p.add_argument('--threads', type=int, default=4)
+    p.set_defaults(func=worker)
+    return parser
 
-    def client_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument('--url', help='default http://KG_HOST:KG_PORT')
-        p.add_argument('--token', help='default KG_API_TOKEN, or the data dir token file')
 
-    def chunk_options(p: argparse.ArgumentParser) -> None:
-        from api.bulk import CHUNK_BYTES, CHUNK_RECORDS
+def _client_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument('--url', help='default http://KG_HOST:KG_PORT')
+    p.add_argument('--token', help='default KG_API_TOKEN, or the data dir token file')
 
-        p.add_argument(
-            '--chunk-bytes', type=int, default=CHUNK_BYTES, help='request size (halved on 413)'
-        )
-        p.add_argument('--chunk-records', type=int, default=CHUNK_RECORDS)
-        p.add_argument('--resume-from', type=int, metavar='LINE', help='skip the lines before')
 
+def _chunk_options(p: argparse.ArgumentParser) -> None:
+    from api.bulk import CHUNK_BYTES, CHUNK_RECORDS
+
+    p.add_argument(
+        '--chunk-bytes', type=int, default=CHUNK_BYTES, help='request size (halved on 413)'
+    )
+    p.add_argument('--chunk-records', type=int, default=CHUNK_RECORDS)
+    p.add_argument('--resume-from', type=int, metavar='LINE', help='skip the lines before')
+
+
+def _add_serve(sub: Subparsers) -> None:
     p = sub.add_parser('serve', help='run the HTTP API')
     p.add_argument('--host')
     p.add_argument('--port', type=int)
     p.add_argument('--threads', type=int, default=8, help='HTTP worker threads')
     p.set_defaults(func=serve)
 
+
+def _add_queries(sub: Subparsers) -> None:
     p = sub.add_parser('search', help='search a running service')
     p.add_argument('query')
     p.add_argument('--scope', required=True)
     p.add_argument('--top-k', type=int, default=10)
     p.add_argument('--mode', default='hybrid', choices=['hybrid', 'dense', 'bm25'])
     p.add_argument('--json', action='store_true')
-    client_options(p)
+    _client_options(p)
     p.set_defaults(func=search)
 
     p = sub.add_parser('stats', help='memory counts of a running service')
     p.add_argument('--scope')
-    client_options(p)
+    _client_options(p)
     p.set_defaults(func=stats)
 
+
+def _add_data_commands(sub: Subparsers) -> None:
     p = sub.add_parser('export', help='write memories as JSONL (admin token)')
     p.add_argument('--scope', help='one scope (default: all)')
     masking = p.add_mutually_exclusive_group()
@@ -345,15 +365,15 @@ def build_parser() -> argparse.ArgumentParser:
         '--unredacted', action='store_true', help='mask nothing, not even secret-looking spans'
     )
     p.add_argument('-o', '--output', help='file to write (default: stdout)')
-    client_options(p)
+    _client_options(p)
     p.set_defaults(func=export)
 
     p = sub.add_parser('import', help='import a JSONL export in chunks (admin token)')
     p.add_argument('file')
     p.add_argument('--dedupe', default='id', choices=['none', 'id', 'id_text'])
     p.add_argument('--dry-run', action='store_true')
-    chunk_options(p)
-    client_options(p)
+    _chunk_options(p)
+    _client_options(p)
     p.set_defaults(func=import_)
 
     p = sub.add_parser(
@@ -361,25 +381,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument('--scope', help='one scope (default: all)')
     p.add_argument('--file', help='keep the export here (default: a temporary file)')
-    chunk_options(p)
-    client_options(p)
+    _chunk_options(p)
+    _client_options(p)
     p.set_defaults(func=reindex)
 
-    p = sub.add_parser('mcp', help='MCP server (stdio, or streamable HTTP) over a running service')
+
+def _add_mcp(sub: Subparsers) -> None:
     from mnemos_client.mcp import command as mcp_command
 
+    p = sub.add_parser('mcp', help='MCP server (stdio, or streamable HTTP) over a running service')
     mcp_command.add_arguments(
         p,
         url_help='the Mnemos service (default http://KG_HOST:KG_PORT)',
         token_help='stdio only; default KG_API_TOKEN, or the data dir token file',
     )
     p.set_defaults(func=mcp)
-
-    p = sub.add_parser('worker', help='consolidation worker (server mode, KG_REDIS_URL)')
-    p.add_argument('--processes', type=int, default=1)
-    p.add_argument('--threads', type=int, default=4)
-    p.set_defaults(func=worker)
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:

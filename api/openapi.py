@@ -43,60 +43,10 @@ ERROR_TEXT = {
 def build_document(ops: Iterable[Operation], *, api_version: str | None = None) -> dict[str, Any]:
     """The OpenAPI 3.1 document of `ops`; schemas come from `model_json_schema` via pydantic."""
     ops = list(ops)
-    pairs: list[tuple[type[BaseModel], JsonSchemaMode]] = [(ErrorBody, 'serialization')]
-    for op in ops:
-        for body in op.responses.values():
-            if not isinstance(body, Raw):
-                pairs.append((body, 'serialization'))
-        if op.body is not None and not isinstance(op.body, Raw):
-            pairs.append((op.body, 'validation'))
-        if op.query is not None:
-            pairs.append((op.query, 'validation'))
-    pairs = list(dict.fromkeys(pairs))
-    refs, top = models_json_schema(pairs, ref_template=REF_TEMPLATE)
-    schemas: dict[str, Any] = top.get('$defs', {})
-
-    def ref(model: type[BaseModel], mode: JsonSchemaMode) -> dict[str, Any]:
-        return dict(refs[(model, mode)])
-
-    def content(body: Body, mode: JsonSchemaMode) -> dict[str, Any]:
-        if isinstance(body, Raw):
-            return {body.media_type: {'schema': dict(body.schema)}}
-        return {'application/json': {'schema': ref(body, mode)}}
-
-    error_schema = ref(ErrorBody, 'serialization')
+    refs, schemas = _component_schemas(ops)
     paths: dict[str, dict[str, Any]] = {}
     for op in ops:
-        responses: dict[str, Any] = {}
-        for status, body in sorted(op.responses.items()):
-            description = body.description if isinstance(body, Raw) else _first_line(body)
-            responses[str(status)] = {
-                'description': description,
-                'content': content(body, 'serialization'),
-            }
-            if status == 202:
-                responses[str(status)]['headers'] = {
-                    'Location': {'schema': {'type': 'string'}, 'description': 'the job status URL'}
-                }
-        for status in op.error_statuses():
-            responses[str(status)] = {'$ref': f'#/components/responses/Error{status}'}
-        for spec in responses.values():
-            if '$ref' not in spec:
-                spec['headers'] = {**spec.get('headers', {}), 'X-Request-Id': _REQUEST_ID_HEADER}
-        entry: dict[str, Any] = {
-            'operationId': op.endpoint.replace('.', '_'),
-            'summary': op.summary,
-            'tags': [op.tag],
-            'parameters': _parameters(op, _query_schema(op, refs, schemas)),
-            'responses': responses,
-        }
-        if op.description:
-            entry['description'] = op.description
-        if op.body is not None:
-            entry['requestBody'] = {'required': True, 'content': content(op.body, 'validation')}
-        if not op.auth:
-            entry['security'] = []
-        paths.setdefault(op.path, {})[op.method] = entry
+        paths.setdefault(op.path, {})[op.method] = _operation(op, refs, schemas)
     return {
         'openapi': '3.1.0',
         'info': {
@@ -120,12 +70,83 @@ def build_document(ops: Iterable[Operation], *, api_version: str | None = None) 
                 f'Error{status}': {
                     'description': text,
                     'headers': {'X-Request-Id': _REQUEST_ID_HEADER},
-                    'content': {'application/json': {'schema': error_schema}},
+                    'content': {
+                        'application/json': {'schema': _ref(refs, ErrorBody, 'serialization')}
+                    },
                 }
                 for status, text in ERROR_TEXT.items()
             },
         },
     }
+
+
+# a model and the mode it is read in -> its `$ref`
+Refs = Mapping[tuple[Any, JsonSchemaMode], Mapping[str, Any]]
+
+
+def _component_schemas(ops: list[Operation]) -> tuple[Refs, dict[str, Any]]:
+    """Every model the operations send or answer, in one pass: the `$ref` of each (a model may
+    be read in validation and serialization mode) and the shared schemas they point to."""
+    pairs: list[tuple[type[BaseModel], JsonSchemaMode]] = [(ErrorBody, 'serialization')]
+    for op in ops:
+        for body in op.responses.values():
+            if not isinstance(body, Raw):
+                pairs.append((body, 'serialization'))
+        if op.body is not None and not isinstance(op.body, Raw):
+            pairs.append((op.body, 'validation'))
+        if op.query is not None:
+            pairs.append((op.query, 'validation'))
+    refs, top = models_json_schema(list(dict.fromkeys(pairs)), ref_template=REF_TEMPLATE)
+    return refs, top.get('$defs', {})
+
+
+def _ref(refs: Refs, model: type[BaseModel], mode: JsonSchemaMode) -> dict[str, Any]:
+    return dict(refs[(model, mode)])
+
+
+def _content(refs: Refs, body: Body, mode: JsonSchemaMode) -> dict[str, Any]:
+    if isinstance(body, Raw):
+        return {body.media_type: {'schema': dict(body.schema)}}
+    return {'application/json': {'schema': _ref(refs, body, mode)}}
+
+
+def _operation(op: Operation, refs: Refs, schemas: Mapping[str, Any]) -> dict[str, Any]:
+    """The path item entry of one operation."""
+    entry: dict[str, Any] = {
+        'operationId': op.endpoint.replace('.', '_'),
+        'summary': op.summary,
+        'tags': [op.tag],
+        'parameters': _parameters(op, _query_schema(op, refs, schemas)),
+        'responses': _responses(op, refs),
+    }
+    if op.description:
+        entry['description'] = op.description
+    if op.body is not None:
+        entry['requestBody'] = {'required': True, 'content': _content(refs, op.body, 'validation')}
+    if not op.auth:
+        entry['security'] = []
+    return entry
+
+
+def _responses(op: Operation, refs: Refs) -> dict[str, Any]:
+    """An operation's answers by status, then its errors (shared `Error<status>` entries)."""
+    responses: dict[str, Any] = {}
+    for status, body in sorted(op.responses.items()):
+        description = body.description if isinstance(body, Raw) else _first_line(body)
+        responses[str(status)] = {
+            'description': description,
+            'content': _content(refs, body, 'serialization'),
+        }
+        if status == 202:
+            responses[str(status)]['headers'] = {
+                'Location': {'schema': {'type': 'string'}, 'description': 'the job status URL'}
+            }
+    for status in op.error_statuses():
+        responses[str(status)] = {'$ref': f'#/components/responses/Error{status}'}
+    for spec in responses.values():
+        if '$ref' not in spec:
+            spec['headers'] = {**spec.get('headers', {}), 'X-Request-Id': _REQUEST_ID_HEADER}
+    return responses
 
 
 _REQUEST_ID_HEADER = {

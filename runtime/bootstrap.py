@@ -31,7 +31,8 @@ from jobs.queue import make_job_queue
 from kg.service import KnowledgeGraphService
 from recall.access_log import FILENAME as ACCESS_FILE
 from recall.access_log import SqliteAccessLog
-from recall.admin.service import MemoryAdmin
+from recall.admin.hydrate import CoreSnapshots
+from recall.admin.transfer import MemoryTransfer
 from recall.documents.index import DocumentIndex
 from recall.documents.markdown import chunk_texts
 from recall.history import HistoryReader
@@ -50,8 +51,8 @@ from vectors.ports import Embedder, VectorStore
 log = logging.getLogger(__name__)
 
 # seconds after a start at which the payload cache starts filling (vectors/edge.py, WARM_PAGE):
-# a restart answers its first search in ~1.4 s on a 100k store, and warming holds the GIL in
-# short turns that would stretch the imports before it
+# warming holds the GIL in short turns, which would stretch the imports and the first requests
+# of a start
 WARM_DELAY_S = 2.0
 
 
@@ -68,7 +69,8 @@ class Services:
     graph_role: GraphRole
     recall: RecallService
     writer: MemoryWriter
-    admin: MemoryAdmin
+    transfer: MemoryTransfer
+    snapshots: CoreSnapshots
     documents: DocumentIndex
     editor: MemoryEditor
     history: HistoryReader
@@ -153,8 +155,7 @@ def make_private(data_dir: Path, *extra: Path | None) -> None:
 
 def _chmod_tree(root: Path) -> None:
     # scandir's entries carry their lstat, so a tree already private costs one stat per entry
-    # and no chmod: a 100k-chunk store has ~2,200 files (0.12-0.15 s of every start when each
-    # was chmod-ed), a 1M one ten times more
+    # and no chmod, on every start (a 100k-chunk store holds ~2,200 files)
     try:
         info = root.lstat()
     except OSError:
@@ -205,85 +206,71 @@ def build(
     """
     clock = clock or SystemClock()
     make_private(settings.data_dir, settings.kuzu_path)
+    role = _graph_role(settings, owns_graph)
     closers: list[Any] = []
-    vectors = build_vector_store(settings)
-    closers.append(vectors.close)
-    store = vectors
-    access: SqliteAccessLog | None = None
     try:
-        if settings.embedded:
-            # recalls counted beside the payloads (recall/read/access.py says why; embedded only)
-            access = SqliteAccessLog(settings.data_dir / ACCESS_FILE)
-            closers.append(access.close)
-            vectors = AccessOverlay(vectors, access)
-        embedder = make_embedder(
-            **model_choice(settings),
-            cache_size=settings.embed_cache_size,
-            document_cache_size=settings.embed_document_cache_size,
-            max_chars=settings.embed_max_chars,
-            data_dir=settings.data_dir,
-            query_batch_ms=settings.query_batch_ms,
-            query_batch_max=settings.query_batch_max,
-        )
-        sparse = Bm25Encoder()
-        if not settings.graph_enabled:
-            role = GraphRole.OFF
-        else:
-            role = GraphRole.OWNER if owns_graph else GraphRole.CLIENT
-        compactors: list[Any] = []  # forget's compaction: the stores this process owns
-        if settings.embedded and hasattr(store, 'compact'):
-            compactors.append(store.compact)
-        kg = (
-            _build_graph(settings, embedder, clock, closers, compactors)
-            if role == GraphRole.OWNER
-            else None
-        )
-        graph = KnowledgeGraphIndex(kg) if kg is not None else None
-
-        holder: dict[str, JobContext] = {}
-
-        def runner(name: str, params: dict[str, Any]) -> Any:
-            return registry.run(holder['context'], name, params)
-
-        # embedded: StubBroker + in-process dramatiq Worker + SQLite outbox; else RedisBroker
-        jobs = make_job_queue(settings, runner, clock, inline=inline_jobs)
-        closers.append(jobs.close)
-
-        writer = MemoryWriter(
-            vectors,
-            embedder,
-            sparse,
-            clock,
-            graph=graph,
-            graph_role=role,
-            jobs=jobs,
-            max_text_bytes=settings.max_text_bytes,
-            access=access,
-        )
-        if settings.embedded and settings.vector_payload_warm:
-            from vectors.edge import EdgeVectorStore
-
-            if isinstance(store, EdgeVectorStore):
-                # after the imports and the first requests of a start, not during them
-                store.warm_in_background(MEMORIES, recallable(None), delay_s=WARM_DELAY_S)
-        recall = RecallService(
-            vectors,
-            embedder,
-            sparse,
-            clock,
-            writer,
-            graph=graph,
-            overlap_threads=settings.search_overlap_threads,
-            concurrency=settings.search_concurrency,
-        )
-        closers.append(recall.close)
+        context = _wire(settings, clock, role, closers, inline_jobs=inline_jobs)
         agents = Registry(settings.data_dir / AGENTS_FILE, clock)
         closers.append(agents.close)
     except BaseException:
         for closer in reversed(closers):
             closer()
         raise
-    context = JobContext(
+    services = _services(context, role, agents, closers)
+    try:
+        _start(context, consume_jobs=consume_jobs)
+    except BaseException:
+        services.close()
+        raise
+    return services
+
+
+def _graph_role(settings: Settings, owns_graph: bool) -> GraphRole:
+    if not settings.graph_enabled:
+        return GraphRole.OFF
+    return GraphRole.OWNER if owns_graph else GraphRole.CLIENT
+
+
+def _wire(
+    settings: Settings, clock: Clock, role: GraphRole, closers: list[Any], *, inline_jobs: bool
+) -> JobContext:
+    """The stores, the graph, the job queue, the writer and the reader: what the job handlers
+    get. Each store's closer is added to `closers` as soon as it is open."""
+    store, vectors, access = _open_vectors(settings, closers)
+    embedder = _make_embedder(settings)
+    sparse = Bm25Encoder()
+    compactors: list[Any] = []  # forget's compaction: the stores this process owns
+    if settings.embedded and hasattr(store, 'compact'):
+        compactors.append(store.compact)
+    kg = (
+        _build_graph(settings, embedder, clock, closers, compactors)
+        if role == GraphRole.OWNER
+        else None
+    )
+    graph = KnowledgeGraphIndex(kg) if kg is not None else None
+    holder: dict[str, JobContext] = {}
+
+    def runner(name: str, params: dict[str, Any]) -> Any:
+        return registry.run(holder['context'], name, params)
+
+    # embedded: StubBroker + in-process dramatiq Worker + SQLite outbox; else RedisBroker
+    jobs = make_job_queue(settings, runner, clock, inline=inline_jobs)
+    closers.append(jobs.close)
+    writer = MemoryWriter(
+        vectors,
+        embedder,
+        sparse,
+        clock,
+        graph=graph,
+        graph_role=role,
+        jobs=jobs,
+        max_text_bytes=settings.max_text_bytes,
+        access=access,
+    )
+    _warm_payloads(settings, store)
+    recall = _reader(settings, vectors, embedder, sparse, clock, writer, graph)
+    closers.append(recall.close)
+    holder['context'] = JobContext(
         settings=settings,
         clock=clock,
         vectors=vectors,
@@ -295,13 +282,82 @@ def build(
         kg=kg,
         compactors=tuple(compactors),
     )
-    services = Services(
+    return holder['context']
+
+
+def _open_vectors(
+    settings: Settings, closers: list[Any]
+) -> tuple[VectorStore, VectorStore, SqliteAccessLog | None]:
+    """The vector store, the same with recall counts added back (embedded), and their log."""
+    store = build_vector_store(settings)
+    closers.append(store.close)
+    if not settings.embedded:
+        return store, store, None
+    # recalls counted beside the payloads (recall/read/access.py says why; embedded only)
+    access = SqliteAccessLog(settings.data_dir / ACCESS_FILE)
+    closers.append(access.close)
+    return store, AccessOverlay(store, access), access
+
+
+def _make_embedder(settings: Settings) -> Embedder:
+    return make_embedder(
+        **model_choice(settings),
+        cache_size=settings.embed_cache_size,
+        document_cache_size=settings.embed_document_cache_size,
+        max_chars=settings.embed_max_chars,
+        data_dir=settings.data_dir,
+        query_batch_ms=settings.query_batch_ms,
+        query_batch_max=settings.query_batch_max,
+    )
+
+
+def _warm_payloads(settings: Settings, store: VectorStore) -> None:
+    if settings.embedded and settings.vector_payload_warm:
+        from vectors.edge import EdgeVectorStore
+
+        if isinstance(store, EdgeVectorStore):
+            # after the imports and the first requests of a start, not during them
+            store.warm_in_background(MEMORIES, recallable(None), delay_s=WARM_DELAY_S)
+
+
+def _reader(
+    settings: Settings,
+    vectors: VectorStore,
+    embedder: Embedder,
+    sparse: Bm25Encoder,
+    clock: Clock,
+    writer: MemoryWriter,
+    graph: KnowledgeGraphIndex | None,
+) -> RecallService:
+    return RecallService(
+        vectors,
+        embedder,
+        sparse,
+        clock,
+        writer,
+        graph=graph,
+        overlap_threads=settings.search_overlap_threads,
+        concurrency=settings.search_concurrency,
+    )
+
+
+def _services(
+    context: JobContext, role: GraphRole, agents: AgentDirectory, closers: list[Any]
+) -> Services:
+    settings, vectors, writer, clock = (
+        context.settings,
+        context.vectors,
+        context.writer,
+        context.clock,
+    )
+    return Services(
         settings=settings,
         clock=clock,
         graph_role=role,
-        recall=recall,
+        recall=context.recall,
         writer=writer,
-        admin=MemoryAdmin(vectors, writer, clock, max_text_bytes=settings.max_text_bytes),
+        transfer=MemoryTransfer(vectors, writer, clock, max_text_bytes=settings.max_text_bytes),
+        snapshots=CoreSnapshots(vectors, writer, clock),
         documents=DocumentIndex(
             vectors, writer, clock, chunk_texts, max_bytes=settings.max_document_bytes
         ),
@@ -309,25 +365,22 @@ def build(
         history=HistoryReader(vectors),
         agents=agents,
         episodes=EpisodeService(context),
-        jobs=jobs,
+        jobs=context.jobs,
         consolidation=context,
-        kg=kg,
+        kg=context.kg,
         _closers=closers,
     )
-    holder['context'] = context
-    try:
-        ensure_episodes(context)
-        if consume_jobs:
-            # only now: replayed outbox jobs may run at once and need `holder`. Embedded: worker
-            # threads drain every queue; server mode: this process owns the graph and drains the
-            # `graph` queue only (`mnemos worker` passes consume_jobs=False, starts its own).
-            jobs.start()
-        if kg is not None:
-            _rebuild_graph_if_asked(settings, context)
-    except BaseException:
-        services.close()
-        raise
-    return services
+
+
+def _start(context: JobContext, *, consume_jobs: bool) -> None:
+    ensure_episodes(context)
+    if consume_jobs:
+        # only now: replayed outbox jobs may run at once and need the job context. Embedded:
+        # worker threads drain every queue; server mode: this process owns the graph and drains
+        # the `graph` queue only (`mnemos worker` passes consume_jobs=False, starts its own).
+        context.jobs.start()
+    if context.kg is not None:
+        _rebuild_graph_if_asked(context.settings, context)
 
 
 def _rebuild_graph_if_asked(settings: Settings, context: JobContext) -> None:

@@ -1,1 +1,2 @@
-"""Admin operations on chunk memory: export/import, snapshot/hydrate."""
+"""Admin operations on chunk memory: JSONL export/import (`transfer.py`, `records.py`), Core
+snapshot to Markdown and back (`hydrate.py`, `snapshot.py`)."""

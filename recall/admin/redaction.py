@@ -1,4 +1,5 @@
-"""Personal data (emails, phone numbers) masked in exports with `redact=true`."""
+"""Personal data (emails, phone numbers) masked in exports with `redact=true`, and secret spans
+masked in every imported or hydrated memory."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import re
 from typing import Any
 
 from core.text import EMAIL_PATTERN
+from recall.admin.reports import Redactions
+from recall.models import Chunk
 from recall.normalize import content_hash
-from recall.write.guards import redact_history
+from recall.write.guards import redact_chunk, redact_history
 
 _EMAIL = re.compile(EMAIL_PATTERN)
 _PHONE_CANDIDATE = re.compile(r'(?<![\w.])\+?\(?\d[\d\s().-]{5,}\d(?![\w.])')
@@ -60,3 +63,11 @@ def redact_record(record: dict[str, Any]) -> dict[str, Any]:
     if out.get('text') != record.get('text'):
         out['content_hash'] = content_hash(out['text'])
     return out
+
+
+def masked(chunk: Chunk, number: int, report: Redactions) -> Chunk:
+    """`chunk` with secret spans masked in every free-text field, reported by line."""
+    clean, found = redact_chunk(chunk)
+    if found:
+        report.add_redaction(number, found)
+    return clean
