@@ -21,7 +21,7 @@ from recall.normalize import name_key, normalize_text, strip_recall_blocks
 from recall.schemas import MemoryIn
 from recall.tiers import ImportanceLabel, Kind, Source, Tier
 from recall.write.deterministic import Captured, deterministic_capture
-from recall.write.facts import facts_of, joined_corrections
+from recall.write.facts import facts_of, joined_changes, joined_corrections
 from recall.write.guards import injection_reason, is_system_channel, mask_turn
 from recall.write.importance import grade, label_for
 from recall.write.rules import (
@@ -485,7 +485,7 @@ def _analyse(text: str, now: datetime | None) -> tuple[list[Candidate], list[Ski
                 )
             )
             continue
-        for clause in joined_corrections(_lesson_clauses(_clauses(body))):
+        for clause in joined_corrections(joined_changes(_lesson_clauses(_clauses(body)))):
             clause = _with_subject(clause, first_person)
             candidate = _classify_clause(
                 clause, explicit=explicit, first_person=first_person, now=now

@@ -253,8 +253,8 @@ SLOTS_EN: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             'title',
-            r'(?i)\b(?:work|works|worked|working|job|hired|employed|started|joined|serve|serves|'
-            r'served|promoted)\b.*?\bas (?:a |an |the |our )?'
+            r'(?i)(?:\b(?:work|works|worked|working|job|hired|employed|started|joined|serve|'
+            r'serves|served|promoted)\b.*?\bas|\bpromoted to) (?:a |an |the |our )?'
             r'(?P<v>[\w -]{2,40}?)(?= at\b| for\b| in\b| with\b| since\b| from\b| now\b|$)',
         ),
         (
@@ -315,7 +315,8 @@ SLOTS_ZH: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             'title',
-            r'(?:做了?|当了?|担任|是一名|是一个|是个|是|成为了?一?名?|转行当了?|转行做了?)'
+            r'(?:做了?|当了?|担任|是一名|是一个|是个|是|成为了?一?名?|转行当了?|转行做了?|'
+            r'(?:升职|晋升|提拔|升)(?:成|为)了?)'
             r'(?:[\u4e00-\u9fffA-Za-z]{2,10}?的)?(?P<v>[\u4e00-\u9fffA-Za-z]{0,6}'
             r'(?:工程师|经理|设计师|医生|老师|教师|律师|会计|分析师|研究员|程序员|架构师|总监|主管|'
             r'学生|护士|记者|编辑|顾问|销售|厨师|司机|实习生|科学家|教授|总裁|创始人|运营|产品|'
@@ -549,3 +550,17 @@ CHOICE_CUES = {
         r'用|单位|换算'
     ),
 }
+
+# events that change a slot without naming its new value ("I got promoted", "我搬家了"): such a
+# clause belongs with the clause beside it that names the value
+SLOT_CHANGES = (
+    ('title', re.compile(r'(?i)\b(?:promoted|promotion|demoted)\b|升职|晋升|提拔|降职')),
+    (
+        'works_at',
+        re.compile(
+            r'(?i)\b(?:changed|switched|new|quit|left) (?:my )?(?:jobs?|employers?|companies)\b|'
+            r'跳槽了?$|换(?:了)?工作|辞职|离职'
+        ),
+    ),
+    ('lives_in', re.compile(r'(?i)\b(?:moved|relocated|moved house)$|搬家了?$|搬走了')),
+)

@@ -54,6 +54,7 @@ from recall.write.fact_patterns import (
     QUALIFIERS,
     RETRACT_EN,
     SKILL_EN,
+    SLOT_CHANGES,
     SLOTS_EN,
     SLOTS_ZH,
     SPEAKER,
@@ -434,3 +435,37 @@ def joined_corrections(parts: list[str]) -> list[str]:
             out.append(part)
         previous = facts
     return out
+
+
+def joined_changes(parts: list[str]) -> list[str]:
+    """Clauses with a change kept whole: a clause that tells of a change without its value ("I
+    got promoted", "我搬家了") joins the neighbour that names the slot's new value ("I am a
+    software engineer now"), so the memory of the value says what happened."""
+    facts = [facts_of(part) for part in parts]
+    out: list[str] = []
+    pending: str | None = None  # a change that waits for the clause after it
+    for index, part in enumerate(parts):
+        slot = None if facts[index] else changed_slot(part)
+        if slot is None:
+            out.append(_joined(pending, part) if pending else part)
+            pending = None
+            continue
+        if out and slot in {f.slot for f in facts[index - 1]} and not pending:
+            out[-1] = _joined(out[-1], part)
+        elif index + 1 < len(parts) and slot in {f.slot for f in facts[index + 1]}:
+            pending = _joined(pending, part) if pending else part
+        else:
+            out.append(part)
+    if pending:
+        out.append(pending)
+    return out
+
+
+def changed_slot(clause: str) -> str | None:
+    """The slot a clause tells of a change to without naming its value ("I got promoted")."""
+    return next((slot for slot, cue in SLOT_CHANGES if cue.search(clause)), None)
+
+
+def _joined(first: str, second: str) -> str:
+    sep = '，' if re.search(r'[\u4e00-\u9fff]$', first) else ', '
+    return f'{first}{sep}{second}'

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recall.write.facts import SELF, Fact, clauses, facts_of
+from recall.write.facts import SELF, Fact, changed_slot, clauses, facts_of
 
 # memories that are records of a text rather than claims about a person: never replaced, and
 # never the reason another memory is
@@ -54,8 +54,18 @@ class Stated:
 
     @classmethod
     def of(cls, ident: str, text: str, speaker: str | None) -> Stated:
-        """The facts `text` states; first-person facts belong to `speaker`."""
-        return cls(ident, tuple(facts_of(text)), speaker, len(clauses(text)))
+        """The facts `text` states; first-person facts belong to `speaker`. A clause telling of
+        a change of a slot the memory names ("I got promoted, I am a manager now") is part of
+        that fact, not a clause of its own."""
+        facts = tuple(facts_of(text))
+        slots = {f.slot for f in facts}
+        stated = {f.clause for f in facts}
+        count = sum(
+            1
+            for index, clause in enumerate(clauses(text))
+            if index in stated or changed_slot(clause) not in slots
+        )
+        return cls(ident, facts, speaker, count)
 
     def subject(self, fact: Fact) -> str:
         """The fact's subject: the speaker (folded) for first-person facts."""

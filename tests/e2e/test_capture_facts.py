@@ -109,3 +109,30 @@ def test_a_captured_name_pinned_as_an_entity_records_its_correction(
         *values,
         second['id'],
     )
+
+
+@pytest.mark.parametrize(
+    ('first', 'second', 'later'),
+    [
+        (
+            'I am a data analyst.',
+            'I got promoted, I am a software engineer now.',
+            'I am an engineering manager now.',
+        ),
+        ('I am a junior engineer.', 'I got promoted to senior engineer.', None),
+        ('我是初级工程师。', '我升职了，现在是高级工程师。', '我现在是技术总监。'),
+    ],
+)
+def test_a_promotion_is_one_memory_that_replaces_the_old_title(  # type: ignore[no-untyped-def]
+    client, auth, scope, first, second, later
+):
+    [old] = capture(client, auth, scope, first, user_id='ann')['stored']
+    result = capture(client, auth, scope, second, user_id='ann')
+    # the change and its new value stay one memory: "I got promoted" alone says nothing
+    [new] = result['stored']
+    assert new['text'] == second.rstrip('.。'), result
+    record = read(client, auth, old['id'])['supersession']
+    assert record['slot'] == 'title' and record['by'] == new['id'], record
+    if later is not None:
+        [newest] = capture(client, auth, scope, later, user_id='ann')['stored']
+        assert read(client, auth, new['id'])['superseded_by'] == newest['id']
