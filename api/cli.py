@@ -23,7 +23,7 @@ from core.settings import Settings
 
 if TYPE_CHECKING:
     from mnemos_client import Mnemos
-    from recall.admin.reports import ImportReport
+    from mnemos_client.models import Dedupe, ImportReport
 
 TOKEN_FILE = 'api_token'
 
@@ -208,9 +208,9 @@ def _lines_with_progress(path: Path, desc: str, start: int = 1) -> Iterator[byte
             yield line if number >= start else b''  # skipped lines still count
 
 
-def _import_file(args: argparse.Namespace, path: Path, desc: str, dedupe: str) -> ImportReport:
+def _import_file(args: argparse.Namespace, path: Path, desc: str, dedupe: Dedupe) -> ImportReport:
     """Import a JSONL file in bounded chunks; on a stop, say where to resume and exit 2."""
-    from api.bulk import ImportStopped, import_chunked
+    from mnemos_client.bulk import ImportStopped, import_chunked
 
     start = max(getattr(args, 'resume_from', None) or 1, 1)
     with _client(args) as client:
@@ -321,7 +321,7 @@ def _client_options(p: argparse.ArgumentParser) -> None:
 
 
 def _chunk_options(p: argparse.ArgumentParser) -> None:
-    from api.bulk import CHUNK_BYTES, CHUNK_RECORDS
+    from mnemos_client.bulk import CHUNK_BYTES, CHUNK_RECORDS
 
     p.add_argument(
         '--chunk-bytes', type=int, default=CHUNK_BYTES, help='request size (halved on 413)'

@@ -4,9 +4,9 @@
 
 Writes N synthetic memories (LoCoMo turns numbered so each text is unique, over 20 scopes,
 with tags and metadata) as an export-format JSONL file, imports it into service A with
-`api.bulk.import_chunked` (what `mnemos import` runs), exports A, imports that export into a
-fresh service B, exports B, and compares the two exports record by record (ids, texts, tags,
-metadata, times). Prints a table and writes `bench/results/backup_roundtrip.json`.
+`mnemos_client.bulk.import_chunked` (what `mnemos import` runs), exports A, imports that export
+into a fresh service B, exports B, and compares the two exports record by record (ids, texts,
+tags, metadata, times). Prints a table and writes `bench/results/backup_roundtrip.json`.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from api.bulk import import_chunked  # noqa: E402
 from bench._common import load_locomo, print_table, start_service, write_json  # noqa: E402
 from mnemos_client import Mnemos  # noqa: E402
+from mnemos_client.bulk import import_chunked  # noqa: E402
 
 SCOPES = 20
 COMPARED = ('id', 'scope', 'user_id', 'text', 'tags', 'metadata', 'created_at', 'kind', 'tier')

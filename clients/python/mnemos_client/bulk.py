@@ -1,26 +1,28 @@
-"""Bulk imports of the `mnemos` command: a JSONL file sent in bounded chunks, with resume.
+"""Bulk imports: a JSONL export sent in bounded chunks, with resume (what `mnemos import` and
+`mnemos reindex` run).
 
-One request per file failed past the service's body limit (a 16.9 MB export of 20,400 memories
-answered 413 and nothing was imported). Here each request carries at most `chunk_bytes` and
-`chunk_records` lines; a chunk the service still finds too large is split in two and retried,
-and later chunks are kept to the size that passed. The reports of the chunks add up to one, with
-line numbers of the file. A run that stops says the line to resume from; imports with dedupe
-`id` (the default) or `none` (reindex) may also simply be run again.
+A whole export in one request can pass the service's body limit (413, nothing imported), so
+each request carries at most `chunk_bytes` and `chunk_records` lines; a chunk the service still
+finds too large is split in two and retried, and later chunks are kept to the size that passed.
+The reports of the chunks add up to one, with line numbers of the file. An import that stops
+says the line to resume from; imports with dedupe `id` (the default) or `none` (reindex) may
+also simply be run again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import cast
 
-from mnemos_client import Mnemos, PayloadTooLarge
-from mnemos_client.models import Dedupe as ClientDedupe
-from recall.admin.reports import MAX_REPORTED_ERRORS, Dedupe, ImportReport, LineError
+from mnemos_client.client import Mnemos
+from mnemos_client.errors import PayloadTooLarge
+from mnemos_client.models import Dedupe, ImportReport, LineError
 
 CHUNK_BYTES = 4 * 1024 * 1024
 CHUNK_RECORDS = 1000
 MIN_CHUNK_BYTES = 1024
+# errors and redactions the file's report lists, as the service's report of one request does
+MAX_REPORTED_ERRORS = 100
 
 
 @dataclass
@@ -110,7 +112,7 @@ def import_chunked(
     client: Mnemos,
     lines: Iterable[bytes],
     *,
-    dedupe: Dedupe | str = Dedupe.ID,
+    dedupe: Dedupe = 'id',
     dry_run: bool = False,
     start: int = 1,
     chunk_bytes: int = CHUNK_BYTES,
@@ -120,7 +122,7 @@ def import_chunked(
     """Import JSONL lines (from line `start` on) in bounded requests; the summed report.
     ImportStopped, with the line to resume from, when a request fails for another reason
     than its size."""
-    total = ImportReport(dry_run=dry_run, dedupe=Dedupe(dedupe))
+    total = ImportReport(dry_run=dry_run, dedupe=dedupe)
     budget = Budget(max(chunk_bytes, MIN_CHUNK_BYTES), max(chunk_records, 1))
     for chunk in chunks(lines, budget, start=start):
         pending = [chunk]
@@ -129,10 +131,7 @@ def import_chunked(
             if not any(line.strip() for line in part.lines):
                 continue  # blank lines only: nothing to send
             try:
-                answer = client.import_records(
-                    part.lines, dedupe=cast(ClientDedupe, Dedupe(dedupe).value), dry_run=dry_run
-                )
-                report = ImportReport.model_validate(answer.model_dump())
+                report = client.import_records(part.lines, dedupe=dedupe, dry_run=dry_run)
             except PayloadTooLarge as exc:
                 if len(part.lines) == 1:
                     total.read += 1
