@@ -52,6 +52,8 @@ ADAPTER_LIBRARIES: dict[str, frozenset[str]] = {
     'flask': frozenset({'api'}),
     'werkzeug': frozenset({'api'}),
     'waitress': frozenset({'api'}),
+    # the server's client products live in clients/python; only the `mnemos` command uses one
+    'mnemos_client': frozenset({'api/cli.py'}),
     # the MCP server is a client of the HTTP API (mnemos_client.mcp): no server layer serves MCP
     'mcp': frozenset(),
     'mcp_types': frozenset(),
