@@ -50,7 +50,7 @@ from vectors.ports import Embedder, VectorStore
 
 log = logging.getLogger(__name__)
 
-# seconds after a start at which the payload cache starts filling (vectors/edge.py, WARM_PAGE):
+# seconds after a start at which the payload cache starts filling (vectors/edge_search.py):
 # warming holds the GIL in short turns, which would stretch the imports and the first requests
 # of a start
 WARM_DELAY_S = 2.0

@@ -32,10 +32,9 @@ class ShardLayout:
     def config(self, dense_dim: int) -> Any:
         """Edge's shard config for a collection of `dense_dim`-dimensional dense vectors."""
         # `mmap` keeps what grows with the store on disk, paged in as searches read it: the
-        # vectors, their int8 copy and the BM25 inverted index. Kept in RAM, the int8 copy and
-        # the index took ~100 MB of anonymous memory per 150k points (~0.7 GB at 1M chunks,
-        # where the service held 2.4 GB) and a restart copied them in; searches after a restart
-        # pay the page faults (bench/README.md, "Tenth run")
+        # vectors, their int8 copy and the BM25 inverted index (in RAM, the int8 copy and the
+        # index hold ~0.7 GB at 1M chunks, copied in at every start); searches after a restart
+        # pay the page faults instead
         on_disk = self.vector_storage == 'mmap'
         quantized = None
         if self.quantization == 'int8':
@@ -60,22 +59,21 @@ class ShardLayout:
                     modifier=qe.Modifier.Idf, on_disk=True if on_disk else None
                 )
             },
-            # 4 segments before merging: Edge's automatic number merged the first two 10k
-            # batches into one rebuilt segment (9.7 s instead of 2.7 s; 56 s vs 47 s for 100k)
+            # 4 segments before merging: with Edge's automatic number the first two batches of
+            # a bulk load merge into one segment that is rebuilt whole
             optimizers=qe.EdgeOptimizersConfig(
                 max_segment_size=self.max_segment_kb,
                 default_segment_number=4 if self.max_segment_kb else None,
                 indexing_threshold=self.indexing_threshold_kb,
             ),
             # Edge's pool searches on other threads while the caller waits: searching in the
-            # caller's thread spent less CPU per query (1.76 vs 2.47 ms for two top-50 queries
-            # with payloads at 3k points) and served more requests/s (bench/README.md, load)
+            # caller's thread spends less CPU per query and serves more requests/s
             max_search_threads=self.search_threads,
         )
 
 
 # set_payload writes points with equal fields in one engine call of at most this many ids (a
-# call of ~500 scattered ids cost more per point than calls of 10-50)
+# call of hundreds of scattered ids costs more per point than calls of 10-50)
 SET_PAYLOAD_GROUP = 50
 
 

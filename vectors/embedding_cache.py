@@ -109,9 +109,8 @@ class QueryBatcher:
 
 # Documents get a smaller share of the cache than queries. A memory's id is derived from its
 # text and a repeated write is recognised by that id before anything is embedded, so a stored
-# text is embedded once: after a bulk load of 100k memories a shared 50k-entry LRU held ~80 MB
-# of document vectors (1.6 KB each) that no later call read (bench/README.md, RSS after the
-# load). What does repeat on the document side is short and recent (entity names, a text a
+# text is embedded once: document vectors kept after a bulk load are never read again (1.6 KB
+# each). What does repeat on the document side is short and recent (entity names, a text a
 # merge embeds again), which a few thousand entries keep; queries repeat over days.
 DOCUMENT_CACHE_SIZE = 2_000
 

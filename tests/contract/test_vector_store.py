@@ -533,18 +533,19 @@ def tuned_edge(
     """An EdgeVectorStore with its optimizer constants (OPTIMIZE_*) set, and a semaphore released
     after each index build its background optimizer runs."""
     import vectors.edge as edge
+    import vectors.edge_build as edge_build
 
     for name, value in constants.items():
-        monkeypatch.setattr(edge, f'OPTIMIZE_{name.upper()}', value)
+        monkeypatch.setattr(edge_build, f'OPTIMIZE_{name.upper()}', value)
     store = edge.EdgeVectorStore(tmp_path / 'vectors')
     builds = threading.Semaphore(0)
-    real = store.optimize
+    real = store._builds.optimize
 
     def counted() -> None:
         real()
         builds.release()
 
-    monkeypatch.setattr(store, 'optimize', counted)
+    monkeypatch.setattr(store._builds, 'optimize', counted)
     return store, builds
 
 
@@ -769,7 +770,7 @@ def test_edge_int8_on_indexed_segments_walks_hnsw_within_a_scope_and_rescores(
         vs.upsert(C, rows)
         vs.optimize()
         # dense and sparse both indexed (Edge's own thresholds index only the sparse 400 here)
-        assert vs._shards[C].info().indexed_vectors_count == 800  # type: ignore[attr-defined]
+        assert vs._shards.open[C].info().indexed_vectors_count == 800  # type: ignore[attr-defined]
         query = [0.3, 0.9, 0.5, 0.2]
         norm = math.sqrt(sum(x * x for x in query))
 
@@ -817,7 +818,7 @@ def test_edge_keeps_only_the_ram_fields_indexes_in_memory_and_filters_on_both(
         vs.close()
     vs = build()  # indexes as a restart loads them
     try:
-        schema = vs._shard(C).info().payload_schema  # type: ignore[attr-defined]
+        schema = vs._shards.get(C).info().payload_schema  # type: ignore[attr-defined]
         assert {f for f in schema if schema[f].params.on_disk} == set(schema) - {'scope', 'pinned'}
         events = PointFilter(scopes=['agent:a'], any_of={'kind': ['event'], 'pinned': [True]})
         assert vs.count(C, events) == 50  # multiples of 6 up to 300
@@ -848,14 +849,16 @@ def _edge_with(tmp_path: Path, n: int) -> Any:
 def test_edge_leaves_out_exclusions_no_point_meets_and_keeps_the_others(tmp_path: Path) -> None:
     vs = _edge_with(tmp_path, 20)
     try:
-        shard = vs._shard(C)
+        shard = vs._shards.get(C)
         # nothing quarantined or superseded: both exclusions are vacuous, the search is lighter
-        assert vs._without_vacuous_exclusions(shard, SEARCHED).none_of == {}
+        assert vs._reader._without_vacuous_exclusions(shard, SEARCHED).none_of == {}
         assert ids_of(vs.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], SEARCHED, 3)) == [
             pid(1), pid(2), pid(3)
         ]  # fmt: skip
         vs.set_payload(C, {pid(1): {'trust': 'quarantined'}})
-        assert vs._without_vacuous_exclusions(shard, SEARCHED).none_of == {'trust': ['quarantined']}
+        assert vs._reader._without_vacuous_exclusions(shard, SEARCHED).none_of == {
+            'trust': ['quarantined']
+        }
         assert ids_of(vs.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], SEARCHED, 3)) == [
             pid(2), pid(3), pid(4)
         ]  # fmt: skip
@@ -867,7 +870,7 @@ def test_edge_a_write_crossing_a_left_out_exclusion_cannot_leak_its_point(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     vs = _edge_with(tmp_path, 20)
-    real = vs._without_vacuous_exclusions
+    real = vs._reader._without_vacuous_exclusions
     cache = vs._payloads
     for stale in (False, True):
         vs.set_payload(C, {pid(1): {'trust': 'trusted'}})
@@ -884,7 +887,7 @@ def test_edge_a_write_crossing_a_left_out_exclusion_cannot_leak_its_point(
                 vars(cache).pop('evict', None)
             return lighter
 
-        monkeypatch.setattr(vs, '_without_vacuous_exclusions', count_then_quarantine)
+        monkeypatch.setattr(vs._reader, '_without_vacuous_exclusions', count_then_quarantine)
         found = ids_of(vs.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], SEARCHED, 3))
         monkeypatch.undo()
         # left out, and the answer still has three points
@@ -901,7 +904,7 @@ def test_edge_a_quiet_search_reads_no_payload_twice(
         def no_fresh_read(*_: Any) -> Any:
             raise AssertionError('re-read payloads though no write crossed the search')
 
-        monkeypatch.setattr(vs, '_fresh_payloads', no_fresh_read)
+        monkeypatch.setattr(vs._reader, '_fresh_payloads', no_fresh_read)
         assert len(vs.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], SEARCHED, 5)) == 5
     finally:
         vs.close()
@@ -921,8 +924,9 @@ def test_edge_reuses_a_built_filter_only_for_the_same_conditions(
     """Built Edge filters are kept by content: equal conditions share one, and a filter that
     differs anywhere (scope, excluded values, a bool against its string) is built anew."""
     import vectors.edge as edge
+    import vectors.edge_search as edge_search
 
-    monkeypatch.setattr(edge, 'FILTER_CACHE_SIZE', 4)
+    monkeypatch.setattr(edge_search, 'FILTER_CACHE_SIZE', 4)
     store = edge.EdgeVectorStore(tmp_path / 'vectors')
     try:
         store.ensure_collection(SPEC)
@@ -941,14 +945,14 @@ def test_edge_reuses_a_built_filter_only_for_the_same_conditions(
         a = PointFilter(scopes=['agent:a'], none_of={'pinned': [True]})
         assert ids(a) == [pid(2)]
         assert ids(a.model_copy(deep=True)) == [pid(2)]
-        assert store._edge_filter(a) is store._edge_filter(a.model_copy(deep=True))
+        assert store._reader._edge_filter(a) is store._reader._edge_filter(a.model_copy(deep=True))
         assert ids(PointFilter(scopes=['agent:b'], none_of={'pinned': [True]})) == []
         assert ids(PointFilter(scopes=['agent:a'], none_of={'pinned': [False]})) == [pid(1)]
         assert ids(PointFilter(scopes=['agent:a'], none_of={'kind': ['True']})) == [pid(1), pid(2)]
         # past the bound the cache starts over, and answers stay right
         for n in range(6):
             assert ids(PointFilter(scopes=[f'agent:x{n}'])) == []
-        assert len(store._filters) <= 4
+        assert len(store._reader._filters) <= 4
         assert ids(a) == [pid(2)]
     finally:
         store.close()
@@ -1007,7 +1011,7 @@ def test_edge_a_write_keeps_exactly_what_edge_holds(tmp_path: Path) -> None:
         ids = [pid(n) for n in range(1, len(values) + 1)]
         assert len(store._payloads) == len(values) - 2  # the tuple and the big integer: not kept
         cached = store._payloads.get(C, ids)
-        fresh = store._fresh_payloads(C, ids)
+        fresh = store._reader._fresh_payloads(C, ids)
         for ident in ids:
             if ident in cached:
                 assert cached[ident] == fresh[ident]
@@ -1039,26 +1043,26 @@ def test_edge_warm_fills_the_payload_cache_without_dropping_what_it_holds(
         assert store.warm(C, unpinned, page=2, idle_s=0) == 4  # two pages, then full
         cached = store._payloads.get(C, [pid(n) for n in range(1, 7)])
         assert set(cached) == {pid(1), pid(2), pid(4), pid(6)}  # not the pinned one
-        assert cached == store._fresh_payloads(C, list(cached))
+        assert cached == store._reader._fresh_payloads(C, list(cached))
         assert store.warm(C, unpinned, page=2, idle_s=0) == 0  # full: reads nothing
 
         # a write landing while a page is read: the page's copy of it is not kept
         store._payloads.clear()
-        real = store.scroll
+        real = store._reader.scroll
 
         def racing(*args: Any) -> Any:
             out = real(*args)
             store.set_payload(C, {pid(1): {'kind': 'note'}})
             return out
 
-        monkeypatch.setattr(store, 'scroll', racing)
+        monkeypatch.setattr(store._reader, 'scroll', racing)
         store.warm(C, unpinned, page=10, idle_s=0)
-        monkeypatch.setattr(store, 'scroll', real)
+        monkeypatch.setattr(store._reader, 'scroll', real)
         assert pid(1) not in store._payloads.get(C, [pid(1)])
         assert store.retrieve(C, [pid(1)])[0].payload['kind'] == 'note'
         # searches reading payloads hold a warmer back: it reads nothing while they go on
         store._payloads.clear()
-        store._last_read = time.monotonic() + 3600
+        store._reader.last_read = time.monotonic() + 3600
         store.warm_in_background(C, unpinned, delay_s=0)
         time.sleep(0.3)
         assert len(store._payloads) == 0
@@ -1066,7 +1070,7 @@ def test_edge_warm_fills_the_payload_cache_without_dropping_what_it_holds(
         store.warm_in_background(C, unpinned, delay_s=60)
     finally:
         store.close()
-    assert not any(t.is_alive() for t in store._warmers)
+    assert not any(t.is_alive() for t in store._reader._warmers)
 
     # the service warms its memories after a start
     from runtime.bootstrap import build
@@ -1107,7 +1111,7 @@ def test_edge_payload_read_racing_a_write_never_answers_or_caches_the_older_stat
         store.ensure_collection(SPEC)
         store.upsert(C, [point(n, kind='fact') for n in (1, 2, 3, 4)])
         store.upsert(C, [point(n, scope='agent:c', kind='fact') for n in (5, 6)])
-        shard = store._shard(C)
+        shard = store._shards.get(C)
         v = [1.0, 0.0, 0.0, 0.0]
         raced: list[str] = []
 
@@ -1125,21 +1129,21 @@ def test_edge_payload_read_racing_a_write_never_answers_or_caches_the_older_stat
 
                 def racing(*args: Any) -> Any:
                     out = call(*args)
-                    store._shards[C] = shard  # the write, and what follows, use the real shard
+                    store._shards.open[C] = shard  # the write, and what follows, use the real shard
                     store.set_payload(C, self._updates)
                     raced.append(name)
                     return out
 
                 return racing
 
-        store._shards[C] = Racing('query', {pid(1): {'scope': 'agent:b'}})
+        store._shards.open[C] = Racing('query', {pid(1): {'scope': 'agent:b'}})
         hits = store.query(C, 'dense', v, scoped('agent:a'), 10)
         assert raced == ['query']
         assert sorted(h.id for h in hits) == [pid(2), pid(3), pid(4)]
 
         # agent:c's payloads come from the engine once the cache lost them (as after a restart)
         store._payloads.clear()
-        store._shards[C] = Racing('retrieve', {pid(5): {'kind': 'note'}})
+        store._shards.open[C] = Racing('retrieve', {pid(5): {'kind': 'note'}})
         store.retrieve(C, [pid(5), pid(6)])  # reads the payloads from before the write
         assert raced == ['query', 'retrieve']
         assert store.retrieve(C, [pid(5)])[0].payload['kind'] == 'note'
@@ -1167,7 +1171,7 @@ def test_edge_write_that_fails_after_applying_still_leaves_no_stale_payload(
         store.ensure_collection(SPEC)
         store.upsert(C, [point(1, kind='fact'), point(2, kind='fact')])
         assert store.retrieve(C, [pid(1), pid(2)])  # both cached now
-        shard = store._shard(C)
+        shard = store._shards.get(C)
 
         class FailsAfterApplying:
             def __getattr__(self, name: str) -> Any:
@@ -1177,14 +1181,14 @@ def test_edge_write_that_fails_after_applying_still_leaves_no_stale_payload(
                 shard.update(op)
                 raise RuntimeError('flush failed')
 
-        store._shards[C] = FailsAfterApplying()
+        store._shards.open[C] = FailsAfterApplying()
         with pytest.raises(RuntimeError):
             store.set_payload(C, {pid(1): {'kind': 'note'}})
         with pytest.raises(RuntimeError):
             store.delete(C, [pid(2)])
         with pytest.raises(RuntimeError):
             store.upsert(C, [point(3, kind='event')])
-        store._shards[C] = shard
+        store._shards.open[C] = shard
         assert store.retrieve(C, [pid(1)])[0].payload['kind'] == 'note'
         assert store.retrieve(C, [pid(2)]) == []
         assert store.retrieve(C, [pid(3)])[0].payload['kind'] == 'event'
@@ -1204,7 +1208,7 @@ def test_edge_loads_its_shards_again_after_an_index_build_while_reads_go_on(
     try:
         store.ensure_collection(SPEC)
         store.upsert(C, [point(n, dense=[1.0, n / 300, 0.0, 0.0]) for n in range(1, 301)])
-        before = store._shards[C]
+        before = store._shards.open[C]
         stop = threading.Event()
         errors: list[BaseException] = []
         reads = [0]
@@ -1225,7 +1229,7 @@ def test_edge_loads_its_shards_again_after_an_index_build_while_reads_go_on(
         for t in readers:
             t.start()
         store.optimize()
-        after = store._shards[C]
+        after = store._shards.open[C]
         store.optimize()  # nothing pending: nothing to load again
         stop.set()
         for t in readers:
@@ -1233,7 +1237,7 @@ def test_edge_loads_its_shards_again_after_an_index_build_while_reads_go_on(
         assert errors == []
         assert reads[0] > 0
         assert after is not before
-        assert store._shards[C] is after
+        assert store._shards.open[C] is after
         assert store.query(C, 'dense', [1.0, 0.0, 0.0, 0.0], ALL, 1)[0].id == pid(1)
     finally:
         store.close()
@@ -1251,7 +1255,7 @@ def test_edge_mmap_keeps_the_int8_copy_and_the_bm25_index_on_disk(
     try:
         vs.upsert(C, [point(n, dense=[1.0, n / 300, 0.5, 0.0]) for n in range(1, 301)])
         vs.optimize()
-        assert vs._shards[C].info().indexed_vectors_count == 600  # type: ignore[attr-defined]
+        assert vs._shards.open[C].info().indexed_vectors_count == 600  # type: ignore[attr-defined]
     finally:
         vs.close()
     configs = [
@@ -1273,28 +1277,29 @@ def test_edge_remembers_the_points_awaiting_an_index_build_across_a_restart(
     # a bulk load killed before its build left 11k unindexed points that no restart indexed:
     # the count of points awaiting a build is kept beside the shards while the store runs
     import vectors.edge as edge
+    import vectors.edge_build as edge_build
     from vectors.edge_compact import read_pending
 
     root = tmp_path / 'vectors'
-    monkeypatch.setattr(edge, 'OPTIMIZE_AFTER_POINTS', 10_000)
+    monkeypatch.setattr(edge_build, 'OPTIMIZE_AFTER_POINTS', 10_000)
     first = edge.EdgeVectorStore(root)
     first.ensure_collection(SPEC)
     first.upsert(C, [point(n) for n in range(120)])
     while read_pending(root) != 120:  # the optimizer thread's next tick keeps it
         time.sleep(0.05)
-    first._stop.set()  # as a kill would: the count on disk is the running store's
+    first._builds._stop.set()  # as a kill would: the count on disk is the running store's
     first.close()
 
     built = threading.Event()
-    monkeypatch.setattr(edge, 'OPTIMIZE_AFTER_POINTS', 100)
-    monkeypatch.setattr(edge, 'OPTIMIZE_IDLE_SECONDS', 0.0)
-    optimize = edge.EdgeVectorStore.optimize
+    monkeypatch.setattr(edge_build, 'OPTIMIZE_AFTER_POINTS', 100)
+    monkeypatch.setattr(edge_build, 'OPTIMIZE_IDLE_SECONDS', 0.0)
+    optimize = edge_build.EdgeBuilds.optimize
 
     def noted(store: Any) -> None:
         optimize(store)
         built.set()
 
-    monkeypatch.setattr(edge.EdgeVectorStore, 'optimize', noted)
+    monkeypatch.setattr(edge_build.EdgeBuilds, 'optimize', noted)
     again = edge.EdgeVectorStore(root)
     try:
         again.ensure_collection(SPEC)

@@ -1,0 +1,134 @@
+"""Index builds and compactions of the Qdrant Edge shards: when to build, and putting a built or
+rewritten copy of a shard in its place while searches and writes go on."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from vectors import edge_compact
+from vectors.edge_shards import EdgeShards
+from vectors.edge_translate import index_schemas
+
+log = logging.getLogger(__name__)
+
+# HNSW is built only by optimize(); without it a dense query scans every point of its scope (45
+# ms at 100k points, ~1 ms with it). A build costs CPU, so it runs once writes have paused and
+# enough unindexed points have piled up: a bulk load pays one build, steady traffic pays none.
+# A payload update counts as a write of its points: Edge never edits an indexed segment in
+# place, it moves the point (vectors and payload) to the unindexed appendable segment. What one
+# build rebuilds is bounded by the segment size (KG_VECTOR_SEGMENT_KB, edge_translate.py).
+OPTIMIZE_AFTER_POINTS = 10_000
+OPTIMIZE_IDLE_SECONDS = 3.0
+# Writes that never pause (a bulk load, or steady traffic with its access bookkeeping) would
+# otherwise grow the appendable segment, and with it exact search and the next build, without
+# bound: past this many changes the build runs anyway.
+OPTIMIZE_MAX_PENDING = 50_000
+
+
+class EdgeBuilds:
+    """Builds the shards' indexes once enough points await one (a background thread), and
+    rewrites them without their deleted points (`compact`).
+
+    Edge's own optimize holds the GIL of the process that runs it for its whole run, so a build
+    runs in a child process on a copy of the shard (edge_compact.build_copy); the built copy,
+    or a compaction's rewrite, replaces the shard with the writes that landed meanwhile
+    replayed into it, and searches wait only while it is loaded.
+    """
+
+    def __init__(self, shards: EdgeShards, *, auto_optimize: bool) -> None:
+        self._shards = shards
+        self._rebuilding = threading.Lock()  # compact or optimize: both replace the shards
+        self.pending = edge_compact.read_pending(shards.root)  # unindexed, across restarts
+        self._last_write = 0.0
+        self._stop = threading.Event()
+        self._optimizer: threading.Thread | None = None
+        if auto_optimize:
+            self._optimizer = threading.Thread(
+                target=self._optimize_when_idle, name='mnemos-edge-optimize', daemon=True
+            )
+            self._optimizer.start()
+
+    def changed(self, points: int) -> None:
+        """Note `points` written or updated (the caller holds the shards' write lock)."""
+        self.pending += points
+        self._last_write = time.monotonic()
+
+    def compact(self) -> int:
+        """Rewrite every shard with its live points only; returns the points kept."""
+        with self._rebuilding:
+            return sum(self._replace(name, build=False) for name in list(self._shards.open))
+
+    def optimize(self) -> None:
+        """Build the index of every shard with points awaiting one, in a child process; with
+        none, run Edge's own quick check (merges) in place."""
+        with self._rebuilding:
+            started, pending = time.monotonic(), self.pending
+            if not pending:
+                with self._shards.write:
+                    for shard in self._shards.open.values():
+                        shard.optimize()
+                return
+            for name in list(self._shards.open):
+                self._replace(name, build=True)
+            self.pending = max(0, self.pending - pending)  # writes meanwhile stay pending
+        log.info('indexed %d changed points in %.1f s', pending, time.monotonic() - started)
+
+    def _replace(self, name: str, *, build: bool) -> int:
+        """Put a new shard in `name`'s place: its index built from a copy (`build`) or its live
+        points rewritten; writes that land meanwhile are replayed into it."""
+        shards = self._shards
+        spec, path = shards.specs[name], shards.root / name
+        with shards.write:
+            source = shards.get(name)
+            source.flush()
+            if build:
+                edge_compact.copy_shard(path)  # nothing writes while it is copied
+            journal = shards.journals[name] = []
+        try:
+            if build:
+                shard = edge_compact.build_copy(path)
+            else:
+                config = shards.layout.config(spec.dense_dim)
+                shard = edge_compact.rewrite(source, config, path, index_schemas(spec))
+            with shards.write:
+                kept = edge_compact.finish(shard, journal, path)
+                with shards.reads.write():  # the entry stays: callers only check it is there
+                    source.close()
+                    try:
+                        edge_compact.swap_in(path)
+                        shards.open[name] = shards.load(spec)
+                    except BaseException:
+                        del shards.open[name]  # reads as not open, as after a failed reopening
+                        raise
+                if not build:
+                    self.pending += kept  # unindexed until the next build
+        finally:
+            with shards.write:
+                shards.journals.pop(name, None)
+        log.info('%s %s: %d points', 'built' if build else 'compacted', name, kept)
+        return kept
+
+    def _optimize_when_idle(self) -> None:
+        saved = self.pending
+        while not self._stop.wait(1.0):
+            if self.pending != saved:  # a process killed now still builds the index next time
+                saved = edge_compact.save_pending(self._shards.root, self.pending)
+            idle = time.monotonic() - self._last_write >= OPTIMIZE_IDLE_SECONDS
+            due = self.pending >= (OPTIMIZE_AFTER_POINTS if idle else OPTIMIZE_MAX_PENDING)
+            if due:
+                try:
+                    self.optimize()
+                except Exception:
+                    log.exception('background optimize failed')
+
+    def stop(self) -> None:
+        """Stop the background optimizer and wait for it."""
+        self._stop.set()
+        if self._optimizer is not None and self._optimizer is not threading.current_thread():
+            self._optimizer.join(timeout=5)
+
+    def save_pending(self) -> None:
+        """Keep the count of points awaiting a build beside the shards."""
+        edge_compact.save_pending(self._shards.root, self.pending)
