@@ -28,40 +28,128 @@ SLOT_PREDICATES: dict[str, frozenset[str]] = {
 # slots whose fact may be stated from either end ("Li Na is Zhang Wei's wife")
 SYMMETRIC_SLOTS = frozenset({'married_to'})
 
-_EN_SLOT_WORDS: list[tuple[str, re.Pattern[str]]] = [
+# A slot question asks for the slot's value of one subject it names in a fixed place: "Where
+# does Dana work?", "Which city am I living in now?", "Who employs Nina?", "张伟在哪里工作？". A
+# slot word elsewhere ("Which city did John recommend to Tim?", "What happened to John's job?", "the
+# beverage company") does not make one: the graph then answers a question nobody asked and its
+# evidence outranks the turn that does answer it.
+_AUX = r'(?:do|does|did|is|are|was|were|am|has|have|had|will)'
+# one to four words naming the subject; never two subjects ("John and Maria")
+_SUBJ = r"(?P<s>(?:(?!and\b|or\b)[\w'’.-]+\s+){0,3}?(?!and\b|or\b)[\w'’.-]+)"
+_POSS = r"(?P<s>my|our|his|her|their|(?:[\w.-]+\s+){0,2}[\w.-]+['’]s?)"
+_ADV = r'(?:(?:currently|now|still|presently|actually|really|usually)\s+)?'
+_WHEN = r'(?:\s+(?:now|currently|these days|nowadays|today|at the moment|right now))?'
+_END = rf'{_WHEN}(?:\s+(?:back\s+)?(?:in|during)\s+[\w\s,]+)?\s*[?.!]?\s*$'
+_WHERE = rf"^where(?:['’]s|\s+{_AUX})\s+{_SUBJ}\s+{_ADV}"
+_WHICH = r'^(?:in\s+|at\s+|for\s+)?(?:which|what)\s+'
+
+
+def _forms(*patterns: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+
+
+_EN_SLOT_WORDS: list[tuple[str, tuple[re.Pattern[str], ...]]] = [
     (
         'role',
-        re.compile(
-            r'\b(job titles?|titles?|roles?|positions?|for a living|professions?|occupations?)\b'
+        _forms(
+            rf"^what(?:['’]s|\s+is|\s+was)\s+{_POSS}\s+(?:current\s+|new\s+|present\s+|"
+            r'official\s+)?(?:job\s+title|title|role|position|profession|occupation)\b'
+            r'(?!\s+(?:on|in|of|within|for|with|to|as|during)\b)',
+            r"^what(?:['’]s|\s+is|\s+was)\s+the\s+(?:job\s+title|title|role|position|"
+            rf'profession|occupation)\s+of\s+{_SUBJ}{_END}',
+            rf'^what\s+{_AUX}\s+{_SUBJ}\s+do\s+for\s+(?:a\s+living|work)\b',
+            rf'^what\s+(?:kind\s+of\s+|type\s+of\s+)?(?:job|work)\s+{_AUX}\s+{_SUBJ}\s+'
+            rf'(?:do|doing|have){_END}',
         ),
     ),
-    ('married_to', re.compile(r'\b(wife|husband|spouse|married to|partner|fianc[eé]e?)\b')),
+    (
+        'married_to',
+        _forms(
+            rf"^who(?:['’]s|\s+is|\s+was)\s+{_POSS}\s+(?:wife|husband|spouse|partner|"
+            rf'fianc[eé]e?){_END}',
+            rf'^who\s+{_AUX}\s+{_SUBJ}\s+{_ADV}(?:married\s+to|engaged\s+to|marry|marrying)\b',
+            r"^(?:who(?:['’]s|\s+is|\s+was)|what(?:['’]s|\s+is)\s+the\s+name\s+of)\s+"
+            rf'(?:the\s+)?(?:wife|husband|spouse|partner)\s+of\s+{_SUBJ}{_END}',
+            rf"^what(?:['’]s|\s+is)\s+{_POSS}\s+(?:wife|husband|spouse|partner)(?:['’]s)?\s+"
+            r'name\b',
+        ),
+    ),
     (
         'studies_at',
-        re.compile(r'\bwhere\b.*\bstud(?:y|ies|ying|ied)\b|\b(school|university|college)\b'),
+        _forms(
+            rf'{_WHERE}(?:stud(?:y|ies|ying|ied)|attend(?:s|ing|ed)?|'
+            r'(?:go|goes|going|went)\s+to\s+(?:school|college|university|uni))\b',
+            rf'{_WHICH}(?:school|university|college|uni)\s+{_AUX}\s+{_SUBJ}\s+{_ADV}'
+            r'(?:attend(?:s|ing|ed)?|(?:go|goes|going|went)\s+to|stud(?:y|ies|ying|ied)\s+at|at|'
+            r'enrolled)\b',
+        ),
     ),
     (
         'works_at',
-        re.compile(
-            r'\bwhere\b.*\bwork(?:s|ing|ed)?\b|\bwork(?:s|ing|ed)? (?:at|for)\b|'
-            r'\b(jobs?|employ(?:s|er|ers|ed)?|company|companies|firm|workplace)\b'
+        _forms(
+            rf'{_WHERE}(?:work(?:s|ing|ed)?|employed)\b(?!\s+(?:out|on|with|together)\b)',
+            rf'{_WHICH}(?:company|firm|employer|organi[sz]ation|business|startup|agency)\s+'
+            rf'{_AUX}\s+{_SUBJ}\s+{_ADV}(?:(?:work(?:s|ing|ed)?|employed|join(?:ed)?|hired)\b|'
+            rf'(?:at|with){_END})',
+            r'^(?:who|(?:which|what)\s+(?:company|firm|organi[sz]ation))\s+'
+            rf'(?:employs|employed|hired|hires|has\s+hired)\s+{_SUBJ}{_END}',
+            rf"^(?:who|what)(?:['’]s|\s+is|\s+was)\s+{_POSS}\s+(?:current\s+|new\s+|"
+            rf'present\s+|latest\s+|old\s+|former\s+)?(?:employer|company|workplace|job|firm)'
+            rf'{_END}',
         ),
     ),
     (
         'lives_in',
-        re.compile(
-            r'\bwhere\b.*\b(li(?:ve|ves|ving|ved)|home|based|resid(?:e|es|ing|ed)|moved?)\b|'
-            r'\bli(?:ve|ves|ving|ved) in\b|\b(city|town)\b'
+        _forms(
+            rf'{_WHERE}(?:li(?:ve|ves|ving|ved)|resid(?:e|es|ing|ed)|based|staying|settled|'
+            r'call(?:s|ing)?\s+home)\b',
+            rf'{_WHERE}(?:move|moved|moving|relocate|relocated|relocating)\b(?!\s+from\b)',
+            rf"^where(?:['’]s|\s+is|\s+was)\s+{_POSS}\s+(?:current\s+|new\s+)?"
+            rf'(?:home|residence){_END}',
+            rf'{_WHICH}(?:city|town|country|place|neighbou?rhood|state)\s+{_AUX}\s+{_SUBJ}\s+'
+            rf'{_ADV}(?:li(?:ve|ves|ving|ved)|resid(?:e|es|ing|ed)|based|settled|'
+            r'call(?:s|ing)?\s+home|(?:move|moved|moving|relocated?)\s+to)\b',
         ),
     ),
 ]
-_ZH_SLOT_WORDS: list[tuple[str, re.Pattern[str]]] = [
-    ('role', re.compile(r'职位|职务|头衔|做什么工作|是做什么的|干什么工作|什么职业')),
-    ('married_to', re.compile(r'妻子|老婆|丈夫|老公|配偶|爱人')),
-    ('studies_at', re.compile(r'哪.{0,3}(?:学校|大学)|在哪.{0,2}(?:上学|读书|就读)')),
-    ('works_at', re.compile(r'哪.{0,4}(?:工作|上班|任职|就职)|雇主|哪家公司|什么公司|什么单位')),
-    ('lives_in', re.compile(r'住.{0,2}哪|住在哪|哪.{0,4}(?:住|生活|定居)|家.{0,2}在哪|哪个城市')),
+# Chinese: the slot phrase asks for the value; the subject is what precedes it ("张伟", "我的")
+_ZH_SLOT_WORDS: list[tuple[str, tuple[re.Pattern[str], ...]]] = [
+    (
+        'role',
+        _forms(
+            r'的?(?:职位|职务|头衔|职业)是什么|什么职位|什么职务|什么职业|做什么工作|是做什么的|'
+            r'干什么工作|是干什么的'
+        ),
+    ),
+    (
+        'married_to',
+        _forms(r'的?(?:妻子|老婆|丈夫|老公|配偶|爱人|太太)是谁|[和跟]谁结[婚了]|嫁给了?谁|娶了?谁'),
+    ),
+    ('studies_at', _forms(r'在?哪.{0,3}(?:学校|大学)|在?哪.{0,2}(?:上学|读书|就读)')),
+    (
+        'works_at',
+        _forms(
+            r'在?哪.{0,4}(?:工作|上班|任职|就职)|的?雇主|在(?:哪家|什么)(?:公司|单位)|'
+            r'(?:哪家|什么)公司.{0,2}(?:工作|上班|任职|就职)'
+        ),
+    ),
+    (
+        'lives_in',
+        _forms(
+            r'住.{0,2}哪|在?哪.{0,4}(?:住|生活|定居)|家.{0,2}在哪|'
+            r'(?:住|生活|定居)在?(?:哪个|什么)(?:城市|地方)'
+        ),
+    ),
 ]
+# a subject that is someone else's relation ("my wife", "Dana's sister", 我妻子) or a bare
+# pronoun ("she") names nobody the graph can resolve: the question is not the graph's to answer
+_EN_RELATION = re.compile(r"^(?:my|our|his|her|their|your|[\w.-]+['’]s?)\s+\w")
+_EN_UNRESOLVED = frozenset({'he', 'she', 'they', 'it', 'you', 'him', 'them', 'this', 'that'})
+_ZH_RELATION = re.compile(
+    r'妻子|老婆|丈夫|老公|爸爸|妈妈|父亲|母亲|哥哥|姐姐|弟弟|妹妹|儿子|女儿|朋友|同事|老板|'
+    r'男友|女友|室友|邻居|你|他|她|它'
+)
+_EN_SELF = frozenset({'i', 'me', 'my', 'we', 'our', 'us', 'myself'})
 # a question asks for a slot's value ("where…", "which…"), not when it changed or whether it holds
 _NOT_A_VALUE = re.compile(
     r'^\s*(?:when|why|how|would|does|do|did|is|are|was|were|can|could|has|have|will|should)\b|'
@@ -90,6 +178,8 @@ class Question:
     """What a query asks of the graph."""
 
     slot: str | None
+    # the words naming whose slot it asks ("Dana", "my", "张伟现在"); None without a slot
+    subject: str | None
     first_person: bool
     # the span of world time the query names, and the instant the graph is read at for it
     period: tuple[datetime, datetime] | None
@@ -108,14 +198,41 @@ class Question:
 
 
 def slot_of(query: str) -> str | None:
-    """The slot a query asks about, or None."""
-    low = query.casefold()
-    if _NOT_A_VALUE.search(low):
-        return None
-    for slot, pattern in (*_EN_SLOT_WORDS, *_ZH_SLOT_WORDS):
-        if pattern.search(low):
-            return slot
-    return None
+    """The slot a query asks the value of, for a subject it names, or None."""
+    return slot_and_subject(query)[0]
+
+
+def slot_and_subject(query: str) -> tuple[str | None, str | None]:
+    """The slot a query asks the value of and the words naming whose; (None, None) when it asks
+    none, or asks it of someone only a relation or a pronoun names ("my wife", "she")."""
+    text = query.strip()
+    if _NOT_A_VALUE.search(text.casefold()):
+        return None, None
+    for slot, forms in _EN_SLOT_WORDS:
+        for form in forms:
+            m = form.search(text)
+            if m:
+                subject = m.group('s').strip()
+                if _EN_RELATION.match(subject) or subject.casefold() in _EN_UNRESOLVED:
+                    return None, None
+                return slot, subject
+    for slot, forms in _ZH_SLOT_WORDS:
+        for form in forms:
+            m = form.search(text)
+            if m:
+                subject = text[: m.start()].strip()
+                if not subject or _ZH_RELATION.search(subject):
+                    return None, None
+                return slot, subject
+    return None, None
+
+
+def _first_person(query: str, subject: str | None) -> bool:
+    """Whether the question is the asker's: for a slot question, its subject is ("Where do I
+    live?", 我住在哪里), not "I" elsewhere in it ("Where does Dana work, do you know?")."""
+    if subject is None:
+        return bool(_FIRST_PERSON.search(query.casefold())) or '我' in query
+    return subject.casefold() in _EN_SELF or '我' in subject
 
 
 def question_period(query: str, now: datetime) -> tuple[datetime, datetime] | None:
@@ -147,9 +264,11 @@ def read_question(query: str, now: datetime) -> Question:
     if period is not None and period[1] <= now:
         as_of = period[0] + (period[1] - period[0]) / 2
     low = query.casefold()
+    slot, subject = slot_and_subject(query)
     return Question(
-        slot=slot_of(query),
-        first_person=bool(_FIRST_PERSON.search(low)) or '我' in query,
+        slot=slot,
+        subject=subject,
+        first_person=_first_person(query, subject),
         period=period,
         as_of=as_of,
         history=bool(_HISTORY.search(low)),

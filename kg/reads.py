@@ -161,7 +161,8 @@ class GraphReads:
         question = read_question(query, now)
         if question.slot is None:
             return None
-        seeds = self._confident(query, scopes, self._asker(question, user_id))
+        # the subject the question names, not every name in it ("Where does Dana work, Tim?")
+        seeds = self._confident(question.subject or query, scopes, self._asker(question, user_id))
         if not seeds:
             return None
         when = question.as_of or now

@@ -17,6 +17,7 @@ from typing import Any
 
 from kg.dates import resolve_date
 from kg.extraction.lexicon import FACT_CHARS, PREDICATE_TYPES, clean_name
+from kg.extraction.places import is_place
 from kg.models import (
     NAMED,
     EntityMention,
@@ -161,10 +162,12 @@ class _Reading:
         for word, flag in words:
             etype = _TAG_TYPES.get(flag)
             name = word.strip()
+            if etype == EntityType.PLACE and not is_place(name):
+                etype = EntityType.OTHER  # jieba's `ns` on a company name (京东)
             if etype is not None and len(name) >= 2 and not _NOT_OBJECT.search(name):
                 self._entity(name, etype)
         persons = {w for w, f in words if f in ('nr', 'nrfg', 'nrt') and len(w) >= 2}
-        self.places = {w for w, f in words if f == 'ns'}
+        self.places = {w for w, f in words if f == 'ns' and is_place(w)}
         if self.speaker and re.search(r'我(?!们)|我们(?:全家|一家|家)', text):
             self._entity(self.speaker, EntityType.PERSON, speaker=True)
         for sentence in _SENTENCES.findall(text):
