@@ -185,7 +185,7 @@ class ChannelReader:
         fused = _fuse(req, recipe, channels)
         latency['fuse'] = latency.get('fuse', 0.0) + _ms(t)
         verdict = GraphVerdict()
-        if graph_on:
+        if graph_on or (self._graph is not None and hybrid and _evidence(req, recipe)):
             t = time.perf_counter()
             verdict = self._slot_verdict(req, scopes, flt, payloads, fused)
             latency['graph'] = latency.get('graph', 0.0) + _ms(t)
@@ -363,6 +363,11 @@ def _fuse(
     method = req.fusion.value if req.fusion is not None else recipe.method
     # the learned model ranks later (recall.read.ranking); RRF gives the preliminary order
     return fuse(lists, 'rrf' if method == 'learned' else method, weights)
+
+
+def _evidence(req: SearchRequest, recipe: FusionConfig) -> bool:
+    """Whether a search reads the graph's slot evidence without the graph channel's list."""
+    return recipe.slot_evidence and req.graph is not False
 
 
 def _ms(since: float) -> float:
