@@ -27,6 +27,7 @@ from recall.read.fusion import (
     learned_scores,
     shipped_model,
 )
+from recall.read.slots import asked_slots, replaced_in
 from recall.schemas import Hit, SearchMode, SearchRequest
 from recall.tiers import Trust
 from recall.write.supersession import Supersession
@@ -36,6 +37,11 @@ USER_BOOST = 1.2
 CONTEXT_SHARE = 0.8
 # untrusted memories (tool output) rank below trusted ones on otherwise equal scores
 UNTRUSTED_FACTOR = 0.9
+# a memory whose value of the slot a question asks was replaced (its `stale` record; it stays
+# current for its other facts) ranks this far below the memory that replaced it, a margin the
+# ~10 % moves of decay and boosts do not undo; by STALE_FACTOR when that memory is no candidate
+BELOW_REPLACEMENT = 0.8
+STALE_FACTOR = 0.5
 RANK_WINDOW_FACTOR = 3
 MIN_RANK_WINDOW = 30
 
@@ -111,6 +117,11 @@ class Signals:
         self.named = query_names(req.query, {s for s in self._spoken.values() if s})
         self._period = query_period(req.query, moment)
         self._own: dict[str, float] = {}
+
+    @property
+    def names_time(self) -> bool:
+        """Whether the query names a time (it asks what held then, not what holds now)."""
+        return self._period is not None
 
     def sure(self, ident: str) -> float:
         """How surely the candidate's own text answers the query (recall.read.context)."""
@@ -242,6 +253,8 @@ class _Ranking:
         # the graph's slot evidence (recall.read.evidence); a chunk it says holds is ranked even
         # when it would sit below the window
         base, moved = found.graph.lift(base)
+        if not self.signals.names_time:
+            base, moved = _sink_replaced(self._req.query, found, base, moved)
         window = order[:size] + [i for i in order[size:] if i in found.graph.sure]
         in_window = set(window)
         for ident in order if self._req.explain else window:
@@ -328,6 +341,33 @@ class _Ranking:
         twin = self._best_by_text.get(key)
         if twin is None or (hit.score, twin.id in self._less_trusted) > (twin.score, False):
             self._best_by_text[key] = hit
+
+
+def _sink_replaced(
+    query: str, found: Found, base: dict[str, float], moved: dict[str, float]
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Rank below its replacement a memory whose value of the slot the question asks was
+    replaced ("I live in Leeds and work at Arup" after "I moved to York", for "Where do I
+    live?"); its other facts still answer other questions, so it is only moved, not hidden."""
+    asked = asked_slots(query)
+    if not asked:
+        return base, moved
+    replaced = {
+        ident: newer
+        for ident in base
+        if ident in found.payloads and (newer := replaced_in(found.payloads[ident], asked))
+    }
+    out, factors = dict(base), dict(moved)
+    # a value replaced twice (Leeds -> York -> Lisbon) sinks below what replaced it after that
+    # one has sunk in turn
+    for _ in range(3):
+        for ident, newer in replaced.items():
+            known = [out[i] for i in newer if i in out and i != ident]
+            target = min(known) * BELOW_REPLACEMENT if known else base[ident] * STALE_FACTOR
+            if 0 < target < out[ident]:
+                factors[ident] = factors.get(ident, 1.0) * target / out[ident]
+                out[ident] = target
+    return out, factors
 
 
 def rank(

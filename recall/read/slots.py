@@ -12,46 +12,64 @@ default, English, embedder, which between two unrelated Chinese sentences reache
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
+from typing import Any
 
 from vectors.bm25 import tokenize
 
-# English words of one slot; each is stemmed as BM25 stems it
-_EN_GROUPS = (
-    'live lives living lived home based reside resident move moved moving relocate relocated '
-    'settle settled city town',
-    'work works working worked job jobs employer employ employed company office hired join '
-    'joined career workplace offer',
-    'hobby hobbies like likes love loves enjoy enjoys fan passion pastime sport sports',
-    'language languages speak speaks spoken fluent',
-    'title role position profession occupation promoted became',
-    'wife husband spouse married partner',
-    'pet pets cat cats dog dogs animal animals',
+# English words of one slot (the write side's slot name, recall.write.facts, where the slot is
+# one it records supersession for); each is stemmed as BM25 stems it
+_EN_SLOTS: tuple[tuple[str | None, str], ...] = (
+    (
+        'lives_in',
+        'live lives living lived home based reside resident move moved moving relocate '
+        'relocated settle settled city town',
+    ),
+    (
+        'works_at',
+        'work works working worked job jobs employer employ employed company office hired join '
+        'joined career workplace offer',
+    ),
+    (None, 'hobby hobbies like likes love loves enjoy enjoys fan passion pastime sport sports'),
+    (None, 'language languages speak speaks spoken fluent'),
+    ('title', 'title role position profession occupation promoted became'),
+    ('partner', 'wife husband spouse married partner'),
+    (None, 'pet pets cat cats dog dogs animal animals'),
     # what an assistant is told about its own answers
-    'format formatting style answer answers reply replies respond write prose paragraph '
-    'paragraphs bullet bullets list lists table tables',
-    'unit units measurement measurements metric imperial miles kilometres kilometers pounds '
-    'kilograms celsius fahrenheit',
-    'call called name named nickname',
-    'long length short detailed brief concise',
+    (
+        'answer_format',
+        'format formatting style answer answers reply replies respond write prose paragraph '
+        'paragraphs bullet bullets list lists table tables',
+    ),
+    (
+        'unit',
+        'unit units measurement measurements metric imperial miles kilometres kilometers pounds '
+        'kilograms celsius fahrenheit',
+    ),
+    ('name', 'call called name named nickname'),
+    ('answer_length', 'long length short detailed brief concise'),
+    ('editor', 'editor editors ide vim neovim emacs vscode'),
 )
+_EN_GROUPS = tuple(words for _, words in _EN_SLOTS)
 # Chinese words of one slot; a character of a query word counts when the memory holds any word
 # of the slot
-_ZH_GROUPS = (
-    ('住', '搬', '家住', '家在', '生活', '定居', '城市', '居住'),
-    ('工作', '上班', '入职', '跳槽', '任职', '就职', '加入', '公司', '雇主', '单位'),
-    ('爱好', '喜欢', '热爱', '兴趣', '爱', '运动'),
-    ('语言', '外语', '会说', '说得'),
-    ('职位', '职务', '职业', '当了', '升职', '转行'),
-    ('宠物', '养了', '猫', '狗'),
-    ('妻子', '老婆', '太太', '夫人', '媳妇', '丈夫', '老公', '结婚', '爱人'),
-    ('格式', '排版', '列表', '要点', '段落', '表格', '回答'),
-    ('希望', '喜欢', '想要', '偏好', '更喜欢', '要', '不再', '以后', '改成'),
-    ('称呼', '叫我', '名字', '叫'),
-    ('语言', '中文', '英文', '日文', '用英语', '用中文'),
-    ('简短', '详细', '长度', '多长', '简洁'),
+_ZH_SLOTS: tuple[tuple[str | None, tuple[str, ...]], ...] = (
+    ('lives_in', ('住', '搬', '家住', '家在', '生活', '定居', '城市', '居住')),
+    ('works_at', ('工作', '上班', '入职', '跳槽', '任职', '就职', '加入', '公司', '雇主', '单位')),
+    (None, ('爱好', '喜欢', '热爱', '兴趣', '爱', '运动')),
+    (None, ('语言', '外语', '会说', '说得')),
+    ('title', ('职位', '职务', '职业', '当了', '升职', '转行')),
+    (None, ('宠物', '养了', '猫', '狗')),
+    ('partner', ('妻子', '老婆', '太太', '夫人', '媳妇', '丈夫', '老公', '结婚', '爱人')),
+    ('answer_format', ('格式', '排版', '列表', '要点', '段落', '表格', '回答')),
+    (None, ('希望', '喜欢', '想要', '偏好', '更喜欢', '要', '不再', '以后', '改成')),
+    ('name', ('称呼', '叫我', '名字', '叫')),
+    ('answer_language', ('语言', '中文', '英文', '日文', '用英语', '用中文')),
+    ('answer_length', ('简短', '详细', '长度', '多长', '简洁')),
+    ('editor', ('编辑器',)),
 )
+_ZH_GROUPS = tuple(words for _, words in _ZH_SLOTS)
 # characters that carry no topic: a memory sharing only these with a query says nothing of it
 CJK_FUNCTION = frozenset(
     '我你您他她它们的了是在有哪里些什么怎吗呢吧啊呀和与也都就还又很个这那谁一多少做'
@@ -124,3 +142,40 @@ def slot_synonym_in(term: str, have: frozenset[str], text: str) -> bool:
     if _CJK.fullmatch(term):
         return any(word in text for word in _chinese().get(term, ()))
     return bool(_english().get(term, frozenset()) & have)
+
+
+@cache
+def _english_slots() -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for slot, words in _EN_SLOTS:
+        if slot is not None:
+            for stem in tokenize(words):
+                out.setdefault(stem, set()).add(slot)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def asked_slots(query: str) -> frozenset[str]:
+    """The single-valued slots (the write side's names) whose words a query holds: "Where do I
+    live now?" asks `lives_in`, 我现在在哪家公司上班 `works_at`."""
+    found: set[str] = set()
+    table = _english_slots()
+    for stem in tokenize(query):
+        found.update(table.get(stem, ()))
+    if _CJK.search(query):
+        for slot, words in _ZH_SLOTS:
+            if slot is not None and any(w in query for w in words if len(w) > 1 or w == '住'):
+                found.add(slot)
+    if 'title' in found:
+        found.discard('works_at')  # "what is my job title" asks the title, not the employer
+    return frozenset(found)
+
+
+def replaced_in(payload: Mapping[str, Any], slots: frozenset[str]) -> list[str]:
+    """The ids of the memories that replaced what this memory said of one of `slots` (its
+    `stale` records: the memory stays current for its other facts)."""
+    records = payload.get('stale') or ()
+    return [
+        str(r['by'])
+        for r in records
+        if isinstance(r, Mapping) and str(r.get('slot', '')).split(':')[0] in slots
+    ]
