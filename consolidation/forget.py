@@ -19,7 +19,8 @@ write that stored it on disk, and Kuzu keeps a deleted node's strings in its fil
 queues a compaction (`compaction_job` in its answer): every store this process owns is rewritten
 with what it still holds (vectors/edge_compact.py, kg/kuzu_lifecycle.rewrite); the job store
 zeroes what it deletes already (secure_delete). Once that job is `done`, no byte of the
-forgotten text is left in any file under the data dir.
+forgotten text is left in any file under the data dir. On a Qdrant server the job can only ask
+the server to vacuum (vectors/qdrant.py): docs/SERVER.md says what that leaves on its volume.
 """
 
 from __future__ import annotations

@@ -240,7 +240,7 @@ def _wire(
     embedder = _make_embedder(settings)
     sparse = Bm25Encoder()
     compactors: list[Any] = []  # forget's compaction: the stores this process owns
-    if settings.embedded and hasattr(store, 'compact'):
+    if hasattr(store, 'compact'):  # Edge rewrites its shards; a Qdrant server vacuums
         compactors.append(store.compact)
     kg = (
         _build_graph(settings, embedder, clock, closers, compactors)

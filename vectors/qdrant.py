@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -22,10 +24,22 @@ from vectors.models import (
     canonical_ids,
 )
 
+log = logging.getLogger(__name__)
+
 # Points per upsert request: keeps each HTTP body well under the server's 32 MB limit.
 _UPSERT_BATCH = 256
 # Answers meaning "the server is not there right now" rather than "your request is wrong".
 _UNAVAILABLE_STATUSES = frozenset({401, 403, 404, 500, 502, 503, 504})
+# Qdrant deletes a point by flagging it; its vacuum optimizer rewrites a segment without its
+# deleted points only past `deleted_threshold` (a share of the segment) and
+# `vacuum_min_vector_number` deleted points. `compact` lowers both to the least the server
+# accepts while it vacuums, then puts the collection's own values back (Qdrant's defaults when a
+# compaction that never finished left the lowered ones behind).
+VACUUM = models.OptimizersConfigDiff(deleted_threshold=0.0, vacuum_min_vector_number=100)
+VACUUM_DEFAULTS = models.OptimizersConfigDiff(deleted_threshold=0.2, vacuum_min_vector_number=1000)
+# how long a compaction waits for the server's optimizers to start, and then to finish
+VACUUM_START_S = 2.0
+VACUUM_WAIT_S = 600.0
 
 
 class QdrantVectorStore:
@@ -186,6 +200,50 @@ class QdrantVectorStore:
 
     def optimize(self) -> None:
         """No-op: the server's optimizers build indexes on their own."""
+
+    def compact(self) -> int:
+        """Ask the server to rewrite the segments that hold deleted points (forget's compaction;
+        docs/SERVER.md says what it does and does not erase); returns the points kept."""
+        kept = 0
+        for name in sorted(self._ready):
+            with _reachable():
+                kept += self._vacuum(name)
+        return kept
+
+    def _vacuum(self, name: str) -> int:
+        client = self._client
+        config = client.get_collection(name).config.optimizer_config
+        own = models.OptimizersConfigDiff(
+            deleted_threshold=config.deleted_threshold,
+            vacuum_min_vector_number=config.vacuum_min_vector_number,
+        )
+        if own == VACUUM:
+            own = VACUUM_DEFAULTS
+        # blocks until the optimizations under way are done, then starts the optimizers anew
+        client.update_collection(name, optimizers_config=VACUUM)
+        try:
+            self._wait_optimized(name)
+        finally:
+            client.update_collection(name, optimizers_config=own)
+        kept = client.count(name, exact=True).count
+        log.info('asked Qdrant to vacuum %s: %d points', name, kept)
+        return kept
+
+    def _wait_optimized(self, name: str) -> None:
+        """Wait until the optimizers of `name` have run (status yellow while they do)."""
+        started = time.monotonic()
+        seen_busy = False
+        while True:
+            status = self._client.get_collection(name).status
+            busy = status == models.CollectionStatus.YELLOW
+            seen_busy = seen_busy or busy
+            waited = time.monotonic() - started
+            if not busy and (seen_busy or waited >= VACUUM_START_S):
+                return
+            if waited >= VACUUM_WAIT_S:
+                log.warning('Qdrant still optimizes %s after %.0f s', name, waited)
+                return
+            time.sleep(0.1)
 
     def close(self) -> None:
         """Close the client's connections."""

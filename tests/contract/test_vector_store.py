@@ -1343,3 +1343,35 @@ def test_edge_searches_go_on_while_the_index_is_built(tmp_path: Path) -> None:
         assert again.count(C, ALL) == 2_000
     finally:
         again.close()
+
+
+def test_qdrant_compact_asks_the_server_to_vacuum_and_puts_its_thresholds_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Forget's compaction on a Qdrant server: the vacuum thresholds go to their floor while
+    the server's optimizers run, then back to the collection's own. qdrant-client's local mode
+    stands in for the server here: it accepts the same requests but has no optimizers (nor
+    segments), so this checks the requests, not what the server does with them."""
+    from qdrant_client import QdrantClient, models
+
+    import vectors.qdrant as qdrant
+
+    monkeypatch.setattr(qdrant, 'VACUUM_START_S', 0.0)
+    client = QdrantClient(':memory:')
+    asked: list[tuple[str, Any]] = []
+    update = client.update_collection
+
+    def recorded(name: str, **kwargs: Any) -> Any:
+        asked.append((name, kwargs.get('optimizers_config')))
+        return update(name, **kwargs)
+
+    monkeypatch.setattr(client, 'update_collection', recorded)
+    vs = qdrant.QdrantVectorStore(client)
+    vs.ensure_collection(SPEC)
+    vs.upsert(C, [point(n) for n in range(1, 6)])
+    vs.delete(C, [pid(1), pid(2)])
+    assert vs.compact() == 3
+    floor = models.OptimizersConfigDiff(deleted_threshold=0.0, vacuum_min_vector_number=100)
+    own = models.OptimizersConfigDiff(deleted_threshold=0.2, vacuum_min_vector_number=1000)
+    assert asked == [(C, floor), (C, own)]
+    vs.close()
