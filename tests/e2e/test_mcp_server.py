@@ -4,6 +4,7 @@ streamable HTTP, against a real service on a loopback port."""
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -105,6 +106,33 @@ def test_stdio_session_needs_no_scope_argument(url: str) -> None:
     params = stdio_params(url, {'KG_API_TOKEN': TOKEN, 'MNEMOS_SCOPE': scope})
     out = anyio.run(session_calls, params, {})
     check_session(out, scope)
+
+
+def test_the_client_package_serves_the_same_session_without_the_server_cli(url: str) -> None:
+    # `python -m mnemos_client.mcp`: URL and token from the client's own variables
+    scope = f'agent:c{uuid.uuid4().hex[:10]}'
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=['-m', 'mnemos_client.mcp', '--scope', scope],
+        env={'PYTHONPATH': str(ROOT), 'MNEMOS_URL': url, 'MNEMOS_API_KEY': TOKEN},
+        cwd=str(ROOT),
+    )
+    out = anyio.run(session_calls, params, {})
+    check_session(out, scope)
+
+
+def test_the_client_package_without_a_token_says_how_to_give_one(url: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(('KG_', 'MNEMOS_'))}
+    ran = subprocess.run(
+        [sys.executable, '-m', 'mnemos_client.mcp', '--url', url],
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+    assert ran.returncode != 0
+    assert 'no token: pass --token, or set MNEMOS_API_KEY' in ran.stderr
 
 
 def test_stdio_reads_the_token_file_and_takes_scope_and_user_flags(
