@@ -164,6 +164,7 @@ class EdgeVectorStore:
                     self._shards.apply(collection, qe.UpdateOperation.delete_points(wanted))
                 finally:
                     self._payloads.evict(collection, wanted)
+                    self._builds.deleted(collection)
 
     def scroll(
         self, collection: str, flt: PointFilter, limit: int, offset: str | None = None
@@ -182,9 +183,10 @@ class EdgeVectorStore:
         return self._reader.facet(collection, key, flt, limit)
 
     def compact(self) -> int:
-        """Rewrite every shard with its live points only (vectors/edge_compact.py), so that no
-        deleted payload stays in a segment or the write-ahead log; returns the points kept.
-        Searches and writes go on meanwhile; searches wait only while the new shard loads."""
+        """Rewrite every shard with a delete since its last rewrite with its live points only
+        (vectors/edge_compact.py), so that no deleted payload stays in a segment or the
+        write-ahead log; returns the points kept in those. Searches and writes go on meanwhile;
+        searches wait only while the new shard loads."""
         return self._builds.compact()
 
     def optimize(self) -> None:

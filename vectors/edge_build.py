@@ -42,6 +42,11 @@ class EdgeBuilds:
         self._rebuilding = threading.Lock()  # compact or optimize: both replace the shards
         self.pending = edge_compact.read_pending(shards.root)  # unindexed, across restarts
         self._last_write = 0.0
+        # deletes per shard, and the count each shard's last rewrite holds: a shard with no
+        # delete since its rewrite has no deleted bytes to drop (every shard has them once
+        # opened: its deletes before the opening are not known)
+        self._deletes: dict[str, int] = {}
+        self._rewritten: dict[str, int] = {}
         self._stop = threading.Event()
         self._optimizer: threading.Thread | None = None
         if auto_optimize:
@@ -55,10 +60,21 @@ class EdgeBuilds:
         self.pending += points
         self._last_write = time.monotonic()
 
+    def deleted(self, collection: str) -> None:
+        """Note a delete in `collection` (the caller holds the shards' write lock)."""
+        self._deletes[collection] = self._deletes.get(collection, 0) + 1
+
     def compact(self) -> int:
-        """Rewrite every shard with its live points only; returns the points kept."""
+        """Rewrite with its live points only every shard that had a delete since its last
+        rewrite (every shard, the first time after opening); returns the points kept in the
+        shards rewritten."""
         with self._rebuilding:
-            return sum(self._replace(name, build=False) for name in list(self._shards.open))
+            names = [
+                name
+                for name in list(self._shards.open)
+                if self._rewritten.get(name) != self._deletes.get(name, 0)
+            ]
+            return sum(self._replace(name, build=False) for name in names)
 
     def optimize(self) -> None:
         """Build the index of every shard with points awaiting one, in a child process; with
@@ -86,6 +102,8 @@ class EdgeBuilds:
             if build:
                 edge_compact.copy_shard(path)  # nothing writes while it is copied
             journal = shards.journals[name] = []
+            # a delete from here on is replayed into the new shard: its bytes stay there
+            deletes = self._deletes.get(name, 0)
         try:
             if build:
                 shard = edge_compact.build_copy(path)
@@ -104,6 +122,7 @@ class EdgeBuilds:
                         raise
                 if not build:
                     self.pending += kept  # unindexed until the next build
+                    self._rewritten[name] = deletes
         finally:
             with shards.write:
                 shards.journals.pop(name, None)

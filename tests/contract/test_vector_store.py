@@ -1375,3 +1375,36 @@ def test_qdrant_compact_asks_the_server_to_vacuum_and_puts_its_thresholds_back(
     own = models.OptimizersConfigDiff(deleted_threshold=0.2, vacuum_min_vector_number=1000)
     assert asked == [(C, floor), (C, own)]
     vs.close()
+
+
+def test_edge_compacts_only_the_shards_with_a_delete_since_their_last_rewrite(
+    tmp_path: Path,
+) -> None:
+    """A compaction rewrites a shard only when a point was deleted in it since its last rewrite
+    (forget's rewrite costs the size of the store it rewrites); after an opening every shard is
+    rewritten once, since deletes before the opening are not known."""
+    from vectors.edge import EdgeVectorStore
+
+    other = SPEC.model_copy(update={'name': 'other'})
+    root = tmp_path / 'vectors'
+    store = EdgeVectorStore(root, auto_optimize=False)
+    try:
+        for spec in (SPEC, other):
+            store.ensure_collection(spec)
+        store.upsert(C, [point(n) for n in range(1, 6)])
+        store.upsert('other', [point(n) for n in range(1, 4)])
+        assert store.compact() == 8  # both, the first time
+        assert store.compact() == 0  # nothing deleted since
+        store.delete(C, [pid(1)])
+        assert store.compact() == 4  # C only
+        store.delete('other', [pid(9)])  # an unknown id: still a delete to rewrite for
+        assert store.compact() == 3
+    finally:
+        store.close()
+    again = EdgeVectorStore(root, auto_optimize=False)
+    try:
+        for spec in (SPEC, other):
+            again.ensure_collection(spec)
+        assert again.compact() == 7  # after an opening: every shard
+    finally:
+        again.close()
