@@ -13,7 +13,8 @@ from api.documented import SCOPED, documented
 from api.observability import observe_receipt
 from api.responses import BundleOut, CaptureOut
 from core.scopes import Identifier, ScopeId
-from recall.read.bundle import BUNDLE_MIN_SCORE, is_trivial, pack
+from recall.read.bundle import is_trivial, pack
+from recall.read.weights import BUNDLE_MIN_SCORE
 from recall.schemas import SearchRequest, event_time
 from recall.write.guards import is_system_channel
 

@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from core.settings import Settings  # noqa: E402
 from kg.extraction.spacy_extractor import SpacyExtractor  # noqa: E402
 from kg.models import SourceText  # noqa: E402
-from recall.normalize import strip_recall_blocks  # noqa: E402
+from recall.recall_block import strip_recall_blocks  # noqa: E402
 from recall.write.capture import capture  # noqa: E402
 
 DATA = ROOT / 'tests' / 'data' / 'extraction_set.jsonl'

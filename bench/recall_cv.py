@@ -31,7 +31,7 @@ from recall.read.fusion import (
     learned_scores,
 )
 
-# the service ranks the head of the fused list only (recall.service RANK_WINDOW_FACTOR/MIN)
+# the service ranks the head of the fused list only (recall.read.weights RANK_WINDOW_FACTOR/MIN)
 RANK_WINDOW_FACTOR = 3
 MIN_RANK_WINDOW = 30
 CHANNELS = ('bm25', 'dense', 'context', 'graph')

@@ -13,7 +13,8 @@ from consolidation import llm, text
 from consolidation.models import Episode, SessionIn, SummarySource, episode_id, source_id
 from core.jobs import JobName, LockHeld
 from recall.models import ANY_USER, EPISODES, episodes_spec
-from recall.normalize import content_hash, strip_recall_blocks
+from recall.normalize import content_hash
+from recall.recall_block import strip_recall_blocks
 from recall.write.guards import redact_secrets
 from vectors.models import CollectionSpec, PointFilter, Range, VectorPoint
 

@@ -63,36 +63,3 @@ def birthday_key(year: int, month: int, day: int) -> str:
 def name_key(name: str) -> str:
     """`name:<normalised name>` so case and width variants of one name share a key."""
     return entity_key('name', normalize_text(name))
-
-
-# ---- recall blocks: never persisted ---------------------------------------------------------
-# An auto-recall block is injected for the current turn only; a client that sends it back inside
-# a turn, a transcript or a document must not turn recalled memories into new ones.
-
-_RECALL_TAGGED = re.compile(
-    r'<\s*(recalled[_-]?memor\w*|memory[_-]?context|relevant[_-]?memor\w*)\b[^>]*>.*?'
-    r'(?:<\s*/\s*\1\s*>|\Z)',
-    re.IGNORECASE | re.DOTALL,
-)
-# a header line, then every line up to the first blank line (the block's bullets)
-_RECALL_HEADED = re.compile(
-    r'^[ \t]*(?:#{1,6}[ \t]*relevant memor[^\n]*|\[memory context\][^\n]*|'
-    r'#{1,6}[ \t]*(?:recalled memor|相关记忆|记忆召回)[^\n]*)\n?(?:[ \t]*\S[^\n]*(?:\n|\Z))*',
-    re.IGNORECASE | re.MULTILINE,
-)
-
-
-def strip_recall_blocks(text: str) -> str:
-    """`text` without injected recall sections ("## Relevant Memory (current turn only)" and its
-    bullets, `<recalled_memories>…</recalled_memories>`, `[memory context] …`); text without one
-    is returned unchanged."""
-    if not _MAY_HOLD_RECALL.search(text):
-        return text
-    stripped = _RECALL_HEADED.sub('', _RECALL_TAGGED.sub('', text))
-    return re.sub(r'\n{3,}', '\n\n', stripped).strip()
-
-
-_MAY_HOLD_RECALL = re.compile(
-    r'relevant memor|recalled[_-]?memor|memory[_-]?context|memory context|相关记忆|记忆召回',
-    re.IGNORECASE,
-)

@@ -17,7 +17,8 @@ from pydantic import BaseModel, Field
 from core.clock import Clock, to_epoch
 from core.errors import InvalidInput, NotFound, PayloadTooLarge
 from recall.models import CHUNK_NAMESPACE, MEMORIES, Chunk
-from recall.normalize import content_hash, normalize_text, strip_recall_blocks
+from recall.normalize import content_hash, normalize_text
+from recall.recall_block import strip_recall_blocks
 from recall.tiers import Kind, Source
 from recall.write.writer import MemoryWriter
 from vectors.models import PointFilter, StoredPoint

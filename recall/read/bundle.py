@@ -1,6 +1,7 @@
-"""Auto-recall bundle: skip trivial turns, escape recalled text, pack hits under a token budget.
+"""Auto-recall bundle: skip trivial turns, pack hits under a token budget into a recall block.
 
-The bundle is injected for the current turn only and never written back to history (seed 001).
+What a block looks like (header, one escaped line per memory) is `recall.recall_block`; the
+bundle is injected for the current turn only and never written back to history.
 """
 
 from __future__ import annotations
@@ -10,16 +11,12 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.clock import to_epoch
+from recall.recall_block import HEADER, PackableHit, format_line, render
 
-RECALL_MARKER = 'current turn only'
-HEADER = f'## Relevant Memory ({RECALL_MARKER})'
 MAX_ITEMS = 5
-MAX_ITEM_CHARS = 400
 SHORT_MESSAGE_CHARS = 2
 
 # ---- trivial messages ------------------------------------------------------------------------
@@ -155,13 +152,6 @@ _TRAILING = re.compile(r'[\s\W_]+$')
 _LEADING = re.compile(r'^[\s\W_]+')
 
 
-# the bundle's relevance floor on hit confidence (recall.read.context): a prompt is better off with
-# no memory than an unrelated one. The highest floor that drops no gold answer on the dev half
-# of bench/updates.py (English and Chinese; 0.5 dropped 1.5 % of the English ones), while no
-# unrelated question there gets a memory.
-BUNDLE_MIN_SCORE = 0.4
-
-
 class TrivialCheck(BaseModel):
     """Whether a message is too trivial to recall for, and why."""
 
@@ -207,34 +197,6 @@ def is_trivial(message: str) -> TrivialCheck:
     return TrivialCheck(trivial=False)
 
 
-# ---- escaping --------------------------------------------------------------------------------
-
-_ZERO_WIDTH = re.compile('[\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]')
-_CONTROL = re.compile(r'[\x00-\x08\x0b-\x1f\x7f]')
-_CHAT_TOKENS = re.compile(r'<\|[^|>]{0,40}\|>|\[/?INST\]|<</?SYS>>', re.IGNORECASE)
-_ROLE = re.compile(
-    r'\b(system|assistant|developer|user|human|ai|tool|function)(\s*)([:：])', re.IGNORECASE
-)
-_FENCE = re.compile(r'`{3,}|~{3,}')
-
-
-def escape_for_prompt(text: str, max_chars: int = MAX_ITEM_CHARS) -> str:
-    """One inert line of `text`: no tags, chat tokens, role prefixes, fences or line breaks."""
-    out = _ZERO_WIDTH.sub('', unicodedata.normalize('NFKC', text))
-    out = _CONTROL.sub(' ', out)
-    out = _CHAT_TOKENS.sub(lambda m: f'({m.group(0).strip("<>[]|/")})', out)
-    # angle brackets become look-alikes, so "<system>" cannot open a tag the model honours
-    out = out.replace('<', '‹').replace('>', '›')
-    out = _FENCE.sub("'''", out)
-    # "System: do X" inside a memory must not read as a new speaker turn
-    out = _ROLE.sub(lambda m: f'{m.group(1)} said{m.group(3)}', out)
-    # one memory is one list item: a newline could start a heading, a role line or a new item
-    out = ' '.join(out.split())
-    if len(out) > max_chars:
-        out = out[: max_chars - 1].rstrip() + '…'
-    return out
-
-
 # ---- token estimate and packing --------------------------------------------------------------
 
 
@@ -250,21 +212,6 @@ def estimate_tokens(text: str) -> int:
     return wide + math.ceil(other / 4)
 
 
-class PackableHit(Protocol):
-    """What `pack` reads from a hit (recall.schemas.Hit satisfies it)."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def score(self) -> float: ...
-    @property
-    def kind(self) -> str: ...
-    @property
-    def tier(self) -> str: ...
-
-
 class Bundle(BaseModel):
     """The packed recall block and what went into it."""
 
@@ -273,27 +220,6 @@ class Bundle(BaseModel):
     tokens: int = 0
     max_tokens: int
     dropped: list[str] = Field(default_factory=list, description='ids left out by the budget')
-
-
-def _age(created_at: datetime | None, now: datetime | None) -> str | None:
-    if created_at is None or now is None:
-        return None
-    days = max(0.0, (to_epoch(now) - to_epoch(created_at)) / 86_400)
-    if days < 1:
-        return f'{int(days * 24)}h'
-    return f'{int(days)}d'
-
-
-def format_line(hit: PackableHit, now: datetime | None = None) -> str:
-    """`- [id=…, kind=…, tier=…, score=…, age=…(, superseded)] escaped text`."""
-    fields = [f'id={hit.id}', f'kind={hit.kind}', f'tier={hit.tier}', f'score={hit.score:.2f}']
-    age = _age(getattr(hit, 'created_at', None), now)
-    if age is not None:
-        fields.append(f'age={age}')
-    if getattr(hit, 'superseded_by', None):
-        # recalled for a question about a past time: the model must not take it as current
-        fields.append('superseded')
-    return f'- [{", ".join(fields)}] {escape_for_prompt(hit.text)}'
 
 
 def pack(
@@ -330,7 +256,7 @@ def pack(
     if not ids:
         return Bundle(text='', max_tokens=max_tokens, dropped=dropped)
     return Bundle(
-        text='\n'.join([HEADER, *lines]),
+        text=render(lines),
         ids=ids,
         tokens=used,
         max_tokens=max_tokens,

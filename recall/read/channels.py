@@ -25,6 +25,7 @@ from recall.read.context import CONTEXT_DEPTH, context_list, neighbours_of
 from recall.read.evidence import GraphVerdict, slot_verdict
 from recall.read.filters import apply_search_filters
 from recall.read.fusion import Fused, FusionConfig, fuse, graph_weight
+from recall.read.weights import CANDIDATE_FACTOR, MAX_CANDIDATES, MIN_CANDIDATES
 from recall.schemas import SearchMode, SearchRequest
 from recall.tiers import Kind, Trust
 from vectors.filtering import matches
@@ -32,12 +33,6 @@ from vectors.models import Channel, PointFilter, ScoredPoint, StoredPoint
 from vectors.ports import Embedder, SparseEncoder, VectorStore
 
 log = logging.getLogger(__name__)
-
-# Channels return this many candidates per requested hit (at least MIN_CANDIDATES): RRF needs
-# depth to reward ids that both channels find but neither ranks first.
-CANDIDATE_FACTOR = 4
-MIN_CANDIDATES = 50
-MAX_CANDIDATES = 200
 
 
 # Found is a dataclass, not a model: it holds models and payloads that are valid already, and

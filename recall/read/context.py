@@ -3,11 +3,8 @@ surely a hit answers a query at all.
 
 Pure functions over payloads and ranked lists; the service does the store I/O.
 
-- **Speaker.** Clients that log a chat write "Name: words" (LoCoMo, most agent transcripts) and
-  rarely send `metadata.speaker`. A question that names a person is usually about what that
-  person said, so a turn whose speaker the query names gets a small boost. Only a turn has a
-  speaker: a field note ("Maya's Gender: female", "李娜的性别：女") and a block of several
-  speakers' lines are not one person's words.
+- **Speaker.** A question that names a person is usually about what that person said, so a
+  turn whose speaker the query names gets a small boost (who spoke a turn: `recall.speakers`).
 - **Neighbours.** A turn's meaning often sits in the turn before it ("What did you paint?" /
   "A sunrise."). Each memory records the memory written just before it in its scope
   (`prev_id`); at query time the strongest lexical and dense candidates lend score to their
@@ -29,83 +26,17 @@ from typing import Any
 
 from core.text import MONTHS
 from recall.read.slots import coverage_of, is_cjk
+from recall.read.weights import (
+    CONTEXT_DEPTH,
+    COSINE_FLOOR,
+    COSINE_FULL,
+    DATE_SLACK_DAYS,
+    SESSION_GAP_S,
+)
+from recall.speakers import is_turn
 from vectors.bm25 import CJK_CHARS, STOPWORDS, tokenize
 
-# "Caroline: ...", "Dr. Lee: ...", "东升: ..." — a short name before a colon at the very start;
-# Latin names must be capitalised so "Note: buy milk" style labels need more than a colon
-_NAME = r'((?:[A-Z][\w.\'-]{0,30})(?: [A-Z][\w.\'-]{0,30}){0,2}|[\u4e00-\u9fff]{1,6})\s*[:：]'
-_PREFIX = re.compile(rf'^\s*{_NAME}\s*\S')
-_NON_NAMES = frozenset({'note', 'todo', 'q', 'a', 'user', 'assistant', 'system', 'http', 'https'})
-_POSSESSIVE = re.compile(r"['’]s\b|s['’](?:\s|$)|的")
-# the speaker of every line of a dialogue block
-_LINE_PREFIX = re.compile(rf'^\s*{_NAME}', re.MULTILINE)
-_WORD = re.compile(r'[^\W_]+', re.UNICODE)
-_HAN = re.compile(r'[\u4e00-\u9fff]+')
 _CJK_PAIR = re.compile(rf'[{CJK_CHARS}]{{2}}')  # a bigram as vectors.bm25 makes them
-
-# two memories of one scope written within this many seconds of event time are one session
-SESSION_GAP_S = 3 * 3600.0
-# how far down each source channel lends score to neighbours
-CONTEXT_DEPTH = 20
-
-
-def speaker_of(text: str, metadata: Mapping[str, Any], user_id: str | None = None) -> str | None:
-    """Who said this memory: `metadata.speaker`, else its turn's "Name:" prefix, else the user
-    id."""
-    given = metadata.get('speaker')
-    if isinstance(given, str) and given.strip():
-        return given.strip()[:80]
-    return prefix_speaker(text) or user_id
-
-
-def prefix_speaker(text: str) -> str | None:
-    """The name of a "Name: words" turn; None for a field note ("X's Gender: female": a
-    possessive is no name) and for lines of several speakers (a dialogue, not one turn)."""
-    match = _PREFIX.match(text)
-    if not match:
-        return None
-    name = match.group(1)
-    if name.casefold() in _NON_NAMES or _POSSESSIVE.search(name):
-        return None
-    if '\n' in text:
-        others = {m.group(1) for m in _LINE_PREFIX.finditer(text)}
-        if others - {name}:
-            return None
-    return name
-
-
-def turn_speaker(payload: Mapping[str, Any]) -> str | None:
-    """The speaker of a dialogue turn at read time: `metadata.speaker` or the text's own
-    prefix; never the user id a write falls back to (every note of that user would count)."""
-    metadata = payload.get('metadata')
-    given = metadata.get('speaker') if isinstance(metadata, dict) else None
-    if isinstance(given, str) and given.strip():
-        return given.strip()[:80]
-    return prefix_speaker(str(payload.get('text', '')))
-
-
-def name_keys(name: str) -> frozenset[str]:
-    """The casefolded words a query may use for a speaker ("Dr. Lee Chen" → dr, lee, chen)."""
-    if _HAN.fullmatch(name):
-        return frozenset({name})
-    return frozenset(w.casefold() for w in _WORD.findall(name) if len(w) > 1)
-
-
-def query_names(query: str, speakers: set[str]) -> frozenset[str]:
-    """The speakers (as given) that the query names, by whole word or, for CJK, substring."""
-    words = {w.casefold() for w in _WORD.findall(query)}
-    named = set()
-    for speaker in speakers:
-        for key in name_keys(speaker):
-            if (key in query) if _HAN.fullmatch(key) else (key in words):
-                named.add(speaker)
-                break
-    return frozenset(named)
-
-
-def is_turn(payload: Mapping[str, Any]) -> bool:
-    """A dialogue turn: someone is said to speak it (metadata or a "Name:" prefix)."""
-    return turn_speaker(payload) is not None
 
 
 def same_session(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -217,12 +148,6 @@ def coverage(terms: Sequence[str], text: str) -> float:
     return coverage_of(terms, _terms_of(text), text)
 
 
-# cosine of the default embedder (MiniLM) between a query and an unrelated memory sits around
-# 0.0-0.25; a paraphrase of the same fact sits above 0.55
-COSINE_FLOOR = 0.25
-COSINE_FULL = 0.6
-
-
 def calibrated_cosine(cosine: float | None) -> float:
     """Cosine mapped linearly onto [0, 1] between COSINE_FLOOR and COSINE_FULL."""
     if cosine is None or math.isnan(cosine):
@@ -260,8 +185,6 @@ _ZH_RELATIVE = {
     '去年': 'last year',
     '今年': 'this year',
 }
-# people mention an event in the sessions after it: a period also covers this many days after it
-DATE_SLACK_DAYS = 31
 
 
 class Period:

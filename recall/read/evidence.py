@@ -18,18 +18,10 @@ from typing import Any
 from recall.models import MEMORIES
 from recall.ports import GraphIndex
 from recall.read.fusion import Fused
+from recall.read.weights import GRAPH_CONFIDENCE, LEAD_MARGIN, STALE_FACTOR
 from vectors.filtering import matches
 from vectors.models import PointFilter, SlotEvidence
 from vectors.ports import VectorStore
-
-# the text channels may rank a stale statement of a slot far above the holding one (a learned
-# probability of 0.80 against 0.02 for "我住在重庆" / "我现在住在西安"): the graph's answer leads
-# by a margin that decay and boosts (about 10 % apart) do not undo
-LEAD_MARGIN = 1.25
-STALE_FACTOR = 0.5
-# the graph's word that a chunk answers the question, on the scale of recall.read.context
-# confidence: above the default floors of search and bundle
-GRAPH_CONFIDENCE = 0.6
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,6 @@ learned (logistic) fusion over channel features fitted by cross-validation."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -13,7 +12,7 @@ from typing import Literal, NamedTuple
 import numpy as np
 from pydantic import BaseModel, Field, field_validator
 
-RRF_K = 60
+from recall.read.weights import GRAPH_FULL_SCORE, GRAPH_MIN_SCORE, RRF_K
 
 
 # a slotted dataclass, not a model: ~150 are built per search from values that are valid
@@ -144,8 +143,6 @@ def fuse(lists: Mapping[str, RankedList], method: str, weights: Mapping[str, flo
 # (kg.service.related_chunks): 1/log2(3) for an entity named once. A channel led by an entity
 # the whole scope names (a chat's speaker) says little, whatever its ranks: it is silent below
 # GRAPH_MIN_SCORE and weighs in proportion to its best score up to GRAPH_FULL_SCORE
-GRAPH_FULL_SCORE = 1 / math.log2(3)
-GRAPH_MIN_SCORE = 0.3
 
 
 def graph_weight(weight: float, ranked: RankedList) -> float:

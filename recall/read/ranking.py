@@ -16,7 +16,7 @@ from core.clock import to_epoch
 from recall.decay import multiplier, relevance
 from recall.models import Chunk
 from recall.read.channels import Found
-from recall.read.context import confidence, query_names, query_period, turn_speaker
+from recall.read.context import confidence, query_period
 from recall.read.fusion import (
     LEARNED_CHANNELS,
     Fused,
@@ -28,22 +28,19 @@ from recall.read.fusion import (
     shipped_model,
 )
 from recall.read.slots import asked_slots, replaced_in
+from recall.read.weights import (
+    BELOW_REPLACEMENT,
+    CONTEXT_SHARE,
+    MIN_RANK_WINDOW,
+    RANK_WINDOW_FACTOR,
+    STALE_FACTOR,
+    UNTRUSTED_FACTOR,
+    USER_BOOST,
+)
 from recall.schemas import Hit, SearchMode, SearchRequest
+from recall.speakers import query_names, turn_speaker
 from recall.tiers import Trust
 from recall.write.supersession import Supersession
-
-USER_BOOST = 1.2
-# a hit found as the neighbour of another takes this share of that hit's confidence
-CONTEXT_SHARE = 0.8
-# untrusted memories (tool output) rank below trusted ones on otherwise equal scores
-UNTRUSTED_FACTOR = 0.9
-# a memory whose value of the slot a question asks was replaced (its `stale` record; it stays
-# current for its other facts) ranks this far below the memory that replaced it, a margin the
-# ~10 % moves of decay and boosts do not undo; by STALE_FACTOR when that memory is no candidate
-BELOW_REPLACEMENT = 0.8
-STALE_FACTOR = 0.5
-RANK_WINDOW_FACTOR = 3
-MIN_RANK_WINDOW = 30
 
 
 # Scored and Ranked are dataclasses, not models: they hold models and payloads that are valid

@@ -28,16 +28,10 @@ from recall.read.history import not_then, past_period
 from recall.read.policy import apply_policy
 from recall.read.ranking import Ranked, rank
 from recall.read.touches import AccessRecorder
+from recall.read.weights import GRAPH_OPT_IN_WEIGHT, WEAK_CHECK_DEPTH, WEAK_CONFIDENCE
 from recall.schemas import Hit, Receipt, SearchRequest, SearchResponse
 from vectors.models import Channel
 from vectors.ports import Embedder, SparseEncoder, VectorStore
-
-# `graph: true` on a recipe that leaves the graph out: a quarter of BM25's say
-GRAPH_OPT_IN_WEIGHT = 0.25
-# a team member (or a scope reading global) whose best hit is below this confidence also reads
-# the fallback scopes
-WEAK_CONFIDENCE = 0.5
-WEAK_CHECK_DEPTH = 5
 
 
 class Searcher:

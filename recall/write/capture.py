@@ -17,7 +17,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recall.normalize import name_key, normalize_text, strip_recall_blocks
+from recall.normalize import name_key, normalize_text
+from recall.recall_block import strip_recall_blocks
 from recall.schemas import MemoryIn
 from recall.tiers import ImportanceLabel, Kind, Source, Tier
 from recall.write.deterministic import Captured, deterministic_capture

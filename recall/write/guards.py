@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from recall.models import Chunk
-from recall.normalize import content_hash, strip_recall_blocks
-from recall.read.bundle import RECALL_MARKER
+from recall.normalize import content_hash
+from recall.recall_block import FINGERPRINT, strip_recall_blocks
 from recall.schemas import MemoryIn
 from recall.write import scanner
 
@@ -47,11 +47,7 @@ def is_system_channel(channel: str | None) -> bool:
 _FINGERPRINTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE | re.MULTILINE))
     for name, pattern in (
-        (
-            'recall_block',
-            re.escape(RECALL_MARKER) + r'|##\s*relevant memor|<recalled[_-]?memor'
-            r'|\[memory context\]|<memory[_-]?context|<relevant[_-]?memor',
-        ),
+        ('recall_block', FINGERPRINT),
         (
             'system_tag',
             r'</?\s*(system|system[_-]?prompt|instructions?|assistant|tool_result|'

@@ -16,9 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from core.clock import Clock
 from core.errors import InvalidInput, NotFound
 from recall.models import MEMORIES, Chunk, MemoryVersion
-from recall.normalize import content_hash, strip_recall_blocks
-from recall.read.context import speaker_of
+from recall.normalize import content_hash
+from recall.recall_block import strip_recall_blocks
 from recall.schemas import MemoryText, Metadata, Tags
+from recall.speakers import speaker_of
 from recall.tiers import Tier
 from recall.write.facts import facts_of
 from recall.write.guards import explicit_skip

@@ -26,8 +26,8 @@ from recall.decay import next_tier
 from recall.models import ANY_USER, MEMORIES, Chunk, chunk_id, memories_spec
 from recall.normalize import content_hash, normalize_text
 from recall.ports import AccessLog, GraphIndex
-from recall.read.context import speaker_of
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
+from recall.speakers import speaker_of
 from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Tier
 from recall.write.capture import CaptureDecision, capture
 from recall.write.facts import facts_of

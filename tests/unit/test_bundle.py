@@ -7,14 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from pydantic import BaseModel
 
-from recall.read.bundle import (
-    HEADER,
-    RECALL_MARKER,
-    escape_for_prompt,
-    estimate_tokens,
-    is_trivial,
-    pack,
-)
+from recall.read.bundle import estimate_tokens, is_trivial, pack
+from recall.recall_block import HEADER, RECALL_MARKER, escape_for_prompt
 from recall.write.guards import is_injected
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)

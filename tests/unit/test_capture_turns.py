@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from recall.normalize import strip_recall_blocks
+from recall.recall_block import strip_recall_blocks
 from recall.tiers import Kind, Tier
 from recall.write.capture import MAX_ITEMS_PER_TURN, SkipReason, capture, classify
 from recall.write.deterministic import deterministic_capture

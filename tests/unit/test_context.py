@@ -11,13 +11,12 @@ from recall.read.context import (
     confidence,
     context_list,
     coverage,
-    query_names,
     query_period,
     query_terms,
     same_session,
-    speaker_of,
 )
 from recall.read.fusion import DEFAULT_FUSION, FusionConfig, fuse
+from recall.speakers import query_names, speaker_of
 
 
 @pytest.mark.parametrize(

@@ -8,15 +8,10 @@ from datetime import UTC, datetime, timedelta
 
 from core.auth import Principal
 from core.clock import ManualClock
-from recall.read.context import (
-    is_turn,
-    neighbours_of,
-    prefix_speaker,
-    speaker_of,
-    turn_speaker,
-)
+from recall.read.context import neighbours_of
 from recall.schemas import MemoryIn, SearchMode, SearchRequest
 from recall.service import RecallService
+from recall.speakers import is_turn, prefix_speaker, speaker_of, turn_speaker
 from recall.write.writer import MemoryWriter
 from tests.fakes import InMemoryVectorStore
 from vectors.bm25 import Bm25Encoder
