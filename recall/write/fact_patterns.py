@@ -58,6 +58,7 @@ NOT_NAMES = frozenset(
         'my',
         'me',
         'please',
+        'let',
         'from',
         'as',
         'in',
@@ -160,6 +161,13 @@ ZH_NAME = re.compile(
 
 ZH_SELF = re.compile(r'^我(?:们)?')
 
+# "我妈妈住在上海" is about the mother: a kin word after 我 is the subject, unless it is named
+# ("我老婆叫李娜" states my partner)
+ZH_KIN_SUBJECT = re.compile(
+    r'^我的?(?P<k>妻子|老婆|老公|丈夫|爱人|男朋友|女朋友|对象|儿子|女儿|爸爸|妈妈|父亲|母亲|哥哥|姐姐|'
+    r'弟弟|妹妹|爷爷|奶奶|外公|外婆|老板|朋友|同事|室友|邻居)(?!是|叫|的名字)'
+)
+
 ZH_STOP_NAMES = frozenset(
     [
         '我们',
@@ -211,6 +219,9 @@ ADV = (
     r'has|used to|had|been|am|is|are|was|were|will|soon|already) )*'
 )
 
+# a negation in front of a slot's verb: "I no longer work at Acme", "I don't live in Paris"
+NOT_EN = r"(?P<n>(?i:no longer|don't|do not|doesn't|does not|not|never) )?"
+
 JOBS = (
     r'engineer|developer|designer|manager|analyst|scientist|teacher|nurse|doctor|lawyer|'
     r'consultant|architect|accountant|researcher|professor|programmer|director|intern|officer|'
@@ -234,14 +245,14 @@ SLOTS_EN: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for slot, pattern in (
         (
             'lives_in',
-            rf'^{ADV}(?:(?i:live|lives|living|lived|moved|moving|move|relocated|relocating|'
+            rf'^{ADV}{NOT_EN}(?:(?i:live|lives|living|lived|moved|moving|move|relocated|relocating|'
             r'settled|reside|resides|resided)(?: back| over| out| house)?'
             r"(?: from (?:the )?(?P<r>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)*))? (?:in|to) |"
             rf'(?i:based|located) in )(?:the )?{PLACE_EN}',
         ),
         (
             'works_at',
-            rf'^{ADV}(?:(?i:work(?:s|ed|ing)?(?: (?:now|currently|full-time|part-time))? '
+            rf'^{ADV}{NOT_EN}(?:(?i:work(?:s|ed|ing)?(?: (?:now|currently|full-time|part-time))? '
             r'(?:at|for)|join(?:ed|s|ing)?|start(?:ed|s|ing)? (?:(?:a|my) new job |a job |'
             r'working |work )?(?:at|with|for)|(?:got )?hired (?:by|at)|got a (?:new )?job (?:at|'
             r'with)|took a job (?:at|with)|accepted (?:an|the) offer from|employed (?:at|by)|'
@@ -250,6 +261,12 @@ SLOTS_EN: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             'works_at',
             rf'(?i:\b(?:a|an) (?:[\w-]+ ){{0,3}}(?:{JOBS})) (?:at|for|with) ' + ORG_EN,
+        ),
+        (
+            # "I quit Initech", "I left my job at Acme": the employer is over, no new one named
+            'works_at',
+            rf'^{ADV}(?P<n>(?i:quit|left) (?i:my (?:job|position|role) (?:at|with) )|'
+            r'(?i:quit) )' + ORG_EN,
         ),
         (
             'title',
@@ -276,9 +293,11 @@ SLOTS_EN: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 
+# bounded by non-letters, not \b: "用Vim写代码" has no word boundary around "Vim"
 EDITOR = re.compile(
-    r'(?i)\b(?P<v>neovim|nvim|vim|emacs|vs ?code|visual studio code|sublime(?: text)?|intellij|'
-    r'pycharm|webstorm|cursor|zed|helix|nano|atom|notepad\+\+)\b'
+    r'(?i)(?<![A-Za-z0-9])(?P<v>neovim|nvim|vim|emacs|vs ?code|visual studio code|'
+    r'sublime(?: text)?|intellij|pycharm|webstorm|cursor|zed|helix|nano|atom|notepad\+\+)'
+    r'(?![A-Za-z0-9])'
 )
 
 EDITOR_CUE = re.compile(
@@ -301,7 +320,9 @@ SLOTS_ZH: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             'works_at',
-            r'^(?:现在|目前|也|还|一直)?在' + HAN_VALUE + r'(?=工作|上班|任职|实习|做|当|担任|干)',
+            r'^(?:现在|目前|也|还|一直)?(?P<n>不再|已经不|不)?在'
+            + HAN_VALUE
+            + r'(?=工作|上班|任职|实习|做|当|担任|干)',
         ),
         (
             'works_at',
@@ -345,8 +366,8 @@ FORMAT_RE = [(name, re.compile(rf'(?i)(?:\b|(?<=[\u4e00-\u9fff]))(?:{p})')) for 
 FORMAT_CUE = re.compile(
     r'(?i)\b(?:prefer|want|like|use|using|write|answer|answers|reply|replies|respond|responses|'
     r"format|give me|no more|instead of|over|rather than|stop|don't|do not|avoid|from now on|"
-    r'keep)\b|'
-    r'回答|回复|输出|用|写|格式|不要|别|喜欢|偏好|不再|以后|从现在'
+    r'keep|fine|okay|allowed|switch|switched)\b|'
+    r'回答|回复|输出|用|写|格式|不要|别|喜欢|偏好|不再|以后|从现在|需要'
 )
 
 LANGS = (
@@ -358,9 +379,27 @@ LANGS = (
     ('spanish', r'spanish|西班牙语'),
 )
 
-ANSWER_LANG = re.compile(
-    r'(?i)\b(?:answer|reply|respond|write|speak|talk)(?: to)?(?: me| us)? in (?P<en>\w+)\b|'
-    r'用(?P<zh>中文|汉语|英文|英语|日语|日文|德语|法语|西班牙语)(?:来)?(?:回答|回复|交流|写|说)'
+_LANG_WORDS = [w for _, p in LANGS for w in p.split('|')]
+_LANG_EN = '|'.join(w for w in _LANG_WORDS if w.isascii())
+_LANG_ZH = '|'.join(w for w in _LANG_WORDS if not w.isascii())
+
+# a turn about the answers the user wants: a language named in it is the answers' language
+ANSWER_CUE = re.compile(
+    r'(?i)\b(?:answers?|answering|reply|replies|replying|respond|responses?|write (?:to me|back)|'
+    r"(?:speak|talk) to (?:me|us)|let'?s (?:switch|speak|talk|use|stick|continue))\b|"
+    r'回答|回复|答复|交流|跟我说|对我说'
+)
+
+# a clause about someone else's words: "My French teacher answers in French"
+OTHER_SPEAKER = re.compile(
+    r'(?i)^(?:my|our|his|her|their) (?!answers?\b|repl(?:y|ies)\b|responses?\b)'
+)
+
+# a language named as the one to use: "in/to/use English", "English replies", "用中文", "改成英文"
+LANG_WORD = re.compile(
+    rf'(?i)(?:\b(?:in|to|into|use|using|prefer|want|of|than|not|no|more)\s+(?P<en>{_LANG_EN})\b|'
+    rf'\b(?P<lead>{_LANG_EN})(?=\s+(?:answers?|replies|responses?)\b))|'
+    rf'(?P<zh>{_LANG_ZH})'
 )
 
 ATTR_EN = re.compile(
@@ -374,7 +413,7 @@ ATTR_EN = re.compile(
 )
 
 ATTR_ZH = re.compile(
-    r'^(?:我的|(?P<who>[\u4e00-\u9fff]{2,4})的)?(?P<k>(?:最喜欢的)?[\u4e00-\u9fff]{0,4}?'
+    r'^(?:我的|的|(?P<who>[\u4e00-\u9fff]{2,4})的)?(?:新的?|现在的|目前的)?(?P<k>(?:最喜欢的)?[\u4e00-\u9fff]{0,4}?'
     r'(?:名字|数字|号码|电话|手机号?|邮箱|地址|生日|职位|公司|老板|领导|老婆|妻子|老公|丈夫|'
     r'家乡|老家|年龄|预算|目标|编辑器|颜色|城市|食物|电影|歌|书|球队|车))(?P<neg>不再是|已经不是|不是)?'
     r'(?:是|叫|为)?(?P<v>.+)$'
@@ -488,13 +527,16 @@ LEAD_VERB_EN = re.compile(
 
 VALUE_TAIL_EN = re.compile(
     r'(?i)\s+(?:anymore|any more|either|too|as well|very much|so much|a lot|at all|now|'
+    r'every (?:morning|day|night|evening|week|weekend)|each (?:morning|day|night)|daily|'
+    r'in the (?:morning|evening|afternoon)|at night|on weekends|'
     r'these days|nowadays|lately|in your answers|in answers|in replies|in responses)$'
 )
 
 
 NEG_CUE = re.compile(
     r"(?i)(?:\b(?:no more|no|not|don't|do not|never|no longer|stop|stop using|avoid|without|"
-    r'over|instead of|rather than|less)\b|不要|别|不再|不用|而不是|少用|不想|代替|取代)'
+    r'over|instead of|rather than|less|no need for)\b|'
+    r'不要|别|不再|不用|不需要|无需|而不是|少用|不想|代替|取代)'
     r'\W*(?:\w+\W+){0,3}\w*$'
 )
 
@@ -519,7 +561,10 @@ CHOICES = tuple(
             'answer_length',
             (
                 ('short', r'short|brief|concise|terse|简短|简洁|简单|短一点|短一些'),
-                ('detailed', r'detailed|long|longer|thorough|in-depth|详细|具体|长一点|长一些'),
+                (
+                    'detailed',
+                    r'detailed|(?<!no )long(?:er)?|thorough|in-depth|详细|具体|长一点|长一些',
+                ),
             ),
         ),
         (
@@ -546,8 +591,9 @@ CHOICE_CUES = {
         r'回答|回复|解释|说明|以后'
     ),
     'unit': re.compile(
-        r'(?i)\b(?:prefer|use|using|units?|measurements?|instead of|rather than|give me|in)\b|'
-        r'用|单位|换算'
+        r'(?i)\b(?:prefer|use|using|units?|measurements?|instead of|rather|give me|in|switch|'
+        r'switched|change|changed|convert|from now on|metric|imperial)\b|'
+        r'用|单位|换算|改成|换成|改为'
     ),
 }
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from recall.normalize import normalize_text
 from recall.write.deterministic import deterministic_capture
 from recall.write.fact_patterns import (
-    ANSWER_LANG,
+    ANSWER_CUE,
     ATTR_EN,
     ATTR_SLOT,
     ATTR_ZH,
@@ -35,6 +35,7 @@ from recall.write.fact_patterns import (
     HOBBY_EN,
     HOBBY_ZH,
     KIN_POSSESSOR,
+    LANG_WORD,
     LANGS,
     LANGUAGE_EN,
     LANGUAGE_ZH,
@@ -46,6 +47,7 @@ from recall.write.fact_patterns import (
     NEG_CUE,
     NEGATIVE_VERBS,
     NOT_NAMES,
+    OTHER_SPEAKER,
     PAST_EN,
     PAST_ZH,
     PET_EN,
@@ -62,6 +64,7 @@ from recall.write.fact_patterns import (
     TIME_LEAD_EN,
     TIME_LEAD_ZH,
     VALUE_TAIL_EN,
+    ZH_KIN_SUBJECT,
     ZH_NAME,
     ZH_SELF,
     ZH_STOP_NAMES,
@@ -130,8 +133,12 @@ def _subject(clause: str) -> tuple[str | None, str]:
             return SELF, clause
         name = m.group('name')
         first = name.split()[0].casefold()
-        if first not in NOT_NAMES:
+        # "Tables are okay now", "Bullet points are fine": an answer format, not a person
+        if first not in NOT_NAMES and not any(p.fullmatch(name) for _, p in FORMAT_RE):
             return name.casefold(), re.sub(r"^'s\b", '', clause[m.end() :]).strip()
+    kin = ZH_KIN_SUBJECT.match(clause)
+    if kin:
+        return kin.group('k'), clause[kin.end() :]
     if ZH_SELF.match(clause):
         return SELF, clause
     m = ZH_NAME.match(clause)
@@ -207,21 +214,26 @@ def _format_facts(clause: str, index: int) -> list[Fact]:
     return [Fact(SELF, 'answer_format', n, positive=False, clause=index) for n in negative]
 
 
-def _language_fact(clause: str, index: int) -> Fact | None:
-    m = ANSWER_LANG.search(clause)
-    if m is None:
-        return None
-    word = (m.group('en') or m.group('zh') or '').lower()
-    for name, pattern in LANGS:
-        if re.fullmatch(pattern, word):
-            negative = bool(
-                re.search(
-                    r"(?i)\b(?:don't|do not|never|no longer|stop)\b|不要|别|不再",
-                    clause[: m.start()],
-                )
-            )
-            return Fact(SELF, 'answer_language', name, positive=not negative, clause=index)
-    return None
+def _language_facts(clause: str, index: int, text: str) -> list[Fact]:
+    """The answer language a clause asks for: a language named where the turn speaks of answers
+    ("answer in English", "English replies", "回复都用英文", "…，改成英文"), the ones after
+    "instead of"/"not"/"不要" retracted, as formats are."""
+    if not ANSWER_CUE.search(text):
+        return []
+    named: list[tuple[int, str]] = []
+    for m in LANG_WORD.finditer(clause):
+        word = (m.group('en') or m.group('lead') or m.group('zh') or '').lower()
+        name = next((n for n, pattern in LANGS if re.fullmatch(pattern, word)), None)
+        if name is not None:
+            named.append((m.start(), name))
+    if not named:
+        return []
+    negative = [n for start, n in named if NEG_CUE.search(clause[:start][-40:])]
+    positive = [n for _, n in named if n not in negative]
+    if positive:
+        retracts = tuple(dict.fromkeys(n for n in negative if n != positive[0]))
+        return [Fact(SELF, 'answer_language', positive[0], clause=index, retracts=retracts)]
+    return [Fact(SELF, 'answer_language', n, positive=False, clause=index) for n in negative]
 
 
 # ---- facts -----------------------------------------------------------------------------------
@@ -250,6 +262,8 @@ def _attr_facts(clause: str, subject: str, index: int, past: bool) -> list[Fact]
     value = _clean(m.group('v'))
     if not value or not head:
         return []
+    if ATTR_SLOT.get(head) == 'partner' and not zh and not m.group('v').strip()[:1].isupper():
+        return []  # "my wife is a doctor" says what she does, not who she is
     who = m.group('who')
     owner = who.casefold() if who and who.casefold() not in NOT_NAMES else subject
     slot = ATTR_SLOT.get(head) or ATTR_SLOT.get(head.split()[-1] if not zh else head)
@@ -332,7 +346,9 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
         retracted = m.groupdict().get('r')
         retracts = (_clean(retracted),) if retracted else ()
         negative = slot in ('lives_in', 'works_at') and bool(
-            re.match(r"(?i)(?:no longer|not|don't|do not)\b", rest)
+            m.groupdict().get('n')
+            or re.match(r"(?i)(?:no longer|not|don't|do not)\b", rest)
+            or (zh and re.search(r'(?:不再|已经不|不|没有?)$', rest[: m.start()]))
         )
         facts.append(Fact(owner, slot, value, positive=not negative, past=past, clause=index,
                           retracts=retracts))  # fmt: skip
@@ -340,9 +356,8 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
         facts += _editor_facts(clause, owner, index, past)
     facts += _choice_facts(clause, index, text)
     facts += _format_facts(clause, index)
-    language = _language_fact(clause, index)
-    if language is not None:
-        facts.append(language)
+    if owner == SELF and not OTHER_SPEAKER.match(clause):
+        facts += _language_facts(clause, index, text)
     if any(f.slot in CHOSEN_SLOTS for f in facts):
         return facts
     facts += _many_facts(rest, owner, index, past, zh)

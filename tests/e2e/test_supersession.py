@@ -244,3 +244,63 @@ def test_a_chinese_turn_with_two_facts_loses_only_the_changed_one(
     stored = read(client, auth, first['id'])
     assert stored['superseded_by'] is None
     assert [r['slot'] for r in stored['stale']] == [slot]
+
+
+CORRECTIONS = [
+    ('Answer in French.', 'Switch to English for your replies.', 'answer_language'),
+    ('Reply in German.', "Don't reply in German anymore, use English.", 'answer_language'),
+    (
+        'Write your answers in Spanish.',
+        'From now on, answer in English instead of Spanish.',
+        'answer_language',
+    ),
+    ('I live in Paris.', "I don't live in Paris anymore, I'm in Lyon now.", 'lives_in'),
+    ('I work at Acme.', "I no longer work at Acme; I'm at Globex now.", 'works_at'),
+    ('I work at Initech.', 'I quit Initech.', 'works_at'),
+    ('Use miles.', 'Switch to kilometres please.', 'unit:distance'),
+    ('I drink coffee every morning.', 'I no longer drink coffee.', 'habit'),
+    ('I prefer prose.', 'Bullet points are fine again, use them from now on.', 'answer_format'),
+    ("I don't want tables in answers.", 'Tables are okay now.', 'answer_format'),
+    ('我用Vim写代码。', '我现在改用Emacs了。', 'editor'),
+    ('回答用中文。', '不再用中文回答，改成英文。', 'answer_language'),
+    ('请用中文回复。', '以后回复都用英文，不用中文了。', 'answer_language'),
+    ('温度用摄氏度。', '温度改成华氏度。', 'unit:temperature'),
+    ('我住在成都。', '我不再住在成都了。', 'lives_in'),
+    ('我在腾讯工作。', '我已经不在腾讯工作了，现在在阿里巴巴上班。', 'works_at'),
+    ('我喜欢表格。', '以后不需要表格了。', 'answer_format'),
+]
+
+
+@pytest.mark.parametrize('via', ['capture', 'write'])
+@pytest.mark.parametrize(('old', 'new', 'slot'), CORRECTIONS)
+def test_a_correction_in_other_words_hides_what_it_corrects(
+    client, auth, scope, via, old, new, slot
+):  # type: ignore[no-untyped-def]
+    if via == 'capture':
+        [first] = capture(client, auth, scope, old, user_id='ann')['stored']
+        later = {s['id'] for s in capture(client, auth, scope, new, user_id='ann')['stored']}
+    else:
+        first = write(client, auth, scope, old, user_id='ann')
+        later = {write(client, auth, scope, new, user_id='ann')['id']}
+    stored = read(client, auth, first['id'])
+    assert stored['superseded_by'] in later, stored
+    assert stored['supersession']['slot'] == slot, stored
+
+
+KEPT = [
+    ('Reply in English.', 'My French teacher answers in French.'),
+    ('我住在北京。', '我妈妈住在上海。'),
+    ('My wife is Anna.', 'My wife is a doctor.'),
+    ('I prefer short answers.', 'I no longer want French replies.'),
+    ('回答用中文。', '我在学日语。'),
+]
+
+
+@pytest.mark.parametrize(('old', 'new'), KEPT)
+def test_what_someone_else_does_or_another_slot_never_corrects_a_memory(
+    client, auth, scope, old, new
+):  # type: ignore[no-untyped-def]
+    first = write(client, auth, scope, old, user_id='ann')
+    second = write(client, auth, scope, new, user_id='ann')
+    assert (second['superseded'], second['supersessions']) == ([], []), second
+    assert read(client, auth, first['id'])['stale'] == []
