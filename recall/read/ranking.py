@@ -27,7 +27,7 @@ from recall.read.fusion import (
     learned_scores,
     shipped_model,
 )
-from recall.read.slots import asked_slots, replaced_in
+from recall.read.slots import asked, replaced_in
 from recall.read.weights import (
     BELOW_REPLACEMENT,
     CONTEXT_SHARE,
@@ -251,7 +251,7 @@ class _Ranking:
         # when it would sit below the window
         base, moved = found.graph.lift(base)
         if not self.signals.names_time:
-            base, moved = _sink_replaced(self._req.query, found, base, moved)
+            base, moved = _sink_replaced(self._req, found, base, moved)
         window = order[:size] + [i for i in order[size:] if i in found.graph.sure]
         in_window = set(window)
         for ident in order if self._req.explain else window:
@@ -341,18 +341,19 @@ class _Ranking:
 
 
 def _sink_replaced(
-    query: str, found: Found, base: dict[str, float], moved: dict[str, float]
+    req: SearchRequest, found: Found, base: dict[str, float], moved: dict[str, float]
 ) -> tuple[dict[str, float], dict[str, float]]:
     """Rank below its replacement a memory whose value of the slot the question asks was
     replaced ("I live in Leeds and work at Arup" after "I moved to York", for "Where do I
     live?"); its other facts still answer other questions, so it is only moved, not hidden."""
-    asked = asked_slots(query)
-    if not asked:
+    question = asked(req.query)
+    if not question.slots:
         return base, moved
     replaced = {
         ident: newer
         for ident in base
-        if ident in found.payloads and (newer := replaced_in(found.payloads[ident], asked))
+        if ident in found.payloads
+        and (newer := replaced_in(found.payloads[ident], question, req.user_id))
     }
     out, factors = dict(base), dict(moved)
     # a value replaced twice (Leeds -> York -> Lisbon) sinks below what replaced it after that

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -154,28 +155,68 @@ def _english_slots() -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
-def asked_slots(query: str) -> frozenset[str]:
-    """The single-valued slots (the write side's names) whose words a query holds: "Where do I
-    live now?" asks `lives_in`, 我现在在哪家公司上班 `works_at`."""
+# a question about someone of the asker's ("my mother", 我妈妈) asks their slot, not the asker's
+_EN_KIN = re.compile(
+    r'\b(?:my|our)\s+(?:\w+\s+)?(?:wife|husband|partner|mother|mom|mum|father|dad|parents?|'
+    r'sister|brother|son|daughter|kids?|children|friend|boss|manager|colleague|roommate|'
+    r'neighbou?r|girlfriend|boyfriend|family)\b'
+)
+_ZH_KIN = re.compile(
+    r'我(?:的)?(?:妻子|老婆|丈夫|老公|爸爸|妈妈|父亲|母亲|父母|哥哥|姐姐|弟弟|妹妹|儿子|女儿|孩子|'
+    r'朋友|同事|老板|男朋友|女朋友|室友|邻居|爱人|太太|先生|家人)'
+)
+_EN_SELF = re.compile(r"\b(?:i|i'm|i've|me|my|mine|myself)\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """The single-valued slots a question names (the write side's names) and whose."""
+
+    slots: frozenset[str]
+    folded: str
+    # the asker's own slot: "I"/"my"/我, not someone of theirs ("my mother", 我妈妈)
+    own: bool
+
+    def about(self, record: Mapping[str, Any], user_id: str | None) -> bool:
+        """Whether a supersession record is of a slot this question asks, of its subject."""
+        if str(record.get('slot', '')).split(':')[0] not in self.slots:
+            return False
+        subject = str(record.get('subject', '')).casefold()
+        if self.own and subject in ('self', (user_id or '').casefold()):
+            return True
+        if self.own and user_id is None:
+            return True  # the asker is unknown: a first-person record is theirs
+        return bool(subject) and subject != 'self' and _names(self.folded, subject)
+
+
+def _names(folded: str, name: str) -> bool:
+    if _CJK.search(name):
+        return name in folded
+    return re.search(rf'\b{re.escape(name)}\b', folded) is not None
+
+
+def asked(query: str) -> Asked:
+    """What a question asks of single-valued slots: "Where do I live now?" asks the asker's
+    `lives_in`, 孙丽在哪家公司上班 孙丽's `works_at`; 我的老家 (a hometown) asks no home."""
+    folded = query.casefold()
     found: set[str] = set()
     table = _english_slots()
-    for stem in tokenize(query):
+    for stem in tokenize(folded):
         found.update(table.get(stem, ()))
     if _CJK.search(query):
+        text = query.replace('老家', '')
         for slot, words in _ZH_SLOTS:
-            if slot is not None and any(w in query for w in words if len(w) > 1 or w == '住'):
+            if slot is not None and any(w in text for w in words if len(w) > 1 or w == '住'):
                 found.add(slot)
     if 'title' in found:
         found.discard('works_at')  # "what is my job title" asks the title, not the employer
-    return frozenset(found)
+    kin = _EN_KIN.search(folded) or _ZH_KIN.search(query)
+    own = not kin and (bool(_EN_SELF.search(folded)) or '我' in query)
+    return Asked(slots=frozenset(found), folded=folded, own=own)
 
 
-def replaced_in(payload: Mapping[str, Any], slots: frozenset[str]) -> list[str]:
-    """The ids of the memories that replaced what this memory said of one of `slots` (its
-    `stale` records: the memory stays current for its other facts)."""
+def replaced_in(payload: Mapping[str, Any], question: Asked, user_id: str | None) -> list[str]:
+    """The ids of the memories that replaced what this memory said of the slot the question
+    asks, of its subject (its `stale` records: the memory stays current for its other facts)."""
     records = payload.get('stale') or ()
-    return [
-        str(r['by'])
-        for r in records
-        if isinstance(r, Mapping) and str(r.get('slot', '')).split(':')[0] in slots
-    ]
+    return [str(r['by']) for r in records if isinstance(r, Mapping) and question.about(r, user_id)]

@@ -67,3 +67,22 @@ def test_a_partly_replaced_memory_ranks_below_the_new_value_of_that_slot_only(
     extra = {} if graph is None else {'graph': graph}
     assert new in top(client, auth, scope, changed, **extra)
     assert old in top(client, auth, scope, kept, **extra)
+
+
+@pytest.mark.parametrize(
+    ('first', 'update', 'question', 'answer'),
+    [
+        (
+            'I live in Leeds and my mother lives in Bath.',
+            'I moved to York.',
+            'Where does my mother live?',
+            'Bath',
+        ),
+    ],
+)
+def test_a_replaced_value_of_the_asker_does_not_sink_the_answer_about_someone_else(
+    client, auth, scope, first, update, question, answer
+):  # type: ignore[no-untyped-def]
+    write(client, auth, scope, first, '2025-02-01T09:00:00Z')
+    write(client, auth, scope, update, '2026-05-01T09:00:00Z')
+    assert answer in top(client, auth, scope, question, graph=False)
