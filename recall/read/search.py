@@ -19,6 +19,7 @@ from core.clock import Clock
 from core.overlap import Deferred
 from core.scopes import GLOBAL
 from recall.abstracts import abstract, overview
+from recall.access.recorder import AccessRecorder
 from recall.models import MEMORIES
 from recall.ports import GraphIndex
 from recall.read.channels import ChannelReader, Found, search_filter
@@ -27,7 +28,6 @@ from recall.read.fusion import FusionConfig
 from recall.read.history import not_then, past_period
 from recall.read.policy import apply_policy
 from recall.read.ranking import Ranked, rank
-from recall.read.touches import AccessRecorder
 from recall.read.weights import GRAPH_OPT_IN_WEIGHT, WEAK_CHECK_DEPTH, WEAK_CONFIDENCE
 from recall.schemas import Hit, Receipt, SearchRequest, SearchResponse
 from vectors.models import Channel

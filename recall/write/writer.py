@@ -22,6 +22,7 @@ from core.clock import Clock, to_epoch
 from core.errors import InvalidInput, NotFound, PayloadTooLarge
 from core.jobs import JobName, Jobs
 from core.roles import GraphRole
+from recall.access.recalls import record_recalls
 from recall.decay import next_tier
 from recall.models import ANY_USER, MEMORIES, Chunk, chunk_id, memories_spec
 from recall.normalize import content_hash, normalize_text
@@ -34,7 +35,6 @@ from recall.write.facts import facts_of
 from recall.write.guards import explicit_skip, guarded_items, redact_chunk, redact_secret_fields
 from recall.write.importance import write_grade
 from recall.write.merging import keyed_twin, merged_change
-from recall.write.recalls import record_recalls
 from recall.write.superseder import Superseder
 from recall.write.supersession import slot_tags
 from recall.write.trust import trust_of, trust_rank
@@ -73,7 +73,7 @@ class MemoryWriter:
         deleted chunks in the graph directly; a CLIENT queues that to the owner. Both queue graph
         extraction of new chunks as an `index_graph` job when `jobs` is given (it is slower than
         embedding) and run it inline otherwise. With an `access` log (embedded mode, `vectors`
-        reading through `recall.read.access.AccessOverlay` over it) recalls are counted there
+        reading through `recall.access.overlay.AccessOverlay` over it) recalls are counted there
         instead of in the payloads."""
         role = graph_role or (GraphRole.OWNER if graph is not None else GraphRole.OFF)
         if role == GraphRole.OWNER and graph is None:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from core.clock import ManualClock, to_epoch
-from recall.access_log import SqliteAccessLog
+from recall.access.overlay import AccessOverlay
+from recall.access.sqlite_log import SqliteAccessLog
 from recall.models import MEMORIES
-from recall.read.access import AccessOverlay
 from recall.schemas import MemoryIn
 from recall.write.writer import MemoryWriter
 from vectors.bm25 import Bm25Encoder

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from core.clock import ManualClock
+from recall.access.recorder import MAX_COALESCED, AccessRecorder
 from recall.models import MEMORIES
-from recall.read.touches import MAX_COALESCED, AccessRecorder
 from recall.schemas import MemoryIn
 from recall.write.writer import MemoryWriter
 from vectors.bm25 import Bm25Encoder

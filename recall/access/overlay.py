@@ -3,10 +3,9 @@
 Every search counts its hits (access count and time feed decay and tier moves). Written into
 the payload, each count would move the recalled point out of Qdrant Edge's indexed segment into
 the appendable one (Edge never edits an indexed segment in place), and that write holds the shard
-while the next search queries it, slowing every search (bench/README.md has the numbers). Counts
-go to an `AccessLog` (`recall.access_log`, SQLite in the data dir) and reads add them back, so
-every reader (ranking, the memory API, export, the decay sweep) sees the counts a payload would
-hold. A payload
+while the next search queries it, slowing every search. Counts go to an `AccessLog`
+(`recall.access.sqlite_log`, SQLite in the data dir) and reads add them back, so every reader
+(ranking, the memory API, export, the decay sweep) sees the counts a payload would hold. A payload
 write that sets `access_count` (a merge, an import) was computed from such a read, or states the
 count outright, so it absorbs the logged recalls; a delete drops them.
 

@@ -1,6 +1,6 @@
 """Recalls counted beside the vector store: a small SQLite table in the data dir (`access.sqlite3`).
 
-`recall.read.access` says why recalls are not written into the chunks' payloads. The table holds,
+`recall.access.overlay` says why recalls are not written into the chunks' payloads. The table holds,
 per chunk, the recalls since its payload's `access_count` was last written and the latest recall's
 time; a copy in memory answers reads.
 """
