@@ -49,8 +49,8 @@ class SqliteAccessLog:
             self._rows.update({ident: (n, at) for ident, n, at in rows})
 
     def _in_one_commit(self, sql: str, rows: Sequence[tuple[object, ...]]) -> None:
-        # autocommit would make each row its own commit: 15.7 ms for 640 rows against 0.85 ms,
-        # and the callers hold a scope's write lock throughout (every row's statement also lets
+        # autocommit would make each row its own commit (a batch ~20 times slower), and the
+        # callers hold a scope's write lock throughout (every row's statement also lets
         # the GIL go and must win it back from the request threads)
         with transaction(self._db):
             self._db.executemany(sql, rows)

@@ -36,8 +36,8 @@ log = logging.getLogger(__name__)
 
 
 # Found is a dataclass, not a model: it holds models and payloads that are valid already, and
-# validating them again (each payload dict copied) took ~7 % of the GIL-held time of a search
-# under load (py-spy, bench/load_bench.py)
+# validating them again would copy every payload dict, a visible share of a search's GIL-held
+# time under load
 @dataclass(frozen=True, slots=True)
 class Found:
     """What the channels found in a set of scopes: lists, the fused order, every payload."""

@@ -43,8 +43,7 @@ def same_session(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     """Two dialogue turns of one scope whose event times lie within SESSION_GAP_S.
 
     Only turns lend each other meaning: a list of facts written in one batch shares a time but
-    the fact before another says nothing about it (on the Chinese recall set, lending between
-    such facts cost 0.03 recall@5).
+    the fact before another says nothing about it.
     """
     return close_in_time(a, b) and is_turn(a) and is_turn(b)
 

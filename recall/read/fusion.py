@@ -16,7 +16,7 @@ from recall.read.weights import GRAPH_FULL_SCORE, GRAPH_MIN_SCORE, RRF_K
 
 
 # a slotted dataclass, not a model: ~150 are built per search from values that are valid
-# already, and even model_construct cost ~0.6 ms of a 100k-chunk search (py-spy)
+# already, and even model_construct costs a visible part of a search over a large store
 @dataclass(frozen=True, slots=True)
 class Fused:
     """One fused candidate: its fused score and its 1-based rank in each channel that found it."""
@@ -110,17 +110,15 @@ class FusionConfig(BaseModel):
     )
     # the graph's slot evidence (recall.read.evidence): for a question asking the value of one
     # slot of a subject the graph knows, the chunk stating the value holding at the question's
-    # time leads and those stating values that no longer hold sink; silent otherwise.
-    # Leave-one-conversation-out recall@10 on LoCoMo is the same with it as without (no LoCoMo
-    # question asks a slot's value of a subject), so it is on; `graph: false` turns it off
+    # time leads and those stating values that no longer hold sink; silent otherwise, so it
+    # costs other questions nothing and is on; `graph: false` turns it off
     slot_evidence: bool = True
     speaker_boost: float = Field(default=0.5, ge=0.0)
     # a hit whose event time falls in a period the query names ("in May 2023", "last week")
     date_boost: float = Field(default=0.5, ge=0.0)
-    # relevance floor on `confidence` when a request sets none. CV picked 0.4 on LoCoMo (the
-    # highest costing <= 0.005 recall@10 on the training folds), but on the Chinese recall set
-    # 0.4 cost 0.026 recall@5 (paraphrases share few characters) where 0.3 costs nothing; 0.3
-    # keeps 97 % of LoCoMo's gold candidates, and an unrelated question still finds nothing
+    # relevance floor on `confidence` when a request sets none: low enough to keep a paraphrase
+    # that shares few words (or, in Chinese, few characters) with the question, high enough
+    # that an unrelated question finds nothing
     min_score: float = Field(default=0.3, ge=0.0, le=1.0)
 
     def weight(self, channel: str) -> float:

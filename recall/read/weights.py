@@ -79,6 +79,6 @@ MIN_RANK_WINDOW = 30
 
 # ---- auto-recall bundle (recall.read.bundle) ------------------------------------------------
 
-# a prompt is better off with no memory than an unrelated one: the highest floor that keeps
-# every gold answer of bench/updates.py's dev half
+# a prompt is better off with no memory than an unrelated one; a higher floor starts to drop
+# right answers
 BUNDLE_MIN_SCORE = 0.4
