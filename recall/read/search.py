@@ -18,10 +18,10 @@ from core.auth import Principal
 from core.clock import Clock
 from core.overlap import Deferred
 from core.scopes import GLOBAL
-from recall.abstracts import abstract, overview
 from recall.access.recorder import AccessRecorder
 from recall.models import MEMORIES
 from recall.ports import GraphIndex
+from recall.read.abstracts import abstract, overview
 from recall.read.channels import ChannelReader, Found, search_filter
 from recall.read.context import confidence, query_terms
 from recall.read.fusion import FusionConfig

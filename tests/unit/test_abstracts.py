@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from recall.abstracts import ABSTRACT_CHARS, abstract, overview
+from recall.read.abstracts import ABSTRACT_CHARS, abstract, overview
 
 
 def test_the_abstract_is_the_first_sentence_in_one_line():
