@@ -219,9 +219,9 @@ class SearchRequest(BaseModel):
         'cross-validation), rrf or weighted; unset: the calibrated default',
     )
     filters: SearchFilters = Field(default_factory=SearchFilters)
-    # unset: the calibrated recipe decides (recall.read.fusion.DEFAULT_FUSION); without speaker
-    # metadata the graph channel lowered recall on every conversation set measured, so the
-    # recipe weighs it by cross-validation; a service with KG_GRAPH_ENABLED=false has none
+    # unset: the calibrated recipe decides (recall.read.fusion.DEFAULT_FUSION): the graph's slot
+    # evidence on, its related-chunks list at the weight cross-validation gives it; false turns
+    # both off; a service with KG_GRAPH_ENABLED=false has neither
     graph: bool | None = Field(
         default=None,
         description='fuse the graph channel in hybrid mode: true turns it on (a quarter of '

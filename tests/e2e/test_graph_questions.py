@@ -97,3 +97,21 @@ def test_a_company_the_segmenter_tags_as_a_place_is_where_one_works(client, auth
     assert current(answer, 'works_at')[:1] == ['京东'], answer['facts']
     assert entity_type(client, auth, scope, '京东') == 'org'
     assert entity_type(client, auth, scope, '上海') == 'place'
+
+
+def test_the_default_search_hears_the_graph_on_a_slot_question_and_graph_false_does_not(
+    client, auth, scope
+):  # type: ignore[no-untyped-def]
+    for text, at in [
+        ('我在腾讯上班，家住广州。', '2025-02-01T09:00:00Z'),
+        ('我从腾讯跳槽到了拼多多。', '2026-05-01T09:00:00Z'),
+    ]:
+        body = {'scope': scope, 'text': text, 'created_at': at, 'user_id': 'vic'}
+        response = client.post('/v1/memories/capture', json=body, headers=auth)
+        assert response.status_code == 200, response.get_json()
+    body = {'query': '我现在在哪家公司上班？', 'scope': scope, 'touch': False, 'user_id': 'vic'}
+    default = client.post('/v1/memory_search', json=body, headers=auth).get_json()
+    assert default['hits'] and '拼多多' in default['hits'][0]['text'], default['hits']
+    assert 'graph' in default['receipt']['latency_ms']
+    off = client.post('/v1/memory_search', json={**body, 'graph': False}, headers=auth).get_json()
+    assert 'graph' not in off['receipt']['latency_ms']
