@@ -148,7 +148,7 @@ def structures() -> dict[str, tuple[int, float]]:
     for emb in _instances('CachedEmbedder'):
         held = [emb._queries.items, emb._documents.items]
         out['embedding LRUs (queries, documents)'] = (len(emb), deep_size(held) / MB)
-    for w in _instances('MemoryWriter'):
+    for w in _instances('ChunkStore'):
         out['writer _last_in_scope'] = (len(w._last_in_scope), deep_size(w._last_in_scope) / MB)
     for store in _instances('InMemoryJobStore'):
         size = deep_size([store._jobs, store._params, store._leases, store._locks]) / MB

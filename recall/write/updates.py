@@ -24,7 +24,7 @@ from recall.tiers import Tier
 from recall.write.facts import facts_of
 from recall.write.guards import explicit_skip
 from recall.write.supersession import slot_tags
-from recall.write.writer import MemoryWriter, _held
+from recall.write.writer import MemoryWriter
 from vectors.ports import VectorStore
 
 EDITABLE = ('text', 'tags', 'importance', 'pinned', 'metadata')
@@ -84,7 +84,7 @@ class MemoryEditor:
                 raise InvalidInput('text', f'refused by the write guards ({refused})')
         scope = self._payload(ident)['scope']
         # the scope's write lock: a merge into this memory reads then writes its payload too
-        with _held(self._writer._stripes_of([str(scope)])):
+        with self._writer.locked([str(scope)]):
             payload = self._payload(ident)
             chunk = Chunk.from_payload(payload)
             change = _changed_fields(chunk, patch, text)

@@ -254,7 +254,7 @@ class _LockWatchingEmbedder(HashEmbedder):
 
     def embed(self, texts: Any) -> list[list[float]]:
         assert self.writer is not None
-        held = any(lock.locked() for lock in self.writer._stripes)
+        held = any(lock.locked() for lock in self.writer._store._stripes)
         self.under_lock += [(t, held) for t in texts]
         return super().embed(texts)
 
