@@ -45,9 +45,8 @@ def memories_spec(dense_dim: int) -> CollectionSpec:
         bool_fields=('pinned', 'superseded', 'staged'),
         float_fields=('importance', 'created_at', 'accessed_at', 'updated_at', 'expires_at'),
         integer_fields=('access_count',),
-        # what every search filters on (RecallService._filter). The high-cardinality keyword
-        # maps (content_hash, prev_id) were most of a restart's shard load: at 100k chunks the
-        # load took 0.56-0.61 s with the rest on disk against 1.10-1.14 s (bench/README.md)
+        # what every search filters on; the high-cardinality keyword maps (content_hash,
+        # prev_id) stay on disk, since loading them into RAM is most of a restart's shard load
         ram_fields=('scope', 'owner', 'trust', 'superseded', 'staged'),
     )
 

@@ -1,8 +1,8 @@
-"""Capture: decide what of a conversation turn becomes memory, without an LLM (seeds 000, 001).
+"""Capture: decide what of a conversation turn becomes memory, without an LLM.
 
 Order per turn: empty -> system channel -> role -> injected prompt (source tag, fingerprints) ->
-secret (keys, passwords, card numbers: seed 004) -> per sentence: question -> salience gate ->
-classification into seed 001's kinds, one candidate per fact ("我叫东升, 幸运数字是 88" gives an
+secret (keys, passwords, card numbers) -> per sentence: question -> salience gate ->
+classification into memory kinds, one candidate per fact ("我叫东升, 幸运数字是 88" gives an
 entity and a fact, never a raw note). Text stays in
 the input language. Deterministic capture (phone, email, ids, birthdays) runs on every sentence
 and makes it salient by itself.
@@ -223,12 +223,13 @@ _COPULA_EN = re.compile(
     r'\b(?:is|are|=)\b',
     re.IGNORECASE,
 )
-# Seed 001: entity core+pinned 0.85-1.0; explicit remember 0.75-0.95; extracted kinds
-# 0.55-0.80 in working; summary 0.50-0.70. Bands bound the heuristic grade of policy.grade.
+# per kind: entities core and pinned at 0.85-1.0, explicit remembers and lessons core at
+# 0.75-0.95, extracted kinds working at 0.55-0.80, summaries 0.50-0.70; a band bounds the
+# heuristic grade of `importance.grade`
 _BANDS: dict[Kind, tuple[Tier, bool, float, float]] = {
     Kind.ENTITY: (Tier.CORE, True, 0.85, 1.0),
     Kind.REMEMBER: (Tier.CORE, False, 0.75, 0.95),
-    Kind.LESSON: (Tier.CORE, False, 0.75, 0.95),  # seed 000: core, not pinned
+    Kind.LESSON: (Tier.CORE, False, 0.75, 0.95),  # a durable rule: core, but not pinned
     Kind.PREFERENCE: (Tier.WORKING, False, 0.55, 0.8),
     Kind.FACT: (Tier.WORKING, False, 0.55, 0.8),
     Kind.PROJECT_STATE: (Tier.WORKING, False, 0.55, 0.8),
@@ -240,7 +241,7 @@ EXPLICIT_IMPORTANCE = 0.85
 
 
 def kind_defaults(kind: Kind) -> tuple[Tier, bool, float, float]:
-    """(tier, pinned, importance low, importance high) of `kind` per seed 001."""
+    """(tier, pinned, importance low, importance high) of `kind`."""
     return _BANDS.get(kind, (Tier.PERIPHERAL, False, 0.1, 0.3))  # note: the compatibility bucket
 
 
@@ -340,13 +341,26 @@ def _name_of(clause: str) -> str | None:
 def _classify_clause(
     clause: str, *, explicit: bool, first_person: bool, now: datetime | None
 ) -> Candidate | None:
+    """The memory a clause makes, by the first step that knows it: an entity (a captured id
+    or a name), a pattern of a kind (lesson, style, relationship, diet, preference, project),
+    then a plain statement (explicit, status, first-person fact, a fact of a slot)."""
+    return (
+        _entity(clause, explicit=explicit, now=now)
+        or _by_pattern(clause, explicit=explicit, first_person=first_person, now=now)
+        or _statement(clause, explicit=explicit, first_person=first_person, now=now)
+    )
+
+
+def _entity(clause: str, *, explicit: bool, now: datetime | None) -> Candidate | None:
+    """A clause with a deterministic capture (phone, email, ids) or a name is an entity."""
     caps = deterministic_capture(clause, now)
     if caps:
+        rule = f'capture:{caps[0].kind}'
         return _candidate(
             Kind.ENTITY,
             clause,
             confidence=0.95,
-            rule=f'capture:{caps[0].kind}',
+            rule=rule,
             explicit=explicit,
             captured=caps,
             now=now,
@@ -362,8 +376,15 @@ def _classify_clause(
             key=name_key(name),
             now=now,
         )
+    return None
+
+
+def _by_pattern(
+    clause: str, *, explicit: bool, first_person: bool, now: datetime | None
+) -> Candidate | None:
+    """A clause a kind's pattern recognises."""
     if LESSON.search(clause) and not explicit:
-        # seed 000: a correction of the assistant is a durable rule, core but not pinned
+        # a correction of the assistant is a durable rule, core but not pinned
         return _candidate(Kind.LESSON, clause, confidence=0.8, rule='lesson', now=now)
     if STYLE_INSTRUCTION.match(clause) and not first_person:
         # "…，用简洁的中文": how to answer, said after a correction
@@ -379,12 +400,10 @@ def _classify_clause(
             explicit=explicit,
             now=now,
         )
-    if DIET_FACT.search(clause) and first_person:
-        return _candidate(Kind.FACT, clause, confidence=0.75, rule='diet', now=now)
-    if DIET_PREFERENCE.search(clause) and first_person:
-        return _candidate(Kind.PREFERENCE, clause, confidence=0.75, rule='diet', now=now)
+    for pattern, kind in ((DIET_FACT, Kind.FACT), (DIET_PREFERENCE, Kind.PREFERENCE)):
+        if pattern.search(clause) and first_person:
+            return _candidate(kind, clause, confidence=0.75, rule='diet', now=now)
     rules = (
-        (RELATIONSHIP, Kind.RELATIONSHIP, 0.75, 'relationship'),
         (PREFERENCE, Kind.PREFERENCE, 0.75, 'preference'),
         (PROJECT, Kind.PROJECT_STATE, 0.65, 'project_state'),
     )
@@ -393,17 +412,23 @@ def _classify_clause(
             return _candidate(
                 kind, clause, confidence=confidence, rule=rule, explicit=explicit, now=now
             )
+    return None
+
+
+def _statement(
+    clause: str, *, explicit: bool, first_person: bool, now: datetime | None
+) -> Candidate | None:
+    """A plain statement: kept when asked to, when it tells a project's status, a first-person
+    fact or a fact of a slot; a salient first-person clause otherwise falls back to a fact."""
     if explicit:
-        # an explicit "remember" of a plain statement is seed 001's `remember` kind
+        # an explicit "remember" of a plain statement is the `remember` kind
         return _candidate(
             Kind.REMEMBER, clause, confidence=0.9, rule='remember', explicit=True, now=now
         )
     if PROJECT_STATUS.search(clause):
         return _candidate(Kind.PROJECT_STATE, clause, confidence=0.65, rule='status', now=now)
     if first_person and (FACT_ZH.search(clause) or FACT_EN.search(clause)):
-        return _candidate(
-            Kind.FACT, clause, confidence=0.7, rule='fact', explicit=explicit, now=now
-        )
+        return _candidate(Kind.FACT, clause, confidence=0.7, rule='fact', now=now)
     stated = facts_of(clause)
     if stated:
         # "I no longer like bullet points", "我跳槽到阿里巴巴了", "I worked at Acme in 2023"
@@ -524,7 +549,7 @@ def _select(candidates: list[Candidate]) -> tuple[list[Candidate], list[Skipped]
         if c.confidence < MIN_CONFIDENCE:
             skipped.append(Skipped(text=c.text, reason=SkipReason.LOW_CONFIDENCE, detail=c.rule))
             continue
-        # seed 000: deterministic capture (phone, email, ids) runs regardless of the cap
+        # deterministic capture (phone, email, ids) is kept whatever the per-turn cap
         if not c.captured:
             if distilled >= MAX_ITEMS_PER_TURN:
                 skipped.append(Skipped(text=c.text, reason=SkipReason.OVER_LIMIT, detail=c.rule))
@@ -552,7 +577,7 @@ def capture(
     """Everything capture decides about one turn: candidates to store and skips with reasons.
 
     An injected recall block ("## Relevant Memory (current turn only)" …) is cut out first:
-    recall is never persisted (seed 001), and what the user wrote around it still counts."""
+    recall is never persisted, and what the user wrote around it still counts."""
     if not text or not text.strip():
         return CaptureDecision(
             reason=SkipReason.EMPTY, skipped=[Skipped(text=text or '', reason=SkipReason.EMPTY)]
@@ -569,7 +594,7 @@ def capture(
     if who == 'system':
         return whole(SkipReason.INJECTED, 'role:system')
     if who != 'user':
-        # assistant and tool turns are not what the user told us (seed 004: prefer user text)
+        # assistant and tool turns are not what the user told us: only user text is kept
         return whole(SkipReason.NOT_USER, f'role:{who}')
     own = strip_recall_blocks(text)
     if not own:
@@ -577,7 +602,7 @@ def capture(
     injected = injection_reason(own, source)
     if injected is not None:
         return whole(SkipReason.INJECTED, injected)
-    own, masked = mask_turn(own)  # the secret spans go, the rest of the turn stays (seed 004)
+    own, masked = mask_turn(own)  # the secret spans go, the rest of the turn stays
     if not own:
         return whole(SkipReason.SECRET, masked[0])
     candidates, skipped = _analyse(own, now)

@@ -37,7 +37,8 @@ MUST_REMEMBER_AT = 0.8
 NICE_TO_HAVE_AT = 0.5
 IGNORE_BELOW = 0.2
 
-# Seed 003's high-signal words, with Chinese equivalents; each hit adds 0.1, at most 0.2.
+# words that mark a durable decision or rule, with Chinese equivalents; each hit adds 0.1, at
+# most 0.2
 _SIGNAL_EN = re.compile(
     r'\b(decision|decided|always|never|important|critical|must|requirement|required|policy|'
     r'rule|principle)\b',

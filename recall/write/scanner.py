@@ -1,8 +1,8 @@
 """The one secret scanner: every stored or exported field of every write path passes it.
 
-Credentials, national ids and payment numbers never become memory (seed 004: "skip secrets-like
-strings"): a recalled memory is pasted into prompts and exports, so a stored key would leak again
-and again. Only the secret *span* is masked (`[redacted:<kind>]`); the rest of the text is kept.
+Credentials, national ids and payment numbers never become memory: a recalled memory is pasted
+into prompts and exports, so a stored key would leak again and again. Only the secret *span* is
+masked (`[redacted:<kind>]`); the rest of the text is kept.
 
 The rules are detect-secrets' plugins ported to spans (AWS, basic auth, GitHub, GitLab, Slack,
 Stripe, OpenAI, SendGrid, Twilio, npm, PyPI, Discord, Telegram, Azure, JWT, private keys, the

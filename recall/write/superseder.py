@@ -142,8 +142,8 @@ class Superseder:
             if point.id == chunk.id or point.id in fresh:
                 continue
             if trust_rank(chunk.trust) < trust_rank(point.payload.get('trust')):
-                # seed 004: a less trusted write never merges into a more trusted memory; it
-                # is kept beside it and ranks below it
+                # a less trusted write never merges into a more trusted memory; it is kept
+                # beside it and ranks below it
                 continue
             key = point.payload.get('entity_key')
             if chunk.entity_key and key and key != chunk.entity_key:
