@@ -44,7 +44,7 @@ from recall.write.updates import MemoryEditor
 from recall.write.writer import MemoryWriter
 from runtime.graph_index import KnowledgeGraphIndex
 from runtime.preload import model_choice
-from vectors.bm25 import Bm25Encoder
+from vectors.bm25 import Bm25Encoder, encoder_for
 from vectors.embedders import make_embedder
 from vectors.ports import Embedder, VectorStore
 
@@ -125,7 +125,7 @@ def build_vector_store(settings: Settings) -> VectorStore:
 
 
 # names (prefixes) of what the service keeps in the data dir: stores, their WAL/lock files, the
-# admin token and the embedder marker
+# admin token and the embedder and sparse encoder markers
 DATA_DIR_ENTRIES = (
     'vectors',
     'access.sqlite3',
@@ -134,6 +134,7 @@ DATA_DIR_ENTRIES = (
     'graph.kuzu',
     'api_token',
     'embedder.json',
+    'sparse.json',
 )
 
 
@@ -237,8 +238,9 @@ def _wire(
     """The stores, the graph, the job queue, the writer and the reader: what the job handlers
     get. Each store's closer is added to `closers` as soon as it is open."""
     store, vectors, access = _open_vectors(settings, closers)
+    # before the embedder: its marker in a data dir without this one means older vectors
+    sparse = encoder_for(settings.data_dir)
     embedder = _make_embedder(settings)
-    sparse = Bm25Encoder()
     compactors: list[Any] = []  # forget's compaction: the stores this process owns
     if hasattr(store, 'compact'):  # Edge rewrites its shards; a Qdrant server vacuums
         compactors.append(store.compact)

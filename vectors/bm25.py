@@ -2,18 +2,26 @@
 
 The store applies IDF (Qdrant `Modifier.IDF`); we supply saturated term frequencies for
 documents and unit weights for queries, so the dot product is the BM25 score.
+
+Stored vectors depend on the weighting, so a data dir records the version it was written with
+(`sparse.json`, `encoder_for`) and keeps it: a data dir from before the marker reads and writes
+version 1, and moving its memories to a new data dir (export, then import) re-encodes them.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import re
 import unicodedata
 from collections import Counter
 from functools import lru_cache
+from pathlib import Path
 
 import Stemmer
 
+from core.errors import StoreUnavailable
 from core.text import CONTRACTION_PARTS, ENGLISH_STOP_WORDS, NEGATIONS
 from vectors.models import SparseVector
 
@@ -22,6 +30,15 @@ B = 0.75
 # memories are short (one turn, one fact): a document-set average is not known up front and
 # would change with every write, so a fixed typical length keeps stored weights stable
 AVG_LEN = 12.0
+
+# 1: a text's length counts every term, so a CJK run of n characters (n unigrams + n-1 pairs)
+# weighs about twice as long as n English words. 2: a CJK pair re-reads two characters already
+# counted, so only unigrams count towards the length (bench/README.md, kinds).
+SPARSE_VERSION = 2
+SPARSE_VERSIONS = (1, 2)
+MARKER = 'sparse.json'
+# a data dir that already holds the embedder's marker was written before this one existed
+EARLIER_MARKER = 'embedder.json'
 
 # the shared English list minus negations, which carry meaning for memories ("does not like"),
 # plus what the tokenizer leaves of contractions
@@ -48,18 +65,25 @@ def _stem(word: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Index terms: stemmed English words without stopwords; CJK runs as unigrams + bigrams."""
+    return _terms(text)[0]
+
+
+def _terms(text: str) -> tuple[list[str], int]:
+    """The index terms and how many of them are CJK pairs."""
     folded = unicodedata.normalize('NFKC', text).casefold()
     terms: list[str] = []
+    pairs = 0
     for token in _TOKEN.findall(folded):
         if _CJK_RUN.match(token):
             # no word segmenter: unigrams let "狗" find "我喜欢狗", bigrams reward word order
             terms.extend(token)
             terms.extend(token[i : i + 2] for i in range(len(token) - 1))
+            pairs += len(token) - 1
         elif token.isascii() and token.isdigit():
             terms.append(token)  # the stemmer returns digits as they are
         elif token not in STOPWORDS:
             terms.append(_stem(token))
-    return terms
+    return terms, pairs
 
 
 @lru_cache(maxsize=TERM_CACHE_SIZE)
@@ -74,14 +98,24 @@ def _vector(weights: dict[int, float]) -> SparseVector:
 
 
 class Bm25Encoder:
-    """SparseEncoder with BM25 term-frequency saturation (k1=1.2, b=0.75)."""
+    """SparseEncoder with BM25 term-frequency saturation (k1=1.2, b=0.75).
+
+    `version` is the weighting of the data dir's stored vectors (see SPARSE_VERSION).
+    """
+
+    def __init__(self, version: int = SPARSE_VERSION) -> None:
+        """Encode documents as `version` did; queries are the same in every version."""
+        if version not in SPARSE_VERSIONS:
+            raise ValueError(f'unknown sparse encoder version {version!r}')
+        self.version = version
 
     def encode_document(self, text: str) -> SparseVector:
         """Saturated term frequencies of a stored text."""
-        terms = tokenize(text)
+        terms, pairs = _terms(text)
         if not terms:
             return SparseVector()
-        norm = K1 * (1 - B + B * len(terms) / AVG_LEN)
+        length = len(terms) - pairs if self.version >= 2 else len(terms)
+        norm = K1 * (1 - B + B * length / AVG_LEN)
         weights: dict[int, float] = {}
         for term, tf in Counter(terms).items():
             ident = term_id(term)
@@ -92,3 +126,33 @@ class Bm25Encoder:
     def encode_query(self, text: str) -> SparseVector:
         """Unit weight per distinct query term."""
         return _vector({term_id(t): 1.0 for t in set(tokenize(text))})
+
+
+def encoder_for(data_dir: Path) -> Bm25Encoder:
+    """The encoder of the vectors `data_dir` holds, recorded in `data_dir/sparse.json`.
+
+    Call it before anything else writes its marker: a data dir without this marker that holds
+    the embedder's marker was written by version 1 (vectors of two weightings in one store would
+    rank old memories below new ones), and keeps it; a new data dir gets the current version.
+    """
+    path = data_dir / MARKER
+    if path.exists():
+        try:
+            version = json.loads(path.read_text(encoding='utf-8'))['version']
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise StoreUnavailable(
+                f'cannot read {path}: {exc}', details={'path': str(path)}
+            ) from exc
+        if version not in SPARSE_VERSIONS:
+            raise StoreUnavailable(
+                f'data dir {data_dir} holds sparse vectors of version {version!r}, which this '
+                f'release cannot read (it knows {", ".join(map(str, SPARSE_VERSIONS))})',
+                details={'path': str(path), 'version': version},
+            )
+        return Bm25Encoder(version)
+    version = 1 if (data_dir / EARLIER_MARKER).exists() else SPARSE_VERSION
+    data_dir.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f'{MARKER}.{os.getpid()}.tmp')  # two processes may start at once
+    tmp.write_text(json.dumps({'version': version}) + '\n', encoding='utf-8')
+    os.replace(tmp, path)
+    return Bm25Encoder(version)

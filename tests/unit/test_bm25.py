@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from vectors.bm25 import K1, B, Bm25Encoder, _stem, _stemmer, term_id, tokenize
+from core.errors import StoreUnavailable
+from vectors.bm25 import (
+    AVG_LEN,
+    K1,
+    MARKER,
+    SPARSE_VERSION,
+    B,
+    Bm25Encoder,
+    _stem,
+    _stemmer,
+    encoder_for,
+    term_id,
+    tokenize,
+)
 
 encoder = Bm25Encoder()
 REPO = Path(__file__).resolve().parents[2]
@@ -104,3 +118,44 @@ def test_document_weight_matches_the_bm25_formula() -> None:
     # 2 terms, tf 1: tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / 12))
     norm = K1 * (1 - B + B * 2 / 12)
     assert weights('dog barks')[term_id('dog')] == pytest.approx((K1 + 1) / (1 + norm))
+
+
+def test_a_chinese_text_is_as_long_as_its_characters_not_its_characters_and_pairs() -> None:
+    # 4 characters give 7 terms; the 3 pairs re-read characters already counted
+    norm = K1 * (1 - B + B * 4 / AVG_LEN)
+    assert weights('我喜欢狗')[term_id('狗')] == pytest.approx((K1 + 1) / (1 + norm))
+    old = Bm25Encoder(1).encode_document('我喜欢狗')
+    norm_v1 = K1 * (1 - B + B * 7 / AVG_LEN)
+    assert dict(zip(old.indices, old.values, strict=True))[term_id('狗')] == pytest.approx(
+        (K1 + 1) / (1 + norm_v1)
+    )
+
+
+def test_versions_weigh_text_without_cjk_alike() -> None:
+    for text in ('dogs run in the park', 'flight 2023 to Paris', ''):
+        assert Bm25Encoder(1).encode_document(text) == Bm25Encoder(2).encode_document(text)
+    assert Bm25Encoder(1).encode_query('我喜欢狗') == Bm25Encoder(2).encode_query('我喜欢狗')
+
+
+def test_a_new_data_dir_records_the_current_version(tmp_path: Path) -> None:
+    assert encoder_for(tmp_path).version == SPARSE_VERSION
+    assert json.loads((tmp_path / MARKER).read_text()) == {'version': SPARSE_VERSION}
+    assert encoder_for(tmp_path).version == SPARSE_VERSION
+
+
+def test_a_data_dir_written_before_the_marker_keeps_version_1(tmp_path: Path) -> None:
+    # the embedder's marker without this one: vectors written by version 1 are stored there
+    (tmp_path / 'embedder.json').write_text('{"model": "m", "dim": 384}\n')
+    assert encoder_for(tmp_path).version == 1
+    assert encoder_for(tmp_path).version == 1  # recorded, not guessed again
+
+
+def test_a_marker_of_an_unknown_version_is_refused_by_name(tmp_path: Path) -> None:
+    (tmp_path / MARKER).write_text('{"version": 99}\n')
+    with pytest.raises(StoreUnavailable, match='version 99'):
+        encoder_for(tmp_path)
+    (tmp_path / MARKER).write_text('not json')
+    with pytest.raises(StoreUnavailable, match=MARKER):
+        encoder_for(tmp_path)
+    with pytest.raises(ValueError, match='version'):
+        Bm25Encoder(3)
