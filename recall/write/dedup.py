@@ -21,7 +21,7 @@ from recall.speakers import speaker_of
 from recall.tiers import KIND_DEFAULTS, ImportanceLabel, Tier
 from recall.write.facts import facts_of
 from recall.write.importance import write_grade
-from recall.write.merging import keyed_twin, merged_change
+from recall.write.merging import keyed_twin, merged_change, stated_at
 from recall.write.supersession import slot_tags
 from recall.write.trust import trust_of, trust_rank
 from vectors.models import StoredPoint
@@ -79,6 +79,18 @@ class MergePlan:
         self.results[index] = WriteResult(
             id=target, status=WriteStatus.MERGED, reason=reason, merged_into=target
         )
+
+    def restated(self) -> list[Chunk]:
+        """The stored memories this batch said again later than any statement before, as
+        merged: a restatement is as current as its last saying."""
+        out: list[Chunk] = []
+        for ident, change in self.bumps.items():
+            stored = self.existing.get(ident)
+            if stored is None or ident in self.fresh:
+                continue
+            if float(change.get('stated_at', 0.0)) > stated_at(stored.payload):
+                out.append(Chunk.from_payload({**stored.payload, **change}))
+        return out
 
     def new_chunks(self, supersede: dict[str, dict[str, Any]]) -> list[Chunk]:
         """The new chunks in write order, each with the supersession records this batch gave it

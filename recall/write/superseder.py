@@ -128,6 +128,50 @@ class Superseder:
         _report(fresh, changes, hidden_by, results)
         return changes
 
+    def restate(
+        self, restated: Sequence[Chunk], changes: dict[str, dict[str, Any]], now: datetime
+    ) -> None:
+        """Stored memories said again later than before (`restated`: their merged view): what
+        only earlier statements outdated is current again, and what was stated before the
+        restatement is outdated by it ("I live in Paris", "I moved to Berlin", then "I live in
+        Paris" again). Adds the payload changes to `changes`, those of `resolve`."""
+        for chunk in restated:
+            if changes.get(chunk.id, {}).get('superseded'):
+                continue  # a later memory of this batch outdated it already
+            change = changes.setdefault(chunk.id, {})
+            current = self._current_again(chunk, change)
+            plan = self.plan(current, [], [], {chunk.id: change['stale']})
+            for target, records in plan.stale.items():
+                other = change if target == chunk.id else self._change_of(target, changes)
+                other['stale'] = _unique([*other['stale'], *(r.model_dump() for r in records)])
+                other['updated_at'] = to_epoch(now)
+                if target in plan.hidden:
+                    record = plan.hidden[target]
+                    other.update(
+                        superseded=True, superseded_by=record.by, supersession=record.model_dump()
+                    )
+
+    def _current_again(self, chunk: Chunk, change: dict[str, Any]) -> Chunk:
+        """`chunk` without the records of memories stated no later than its restatement (its
+        own past-tense facts stay history); `change` gets the same."""
+        at = stated_at(chunk.to_payload())
+        by = {str(r.get('by')) for r in chunk.stale} | {chunk.superseded_by or ''}
+        found = self._vectors.retrieve(MEMORIES, sorted(b for b in by if b))
+        earlier = {p.id for p in found if stated_at(p.payload) <= at}
+        kept = [r for r in chunk.stale if r.get('rule') == 'past' or r.get('by') not in earlier]
+        change['stale'] = kept
+        if chunk.superseded and chunk.superseded_by in earlier:
+            change.update(superseded=False, superseded_by=None, supersession=None)
+        return chunk.model_copy(
+            update={'stale': kept, 'superseded': bool(change.get('superseded', chunk.superseded))}
+        )
+
+    def _change_of(self, target: str, changes: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        if target not in changes:
+            [point] = self._vectors.retrieve(MEMORIES, [target])
+            changes[target] = {'stale': list(point.payload.get('stale') or [])}
+        return changes[target]
+
     def _semantic_twin(
         self, chunk: Chunk, vector: list[float], fresh: dict[str, tuple[int, Chunk]]
     ) -> tuple[str | None, list[ScoredPoint]]:
@@ -266,6 +310,17 @@ def _weigh(plan: Plan, chunk: Chunk, new: Stated, at: float, cand: _Candidate) -
         if at < stated_at(p):
             plan.add(chunk.id, replaced(old, new, rule_name='older_event'))
         plan.add(chunk.id, past_outdated(new, old))
+
+
+def _unique(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for r in records:
+        key = (r.get('clause'), r.get('slot'), r.get('old_value'), r.get('by'), r.get('rule'))
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
 
 
 def _reason(outdated: list[str], records: list[Supersession], own: Mapping[str, Any]) -> str | None:

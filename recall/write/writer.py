@@ -153,6 +153,7 @@ class MemoryWriter:
         supersede = self._superseder.resolve(
             plan.fresh, dense, plan.bumps, items, plan.bump, plan.results, now
         )
+        self._superseder.restate(plan.restated(), supersede, now)
         self._store.store_linked(plan.new_chunks(supersede), dense)
         # read after the new chunks are stored: a superseder among them is read too
         self._store.set_payload(plan.updates(supersede))

@@ -183,3 +183,25 @@ def test_a_restated_fact_keeps_its_latest_time_so_an_older_dated_fact_does_not_h
     assert berlin['superseded'] == [] and berlin['superseded_by'] == paris['id'], berlin
     assert read(client, paris['id'])['superseded_by'] is None
     assert read(client, berlin['id'])['supersession']['rule'] == 'older_event'
+
+
+@pytest.mark.parametrize(
+    ('again', 'current'),
+    [('2025-03-03T10:00:00Z', 'paris'), ('2025-03-02T09:00:00Z', 'berlin')],
+    ids=['said-again-last', 'said-again-before-the-move'],
+)
+def test_a_fact_said_again_after_its_replacement_is_current_again(client, scope, again, current):  # type: ignore[no-untyped-def]
+    base = {'scope': scope, 'kind': 'fact', 'user_id': 'ann'}
+    day = {'created_at': '2025-03-01T10:00:00Z'}
+    status, paris = post(client, '/v1/memories', {**base, **day, 'text': 'I live in Paris'})
+    moved = {**base, 'text': 'I moved to Berlin', 'created_at': '2025-03-02T10:00:00Z'}
+    status, berlin = post(client, '/v1/memories', moved)
+    assert berlin['superseded'] == [paris['id']], berlin
+    status, merged = post(
+        client, '/v1/memories', {**base, 'text': 'I live in Paris', 'created_at': again}
+    )
+    assert merged['status'] == 'merged' and merged['id'] == paris['id'], merged
+    ids = {'paris': paris['id'], 'berlin': berlin['id']}
+    [past] = [name for name in ids if name != current]
+    assert read(client, ids[current])['superseded_by'] is None
+    assert read(client, ids[past])['superseded_by'] == ids[current]

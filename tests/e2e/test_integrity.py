@@ -290,7 +290,8 @@ def test_a_trusted_write_still_supersedes_an_untrusted_one(client, auth, scope):
 def test_a_trusted_restatement_revives_what_a_tool_superseded(client, auth, scope):
     # the tool's contradiction supersedes the tool's claim (equal trust); when the user then
     # says the claim, the merge makes it trusted, and a trusted memory superseded by an
-    # untrusted one would break the rule above: it is current again, the tool's text stays
+    # untrusted one would break the rule above: it is current again, and as the latest
+    # statement it outdates the contradiction in turn (kept as history)
     tool = write(client, auth, scope=scope, kind='preference', text='Bob likes tea', source='tool')
     denial = write(
         client, auth, scope=scope, kind='preference', text='Bob no longer likes tea', source='tool'
@@ -300,7 +301,7 @@ def test_a_trusted_restatement_revives_what_a_tool_superseded(client, auth, scop
     assert (again['status'], again['merged_into']) == ('merged', tool['id'])
     stored = read(client, auth, tool['id'])
     assert (stored['trust'], stored['superseded_by']) == ('trusted', None)
-    assert read(client, auth, denial['id'])['superseded_by'] is None
+    assert read(client, auth, denial['id'])['superseded_by'] == tool['id']
     assert search_ids(client, auth, scope, 'Bob likes tea')[0] == tool['id']
 
 
