@@ -12,14 +12,13 @@ from collections.abc import Sequence
 from core.auth import Principal
 from core.clock import Clock
 from core.errors import NotFound, StoreUnavailable
-from recall.access.recorder import AccessRecorder
+from recall.access.recorder import AccessRecorder, RecallCounter
 from recall.models import MEMORIES, Chunk
 from recall.ports import GraphIndex
 from recall.read.fusion import DEFAULT_FUSION, FusionConfig
 from recall.read.search import Searcher
 from recall.schemas import ChunkOut, SearchRequest, SearchResponse, Stats
 from recall.tiers import Kind
-from recall.write.writer import MemoryWriter
 from vectors.models import PointFilter
 from vectors.ports import Embedder, SparseEncoder, VectorStore
 
@@ -40,7 +39,7 @@ class RecallService:
         embedder: Embedder,
         sparse: SparseEncoder,
         clock: Clock,
-        writer: MemoryWriter,
+        writer: RecallCounter,
         *,
         graph: GraphIndex | None = None,
         fusion: FusionConfig = DEFAULT_FUSION,

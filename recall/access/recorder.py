@@ -6,12 +6,20 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
 
 log = logging.getLogger(__name__)
 
 # one store write covers at most this many searches' hits: a backlog (many concurrent searches)
 # is recorded in a few writes instead of one per search, and no write grows without bound
 MAX_COALESCED = 64
+
+
+class RecallCounter(Protocol):
+    """Whatever counts recalls in the store: `MemoryWriter`, the one writer of `memories`."""
+
+    def touch(self, ids: Sequence[str], scopes: Iterable[str] | None = None) -> None:
+        """Record a recall of these chunks (of these scopes, when known)."""
 
 
 class AccessRecorder:
