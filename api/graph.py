@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -11,6 +13,7 @@ from api.responses import EntityList
 from core.errors import InvalidInput, StoreUnavailable
 from core.scopes import ScopeId, check_scope
 from kg.models import EntityDetail, KGSearchRequest, KGSearchResponse
+from kg.question import read_question
 from kg.service import KnowledgeGraphService
 
 bp = Blueprint('graph', __name__, url_prefix='/v1')
@@ -38,6 +41,10 @@ class EntityArgs(BaseModel):
     body=KGSearchRequest,
     errors=SCOPED,
     tag='graph',
+    description='A question that speaks of its asker ("Where do I work?", "我住在哪里？") reads '
+    '"I" as `user_id`; without one, as the only user with memories in the scope. In a scope of '
+    'several users (or none), "I" stays unresolved: the answer holds what the other names in '
+    'the question find, `asker` is null and `warnings` says to pass `user_id`.',
 )
 def knowledge_graph_search() -> Response:
     """Entities, facts valid at `as_of` (validity window, provenance) and connecting paths."""
@@ -45,8 +52,31 @@ def knowledge_graph_search() -> Response:
     require_read(req.scope)
     if services().kg is None:
         return jsonify(KGSearchResponse().model_dump(mode='json'))
+    asker, warnings = _asker(req)
+    if asker != req.user_id:
+        req = req.model_copy(update={'user_id': asker})
     result = _kg().search(req, [req.scope])
+    result.asker, result.warnings = asker, warnings
     return jsonify(result.model_dump(mode='json'))
+
+
+def _asker(req: KGSearchRequest) -> tuple[str | None, list[str]]:
+    """Who "I" in the question is (the request's user_id, else the scope's only user) and,
+    when no one is, a warning saying why: an answer about nobody must not look like "nothing
+    is known"."""
+    if not read_question(req.query, datetime.now(UTC)).first_person:
+        return None, []
+    if req.user_id is not None:
+        return req.user_id, []
+    users = [u.user_id for u in services().history.users(req.scope, 4).users]
+    if len(users) == 1:
+        return users[0], []
+    if users:
+        named = ', '.join(users[:3]) + (', ...' if len(users) > 3 else '')
+        why = f'the scope has memories of several users ({named})'
+    else:
+        why = 'no memory of the scope has a user_id'
+    return None, [f'"I" in the question is not resolved: {why}; pass user_id']
 
 
 class EntitiesArgs(BaseModel):

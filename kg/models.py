@@ -271,7 +271,9 @@ class KGSearchRequest(BaseModel):
     hops: int = Field(default=2, ge=1, le=3)
     limit: int = Field(default=10, ge=1, le=100)
     user_id: Identifier | None = Field(
-        default=None, description='who "I"/"my"/"我" are in the question (the asking user)'
+        default=None,
+        description='who "I"/"my"/"我" are in the question (the asking user); default the only '
+        'user with memories in the scope, else "I" stays unresolved and `warnings` says so',
     )
     include_history: bool = Field(
         default=False, description='also facts that no longer hold (current: false), latest first'
@@ -332,6 +334,17 @@ class KGSearchResponse(BaseModel):
     facts: list[FactOut] = Field(default_factory=list)
     paths: list[PathOut] = Field(default_factory=list)
     as_of: datetime | None = None
+    asker: str | None = Field(
+        default=None,
+        description='who "I"/"my"/"我" in the question were read as: the request\'s user_id, '
+        'else the only user with memories in the scope (null when the question does not speak '
+        'of its asker, or "I" could not be resolved)',
+    )
+    warnings: list[str] = Field(
+        default_factory=list,
+        description='what the answer could not take into account, e.g. an "I" that neither '
+        'user_id nor a single-user scope resolves',
+    )
 
 
 class EntityDetail(BaseModel):

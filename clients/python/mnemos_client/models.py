@@ -549,6 +549,8 @@ class KGSearchResponse(Answer):
     facts: list[Fact] = Field(default_factory=list)
     paths: list[GraphPath] = Field(default_factory=list)
     as_of: datetime | None = None
+    asker: str | None = None
+    warnings: list[str] = Field(default_factory=list)
 
 
 class EntityDetail(Answer):

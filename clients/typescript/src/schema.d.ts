@@ -987,9 +987,12 @@ export interface components {
         KGSearchResponse: {
             /** @default null */
             as_of?: string | null;
+            /** @default null */
+            asker?: string | null;
             entities?: components["schemas"]["EntityOut"][];
             facts?: components["schemas"]["FactOut"][];
             paths?: components["schemas"]["PathOut"][];
+            warnings?: string[];
         };
         /** @enum {string} */
         Kind: "entity" | "preference" | "fact" | "procedure" | "project_state" | "relationship" | "remember" | "summary" | "lesson" | "failure" | "note" | "document" | "episodic" | "dream";
