@@ -253,9 +253,7 @@ def bench_search(n_entities: int, n_relations: int, queries: int, workdir: Path)
 
     search_ms = timed(lambda q: kg.search(KGSearchRequest(query=q, scope=SCOPE, hops=2), [SCOPE]))
     # the same 2-hop walk answered by Kuzu itself, to show what the mirror saves
-    seeds_of = [
-        kg._seeds(f'What do we know about {e.name}?', [SCOPE], False) for e in entities[:50]
-    ]
+    seeds_of = [seed_ids(kg, f'What do we know about {e.name}?') for e in entities[:50]]
     kuzu_ms = []
     for _ in range(max(20, queries // 5)):
         seeds = list(rng.choice(seeds_of))
@@ -291,6 +289,12 @@ def bench_search(n_entities: int, n_relations: int, queries: int, workdir: Path)
         'single_write_p50_ms': pct(write_ms, 50),
         'single_write_p95_ms': pct(write_ms, 95),
     }
+
+
+def seed_ids(kg: KnowledgeGraphService, query: str) -> list[str]:
+    """The entities `query` names directly (the seeds its search walks from)."""
+    found = kg.search(KGSearchRequest(query=query, scope=SCOPE, hops=1), [SCOPE])
+    return [e.id for e in found.entities if e.seed]
 
 
 def main() -> None:

@@ -214,8 +214,8 @@ MAX_INDEX_ENTITIES = 50_000
 class NameIndexes:
     """Each scope's NameIndex, loaded by `load(scope)` on first use and kept, most recently used
     last. `trim` drops the least recently used once they hold more than `max_entities`
-    entities together: at 1M chunks over 901 scopes, keeping every index the service had
-    touched grew its memory by ~1.3 GB during one step's graph catch-up (bench/README.md).
+    entities together, so the service's memory follows the scopes it is working on, not every
+    scope it has ever touched (bench/README.md, "Measurements the code's comments rely on").
 
     Only the single writer trims (under its lock, between writes), so a write's own indexes
     stay cached while it runs, and an index is never loaded while a write to its scope is

@@ -46,9 +46,8 @@ class SpacyExtractor:
         self, model_name: str, batch_size: int = 256, workers: int = 0, nice: int = 0
     ) -> None:
         """`workers` processes parse large batches, each `nice` steps below this process's
-        priority: with two busy parsers at the same priority, a one-thread ONNX embedding of
-        the write that queued them ran 1.5x slower on two cores; ten steps lower, ~1.03x
-        (bench/README.md, "Extraction workers run niced")."""
+        priority: parsing is background work, and on a small machine parsers at the same
+        priority slow the embedding of the very write that queued them."""
         self._model_name = model_name
         self._batch_size = batch_size
         self._workers = max(0, workers)
