@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from kg.extraction.lexicon import (
     HEAD_TYPES,
+    KNOWN_TOOLS,
     NER_LABELS,
     NON_NAMES,
     NOT_ENTITIES,
@@ -25,6 +26,9 @@ from kg.extraction.lexicon import (
     clean_name,
 )
 from kg.models import EntityMention, EntityType, RelationMention
+
+# a fact's type cue, and the other types that satisfy it ("uses GitHub": a product is used too)
+_CUE_ALSO = {EntityType.TOOL: frozenset({EntityType.PRODUCT})}
 
 _WORD_GROUPS: dict[str, Iterable[str]] = {
     'proper': ('NNP', 'NNPS'),
@@ -115,7 +119,9 @@ class DocEntities:
             # "the Apollo project", "Hillside school": the head noun says what it is
             self.add(f'{name} {head.text}', head_type, range(start, end + 1))
         else:
-            self.add(name, self.owner.type_of(name), range(start, end))
+            known_tool = name.casefold() in KNOWN_TOOLS
+            etype = EntityType.TOOL if known_tool else self.owner.type_of(name)
+            self.add(name, etype, range(start, end))
 
     def arg(self, tok: Any) -> str | None:
         """The entity a subject/object token stands for, making noun-chunk entities on demand."""
@@ -142,9 +148,10 @@ class DocEntities:
             for name, cue in ((rel.subject, subj_type), (rel.object, obj_type)):
                 mention = self.entities.get(name)
                 if cue is not None and mention is not None and not mention.speaker:
-                    mention.type = cue
+                    if mention.type not in _CUE_ALSO.get(cue, ()):
+                        mention.type = cue
                     mention.certain = True
-                    self.owner.vote(name, cue)
+                    self.owner.vote(name, mention.type)
         for mention in self.entities.values():
             if mention.speaker:
                 mention.type = EntityType.PERSON

@@ -32,6 +32,19 @@ READ_AHEAD = 4  # parts parsed ahead of the caller
 SPEAKER_PRONOUNS = {'i', 'me', 'my', 'mine', 'myself'}
 # where one is posted, not a tool one switches to ("I switched to the Paris office")
 WORKPLACES = frozenset({'office', 'branch', 'team', 'department', 'site', 'campus', 'store'})
+# software one uses, whatever the small NER model calls it (Neovim GPE, Emacs ORG, Jira PERSON):
+# "I moved to Neovim" changes an editor, not a home (names, casefolded)
+KNOWN_TOOLS = frozenset(
+    {
+        'vim', 'neovim', 'nvim', 'emacs', 'vs code', 'vscode', 'visual studio code',
+        'visual studio', 'sublime text', 'intellij', 'pycharm', 'webstorm', 'xcode',
+        'android studio', 'notepad++', 'linux', 'ubuntu', 'debian', 'fedora', 'arch linux',
+        'macos', 'windows', 'slack', 'jira', 'notion', 'obsidian', 'figma', 'trello', 'asana',
+        'dropbox', 'spotify', 'github', 'gitlab', 'docker', 'kubernetes', 'postgres',
+        'postgresql', 'mysql', 'excel', 'photoshop', 'chrome', 'firefox', 'kotlin',
+        'typescript', 'javascript', 'python',
+    }
+)  # fmt: skip
 SKIP_NOUNS = {
     'thing',
     'things',

@@ -304,20 +304,47 @@ class DocReader:
                     known = verb in VERB_OBJ or verb == 'join'
                     self._emit(subj, predicate, obj, when, fact, 0.9 if known else 0.6)
             elif child.dep_ in ('prep', 'agent'):
-                prep = child.lower_
-                known_prep = VERB_PREP.get((verb, prep)) or VERB_PREP.get((lemma, prep))
-                for pobj in _pobjs(child):
-                    obj = self.names.arg(pobj)
-                    if obj is None or (known_prep == 'uses' and pobj.lower_ in WORKPLACES):
-                        continue  # "switched to the Paris office" uses no office
-                    self._emit(
-                        subj,
-                        known_prep or f'{verb}_{prep}',
-                        obj,
-                        when,
-                        fact,
-                        0.9 if known_prep else 0.6,
-                    )
+                self._prep_facts(verb, lemma, child, subj, when, fact)
+
+    def _prep_facts(
+        self, verb: str, lemma: str, prep_tok: Any, subj: str, when: datetime, fact: str
+    ) -> None:
+        """Facts of a verb's preposition ("moved to York"). The parser may hang "to Emacs" of
+        "moved from Vim to Emacs" under "from" or Vim: a "from X to Y" chain is two preps of
+        the verb."""
+        preps = [prep_tok]
+        if prep_tok.lower_ == 'from':
+            preps += [
+                p
+                for head in (prep_tok, *_pobjs(prep_tok))
+                for p in head.children
+                if p.dep_ == 'prep' and p.lower_ in ('to', 'into')
+            ]
+        for tok in preps:
+            known = VERB_PREP.get((verb, tok.lower_)) or VERB_PREP.get((lemma, tok.lower_))
+            for pobj in _pobjs(tok):
+                obj = self.names.arg(pobj)
+                if obj is None:
+                    continue
+                predicate = known
+                if known in ('lives_in', 'uses') and lemma in _CHANGE_VERBS:
+                    predicate = self._changed(known, obj, pobj)
+                    if predicate is None:
+                        continue
+                confidence = 0.9 if predicate else 0.6
+                self._emit(subj, predicate or f'{verb}_{tok.lower_}', obj, when, fact, confidence)
+
+    def _changed(self, known: str, obj: str, pobj: Any) -> str | None:
+        """What "moved/switched to X" changes, by what X is: a home is a place, a tool is
+        software; None when X is neither the verb's usual sense nor a tool."""
+        if known == 'uses' and pobj.lower_ in WORKPLACES:
+            return None  # "switched to the Paris office" uses no office
+        etype = self.names.entities[obj].type
+        if etype in (EntityType.TOOL, EntityType.PRODUCT):
+            return 'uses'  # "moved from Vim to Emacs": an editor, not a home
+        if known == 'uses' and etype == EntityType.PLACE:
+            return None  # "switched to Paris" names no tool
+        return known
 
     def _self_introduction(self) -> None:
         # "I'm Maya Patel" / "my name is Maya Patel": the speaker is that person
@@ -332,6 +359,9 @@ class DocReader:
                 self.names.entities[name].type = EntityType.PERSON
                 self._emit(self.speaker, NAMED, name, self.item.at, self.text[:FACT_CHARS])
 
+
+# verbs of a change whose object says what changed: a home (moved to York) or a tool (to Emacs)
+_CHANGE_VERBS = frozenset({'move', 'switch', 'migrate'})
 
 _SELF_NAMED = re.compile(
     r"(?i:\b(?:i'm|i am|my name is|my name's|call me))\s+([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3})"

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from kg.dates import resolve_date
-from kg.extraction.lexicon import FACT_CHARS, PREDICATE_TYPES, clean_name
+from kg.extraction.lexicon import FACT_CHARS, KNOWN_TOOLS, PREDICATE_TYPES, clean_name
 from kg.extraction.places import is_place
 from kg.models import (
     NAMED,
@@ -59,8 +59,9 @@ _OBJECT_END = re.compile(r'(?:了|的|呢|啊|吧|呀|啦|哦|嘛|\s)+$')
 _JOINED = '入职了?|加入了?|跳槽到了?|跳槽去了?|就职于|任职于|供职于|去了'
 _STUDY = '读书|上学|读研究生|读研|读博|念书|上大学|读大学|求学'
 _MOVED = '搬到了?|搬去了?|搬回了?|迁居到?|定居在?|定居于'
-_USED = '用|使用|改用|换成了?|换用|转用'
-_LATIN_NAME = r'[A-Za-z][\w.+#-]*(?: [A-Z][\w.+#-]*)?'
+_USED = '用|使用|改用|换成了?|换用|转用|转到了?|切换到了?'
+# ASCII only: \w would run on into the Chinese that follows ("用Python写代码")
+_LATIN_NAME = r'[A-Za-z][A-Za-z0-9_.+#-]*(?: [A-Z][A-Za-z0-9_.+#-]*)?'
 _COUNTER = '一辆|一台|一套|一部|一只|辆|台|套|部'
 # (pattern over the clause after its subject, predicate, object group)
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -85,7 +86,8 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r'^(?:很|最|也|特别|比较)?不喜欢(?:打|玩|吃|喝|看|听)?(?P<o>.{1,10})$', 'dislikes'),
         (r'^讨厌(?:打|玩|吃|喝|看|听)?(?P<o>.{1,10})$', 'dislikes'),
         (r'^(?:很|最|也|特别|比较)?(?:喜欢|爱)(?:打|玩|吃|喝|看|听)?(?P<o>.{1,10})$', 'likes'),
-        (rf'^(?:习惯|喜欢|一直|现在)?(?:{_USED})\s*(?P<o>{_LATIN_NAME})', 'uses'),
+        (rf'^(?:从\s*{_LATIN_NAME}\s*)?(?:习惯|喜欢|一直|现在)?(?:{_USED})\s*(?P<o>{_LATIN_NAME})',
+         'uses'),
         (rf'^(?:开(?:着|的是)?(?:{_COUNTER})|(?:买了|入手了)(?:{_COUNTER})?)(?:.{{0,6}}的)?'
          r'(?P<o>.{1,10})$', 'owns'),
         (r'^(?:是|担任|转行当了?|当了|成为了?|成了|(?:工作|职业|职位)是)(?:一名|一个|一位|个|名|位)?'
@@ -154,8 +156,7 @@ class _Reading:
         text = self.item.text
         if self.speaker:
             # a chat log's "张伟: 我在阿里巴巴工作" is 张伟 speaking: with the name left in, every
-            # first clause began with it and lost its first-person facts (graph F1 0.96 -> 0.04
-            # on the labelled set, `bench/extraction_quality.py --speaker-prefix`)
+            # first clause would begin with it and lose its first-person facts
             said = re.match(rf'\s*{re.escape(self.speaker)}\s*[:：]\s*', text)
             text = text[said.end() :] if said else text
         words = self.reader.tags(text)
@@ -192,6 +193,8 @@ class _Reading:
         obj = _OBJECT_END.sub('', obj).strip()
         if not obj or _NOT_OBJECT.search(obj) or subj == obj:
             return
+        if predicate == 'lives_in' and obj.casefold() in KNOWN_TOOLS:
+            predicate = 'uses'  # "我搬到了Emacs": a move to software changes a tool, not a home
         if (subj, predicate, obj) in self.seen:
             return
         self.seen.add((subj, predicate, obj))
@@ -288,8 +291,9 @@ class _Reading:
             match = pattern.match(rest)
             if match:
                 obj = match.group('o')
-                if predicate == 'works_at' and rest.startswith('在') and obj in self.places:
-                    predicate = 'works_in'  # "我在上海工作": a city, not an employer
+                if predicate == 'works_at' and obj in self.places:
+                    # "我在上海工作", "我跳槽到了杭州": a city, not an employer
+                    predicate = 'works_in'
                 self._emit(subject, predicate, obj, when, fact)
                 break
         return subject
