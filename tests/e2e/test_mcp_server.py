@@ -243,3 +243,29 @@ def test_service_errors_become_tool_errors(url: str) -> None:
     with Mnemos(url, 'not-a-token') as stranger:
         result = call_tool(stranger, 'memory_get', {'id': str(uuid.uuid4())})
     assert result.is_error and result.structured_content['status'] == 401
+
+
+def test_i_in_a_graph_question_is_the_servers_default_user(url: str) -> None:
+    from mnemos_client.mcp.server import call_tool
+    from mnemos_client.mcp.tools import Caller, Defaults
+
+    scope = f'agent:g{uuid.uuid4().hex[:10]}'
+    question = {'query': 'Where do I work?'}
+    with Mnemos(url, TOKEN) as client:
+        client.remember(scope, 'I work at Initech.', user_id='maya')
+        client.remember(scope, 'I work at Globex.', user_id='omar')
+        omar = Caller(client, Defaults(scope=scope, user_id='omar'))
+        deadline = time.monotonic() + 30
+        while not (found := call_tool(omar, 'knowledge_graph_search', question)).is_error:
+            if found.structured_content['facts'] or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        anyone = call_tool(
+            Caller(client, Defaults(scope=scope)), 'knowledge_graph_search', question
+        )
+    objects = {f['object'] for f in found.structured_content['facts']}
+    assert 'Globex' in objects and 'Initech' not in objects, objects
+    assert found.structured_content['warnings'] == []
+    # two users and no default: the model reads why "I" found nothing
+    [warning] = anyone.structured_content['warnings']
+    assert 'user_id' in warning and 'maya' in warning and 'omar' in warning, warning

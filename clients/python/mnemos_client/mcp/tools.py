@@ -132,6 +132,7 @@ class SearchIn(_In):
 class GraphIn(_In):
     query: str = Field(min_length=1, max_length=2000, description='Entity or question.')
     scope: Scope
+    user_id: UserId
     as_of: datetime | None = Field(
         default=None, description='Facts valid at this time (ISO 8601); default now.'
     )
@@ -214,6 +215,7 @@ class Fact(BaseModel):
 class Graph(BaseModel):
     entities: list[str]
     facts: list[Fact]
+    warnings: list[str] = []  # e.g. an "I" in the question that no user resolves
 
 
 class Stored(BaseModel):
@@ -291,9 +293,11 @@ def _search(c: Caller, a: SearchIn) -> Hits:
 
 
 def _graph(c: Caller, a: GraphIn) -> Graph:
-    found = c.client.kg_search(a.query, c.scope(a.scope), as_of=a.as_of)
+    user = c.user(a.user_id)  # "I" in the question: the default user, when there is one
+    found = c.client.kg_search(a.query, c.scope(a.scope), as_of=a.as_of, user_id=user)
     facts = [Fact.model_validate(f.model_dump(mode='json')) for f in found.facts]
-    return Graph(entities=[e.name for e in found.entities], facts=facts)
+    entities = [e.name for e in found.entities]
+    return Graph(entities=entities, facts=facts, warnings=found.warnings)
 
 
 def _add(c: Caller, a: AddIn) -> Added:
