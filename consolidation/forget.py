@@ -11,7 +11,7 @@ A job already running when it is cancelled may still write (an episode, the grap
 episode it queues): forget waits for the running ones to end, in whichever process runs them
 (the job store records a job as running from its start to its end, cancelled or not, and a job
 cancelled before it starts never starts), cancels what they queued, and only then deletes, so
-nothing they wrote survives. The wait is bounded (RUNNING_WAIT_S per round); a process that died
+nothing they wrote survives. The wait is bounded (RUNNING_WAIT_S in all); a process that died
 running a job is not waited for.
 
 Deleting is not erasing: the vector store flags a deleted point and keeps its payload and the
@@ -25,6 +25,7 @@ the server to vacuum (vectors/qdrant.py): docs/SERVER.md says what that leaves o
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -41,7 +42,8 @@ if TYPE_CHECKING:
     from consolidation.context import JobContext
 
 _PAGE = 512
-# how long forget waits for a running job of its user (a session's summary, a graph extraction)
+# how long forget waits in all for the running jobs of its user (a session's summary, a graph
+# extraction)
 RUNNING_WAIT_S = 120.0
 # each job queue's last compaction job (see _compaction)
 _LAST_COMPACTION: dict[int, str] = {}
@@ -93,8 +95,12 @@ def forget(ctx: JobContext, req: ForgetIn) -> ForgetReport:
     in the graph."""
     # first, so that no queued session turns into an episode after the deletes below
     jobs = ctx.jobs.cancel(req.scope, req.user_id)
+    # one bound for all the rounds: a job that never ends (a hung process, or one on a host
+    # that died) holds the forget back once
+    deadline = time.monotonic() + RUNNING_WAIT_S
     for _ in range(_ROUNDS):
-        if not ctx.jobs.wait_running(req.scope, req.user_id, RUNNING_WAIT_S):
+        left = deadline - time.monotonic()
+        if left <= 0 or not ctx.jobs.wait_running(req.scope, req.user_id, left):
             break
         jobs += ctx.jobs.cancel(req.scope, req.user_id)
     flt = PointFilter(scopes=[req.scope] if req.scope else None)

@@ -242,3 +242,29 @@ def test_a_session_still_queued_when_its_user_is_forgotten_never_becomes_an_epis
     data_dir = services.settings.data_dir
     on_disk = b''.join(f.read_bytes() for f in data_dir.glob('jobs.sqlite3*'))
     assert b'marzipan-7781' not in on_disk
+
+
+def test_forget_waits_for_running_jobs_at_most_its_bound_in_all(
+    app: Any, client: Any, scope: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A job that never ends (its process hung, or on another host that died) holds a forget
+    back for RUNNING_WAIT_S in all, not for each round of cancel-and-wait; forget then goes on
+    and deletes."""
+    import consolidation.forget as forget_module
+
+    write(client, scope=scope, user_id='hung', text='Hank keeps the spare key under the mat.')
+    jobs = app.extensions['mnemos'].consolidation.jobs
+    waits: list[float] = []
+
+    def never_ends(scope: Any, user_id: Any, timeout: float) -> bool:
+        waits.append(timeout)
+        time.sleep(timeout)  # the whole wait runs out: the job still runs
+        return True
+
+    monkeypatch.setattr(forget_module, 'RUNNING_WAIT_S', 0.3)
+    monkeypatch.setattr(forget_module, '_compaction', lambda ctx: None)
+    monkeypatch.setattr(jobs, 'wait_running', never_ends)
+    answer = client.post('/v1/admin/forget', json={'user_id': 'hung'}, headers=AUTH)
+    assert answer.status_code == 200, answer.get_json()
+    assert answer.get_json()['memories'] == 1
+    assert len(waits) == 1, waits  # one bounded wait, not one per round
