@@ -22,6 +22,7 @@ from recall.recall_block import strip_recall_blocks
 from recall.schemas import MemoryIn
 from recall.tiers import ImportanceLabel, Kind, Source, Tier
 from recall.write.deterministic import Captured, deterministic_capture
+from recall.write.fact_patterns import CHOSEN_SLOTS
 from recall.write.facts import facts_of, joined_changes, joined_corrections
 from recall.write.guards import injection_reason, is_system_channel, mask_turn
 from recall.write.importance import grade, label_for
@@ -163,8 +164,16 @@ class CaptureDecision(BaseModel):
 # ---- salience and questions ------------------------------------------------------------------
 
 
+_POLITE_REQUEST = re.compile(
+    r'(?i)\s*(?:could|can|would|will) you (?:please )?|'
+    r'\s*(?:可以|能|能不能|可不可以|麻烦)(?:请)?你?'
+)
+
+
 def is_question(text: str) -> bool:
     """True for questions: a final ?/？, a Chinese interrogative or an English question opener."""
+    if _POLITE_REQUEST.match(text) and any(f.slot in CHOSEN_SLOTS for f in facts_of(text)):
+        return False  # "Could you write in paragraphs?": how to answer, asked politely
     if QUESTION_MARK.search(text):
         return True
     body = EXPLICIT.sub('', text, count=1)

@@ -219,6 +219,11 @@ ADV = (
     r'has|used to|had|been|am|is|are|was|were|will|soon|already) )*'
 )
 
+# "Don't call me Liz", "别再叫我小王": a name no longer wanted
+NAME_NEG = re.compile(
+    r"(?i)(?:\b(?:don't|do not|stop|never|no longer|quit)\s+$|(?:别|不要|不用)再?$)"
+)
+
 # a negation in front of a slot's verb: "I no longer work at Acme", "I don't live in Paris"
 NOT_EN = r"(?P<n>(?i:no longer|don't|do not|doesn't|does not|not|never) )?"
 
@@ -281,7 +286,8 @@ SLOTS_EN: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             'name',
-            r"(?i:\bmy name is|\bmy name's|\bcall me|\bi'm called|\bi am called) "
+            r"(?i:\bmy name is|\bmy name's|\bcall(?:ing)? me|\bi'm called|\bi am called|\bgo by|"
+            r'\baddress me as|\brefer to me as) '
             r"(?P<v>[A-Za-z\u4e00-\u9fff][\w'-]*(?: [A-Z][\w'-]*){0,2})",
         ),
         (
@@ -343,7 +349,10 @@ SLOTS_ZH: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r'学生|护士|记者|编辑|顾问|销售|厨师|司机|实习生|科学家|教授|总裁|创始人|运营|产品|'
             r'开发|测试|专员|助理|秘书|作家|翻译))',
         ),
-        ('name', r'(?:^我叫|我的名字(?:是|叫)|叫我)\s*(?P<v>[^\s,，。！？!?、;；:：了]{1,12})'),
+        (
+            'name',
+            r'(?:^我叫|我的名字(?:是|叫)|叫我|称呼我(?:为)?)\s*(?P<v>[^\s,，。！？!?、;；:：了]{1,12})',
+        ),
         (
             'partner',
             r'(?:我的?(?:老婆|妻子|老公|丈夫|爱人|女朋友|男朋友|对象|未婚妻|未婚夫)(?:是|叫))'
@@ -366,7 +375,7 @@ FORMAT_RE = [(name, re.compile(rf'(?i)(?:\b|(?<=[\u4e00-\u9fff]))(?:{p})')) for 
 FORMAT_CUE = re.compile(
     r'(?i)\b(?:prefer|want|like|use|using|write|answer|answers|reply|replies|respond|responses|'
     r"format|give me|no more|instead of|over|rather than|stop|don't|do not|avoid|from now on|"
-    r'keep|fine|okay|allowed|switch|switched)\b|'
+    r'keep|fine|okay|allowed|switch|switched|please|less|more|fewer)\b|'
     r'回答|回复|输出|用|写|格式|不要|别|喜欢|偏好|不再|以后|从现在|需要'
 )
 
@@ -387,7 +396,8 @@ _LANG_ZH = '|'.join(w for w in _LANG_WORDS if not w.isascii())
 ANSWER_CUE = re.compile(
     r'(?i)\b(?:answers?|answering|reply|replies|replying|respond|responses?|write (?:to me|back)|'
     r"(?:speak|talk) to (?:me|us)|let'?s (?:switch|speak|talk|use|stick|continue))\b|"
-    r'回答|回复|答复|交流|跟我说|对我说'
+    rf'\bswitch (?:back )?to (?:{_LANG_EN})\W*(?:please|now|again)?\W*$|'
+    r'回答|回复|答复|交流|跟我说|对我说|换回|切换'
 )
 
 # a clause about someone else's words: "My French teacher answers in French"
@@ -535,7 +545,7 @@ VALUE_TAIL_EN = re.compile(
 
 NEG_CUE = re.compile(
     r"(?i)(?:\b(?:no more|no|not|don't|do not|never|no longer|stop|stop using|avoid|without|"
-    r'over|instead of|rather than|less|no need for)\b|'
+    r'over|instead of|rather than|less|no need for|no need to)\b|'
     r'不要|别|不再|不用|不需要|无需|而不是|少用|不想|代替|取代)'
     r'\W*(?:\w+\W+){0,3}\w*$'
 )
@@ -563,7 +573,8 @@ CHOICES = tuple(
                 ('short', r'short|brief|concise|terse|简短|简洁|简单|短一点|短一些'),
                 (
                     'detailed',
-                    r'detailed|(?<!no )long(?:er)?|thorough|in-depth|详细|具体|长一点|长一些',
+                    r'detailed|(?<!no )long(?:er)?|thorough|in-depth|(?:in|into|more) detail|'
+                    r'详细|具体|长一点|长一些',
                 ),
             ),
         ),
@@ -592,7 +603,8 @@ CHOICE_CUES = {
     ),
     'unit': re.compile(
         r'(?i)\b(?:prefer|use|using|units?|measurements?|instead of|rather|give me|in|switch|'
-        r'switched|change|changed|convert|from now on|metric|imperial)\b|'
+        r'switched|change|changed|convert|from now on|metric|imperial|please|no more|instead|'
+        r'like|want)\b|'
         r'用|单位|换算|改成|换成|改为'
     ),
 }

@@ -44,6 +44,7 @@ from recall.write.fact_patterns import (
     LEAD_VERB_ZH,
     LIKES_EN,
     LIKES_ZH,
+    NAME_NEG,
     NEG_CUE,
     NEGATIVE_VERBS,
     NOT_NAMES,
@@ -187,12 +188,14 @@ def _liked(value: str, *, zh: bool) -> str:
 # ---- answers: format and language --------------------------------------------------------
 
 
-def _format_facts(clause: str, index: int) -> list[Fact]:
+def _format_facts(clause: str, index: int, text: str) -> list[Fact]:
     found: list[tuple[int, str]] = []
     for name, pattern in FORMAT_RE:
         for m in pattern.finditer(clause):
             found.append((m.start(), name))
-    if not found or not FORMAT_CUE.search(clause):
+    # a bare "Prose, not bullet points, please": the cue may stand in another short clause
+    cued = FORMAT_CUE.search(clause) or (len(clause.split()) <= 4 and FORMAT_CUE.search(text))
+    if not found or not cued:
         return []
     found.sort()
     positive: list[str] = []
@@ -345,6 +348,9 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
             continue
         retracted = m.groupdict().get('r')
         retracts = (_clean(retracted),) if retracted else ()
+        if slot == 'name' and NAME_NEG.search(rest[: m.start()] or clause[: m.start()]):
+            facts.append(Fact(owner, slot, value, positive=False, past=past, clause=index))
+            continue
         negative = slot in ('lives_in', 'works_at') and bool(
             m.groupdict().get('n')
             or re.match(r"(?i)(?:no longer|not|don't|do not)\b", rest)
@@ -355,7 +361,7 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
     if not any(f.slot == 'editor' for f in facts) and EDITOR_CUE.search(text):
         facts += _editor_facts(clause, owner, index, past)
     facts += _choice_facts(clause, index, text)
-    facts += _format_facts(clause, index)
+    facts += _format_facts(clause, index, text)
     if owner == SELF and not OTHER_SPEAKER.match(clause):
         facts += _language_facts(clause, index, text)
     if any(f.slot in CHOSEN_SLOTS for f in facts):

@@ -268,6 +268,20 @@ CORRECTIONS = [
     ('我住在成都。', '我不再住在成都了。', 'lives_in'),
     ('我在腾讯工作。', '我已经不在腾讯工作了，现在在阿里巴巴上班。', 'works_at'),
     ('我喜欢表格。', '以后不需要表格了。', 'answer_format'),
+    ('Use bullet points in your answers.', 'Prose, not bullet points, please.', 'answer_format'),
+    (
+        'Use bullet points in your answers.',
+        'Could you write in paragraphs rather than bullet points?',
+        'answer_format',
+    ),
+    ('I prefer miles.', 'No more miles, kilometres please.', 'unit:distance'),
+    (
+        'Keep your answers short.',
+        'No need to keep answers short anymore, go into detail.',
+        'answer_length',
+    ),
+    ('I prefer Celsius.', "I'd like Fahrenheit instead.", 'unit:temperature'),
+    ('回答用英文。', '换回中文吧。', 'answer_language'),
 ]
 
 
@@ -287,7 +301,19 @@ def test_a_correction_in_other_words_hides_what_it_corrects(
     assert stored['supersession']['slot'] == slot, stored
 
 
+@pytest.mark.parametrize(
+    'new',
+    ["Don't call me Liz, it's Beth.", 'Please address me as Beth.', 'I go by Beth now.'],
+)
+def test_a_new_name_in_other_words_hides_the_old_one(client, auth, scope, new):  # type: ignore[no-untyped-def]
+    first = write(client, auth, scope, 'Call me Liz.', user_id='ann')
+    second = write(client, auth, scope, new, user_id='ann')
+    assert second['superseded'] == [first['id']], second
+    assert read(client, auth, first['id'])['supersession']['slot'] == 'name'
+
+
 KEPT = [
+    ('Answer in English.', 'I switched to French classes.'),
     ('Reply in English.', 'My French teacher answers in French.'),
     ('我住在北京。', '我妈妈住在上海。'),
     ('My wife is Anna.', 'My wife is a doctor.'),
