@@ -139,12 +139,13 @@ def _terms_of(text: str) -> frozenset[str]:
     return frozenset(tokenize(text))
 
 
-def coverage(terms: Sequence[str], text: str) -> float:
+def coverage(terms: Sequence[str], text: str, stated: frozenset[str] = frozenset()) -> float:
     """Share of the query terms the text contains, a word of a term's slot counting for the term
-    (recall.read.slots.coverage_of); 0 when the query has none."""
+    and one naming a slot the memory states a fact of (`stated`, its `slots`;
+    recall.read.slots.coverage_of); 0 when the query has none."""
     if not terms:
         return 0.0
-    return coverage_of(terms, _terms_of(text), text)
+    return coverage_of(terms, _terms_of(text), text, stated)
 
 
 def calibrated_cosine(cosine: float | None) -> float:
@@ -154,9 +155,12 @@ def calibrated_cosine(cosine: float | None) -> float:
     return min(1.0, max(0.0, (cosine - COSINE_FLOOR) / (COSINE_FULL - COSINE_FLOOR)))
 
 
-def confidence(terms: Sequence[str], text: str, cosine: float | None) -> float:
-    """How surely a hit answers the query at all, in [0, 1] (see the module docstring)."""
-    covered = coverage(terms, text)
+def confidence(
+    terms: Sequence[str], text: str, cosine: float | None, stated: frozenset[str] = frozenset()
+) -> float:
+    """How surely a hit answers the query at all, in [0, 1] (see the module docstring);
+    `stated`: the slots the memory states facts of (its `slots`)."""
+    covered = coverage(terms, text, stated)
     if covered == 0.0 and is_cjk(terms):
         # the default embedder's cosine between two unrelated Chinese sentences reaches 0.6-0.7:
         # a Chinese memory that shares no content word with the query is not vouched for

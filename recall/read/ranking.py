@@ -123,8 +123,10 @@ class Signals:
     def sure(self, ident: str) -> float:
         """How surely the candidate's own text answers the query (recall.read.context)."""
         if ident not in self._own:
-            text = str(self._found.payloads[ident].get('text', ''))
-            self._own[ident] = confidence(self._terms, text, self._dense.get(ident))
+            payload = self._found.payloads[ident]
+            text = str(payload.get('text', ''))
+            stated = frozenset(str(s) for s in payload.get('slots') or ())
+            self._own[ident] = confidence(self._terms, text, self._dense.get(ident), stated)
         return self._own[ident]
 
     def cheap(self, ident: str) -> dict[str, float]:

@@ -71,6 +71,16 @@ _ZH_SLOTS: tuple[tuple[str | None, tuple[str, ...]], ...] = (
     ('editor', ('编辑器',)),
 )
 _ZH_GROUPS = tuple(words for _, words in _ZH_SLOTS)
+# the many-valued fact slots (recall.write.facts) a query word names; with the single-valued
+# ones of _EN_SLOTS, a memory stating a fact of the slot ("I'm good at Rust": skill) answers the
+# word though it shares none with it ("What languages do I code in?")
+_EN_MANY: tuple[tuple[str, str], ...] = (
+    ('skill', 'skill skills code coding program programming developer language languages'),
+    ('language', 'language languages speak speaks spoken fluent'),
+    ('likes', 'hobby hobbies like likes love loves enjoy enjoys activity activities sport sports'),
+    ('hobby', 'hobby hobbies activity activities pastime sport sports'),
+    ('pet', 'pet pets animal animals'),
+)
 # characters that carry no topic: a memory sharing only these with a query says nothing of it
 CJK_FUNCTION = frozenset(
     '我你您他她它们的了是在有哪里些什么怎吗呢吧啊呀和与也都就还又很个这那谁一多少做'
@@ -126,16 +136,34 @@ def query_words(terms: Sequence[str]) -> list[str]:
     return words or list(terms)
 
 
-def coverage_of(terms: Sequence[str], have: frozenset[str], text: str) -> float:
+def coverage_of(
+    terms: Sequence[str], have: frozenset[str], text: str, stated: frozenset[str] = frozenset()
+) -> float:
     """Share of the query's words the memory holds (a word of a term's slot counting for the
-    term); 0 when the memory shares only Chinese function characters with the query."""
+    term, and a word naming a slot the memory `stated` a fact of); 0 when the memory shares
+    only Chinese function characters with the query."""
     words = query_words(terms)
     if not words:
         return 0.0
-    found = [w for w in words if w in have or slot_synonym_in(w, have, text)]
+    slots = _stated_by() if stated else {}
+    found = [
+        w
+        for w in words
+        if w in have or slot_synonym_in(w, have, text) or slots.get(w, frozenset()) & stated
+    ]
     if not any(w not in CJK_FUNCTION for w in found):
         return 0.0
     return len(found) / len(words)
+
+
+@cache
+def _stated_by() -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    named = [(slot, words) for slot, words in _EN_SLOTS if slot is not None]
+    for slot, words in (*named, *_EN_MANY):
+        for stem in tokenize(words):
+            out.setdefault(stem, set()).add(slot)
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def slot_synonym_in(term: str, have: frozenset[str], text: str) -> bool:

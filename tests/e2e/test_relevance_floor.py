@@ -63,3 +63,12 @@ def test_an_unrelated_chinese_question_gets_no_memory(client, auth, scope, quest
         assert client.post('/v1/memories', json=body, headers=auth).status_code == 201
     assert ask(client, auth, scope, question, 'ann') == []
     assert bundle(client, auth, scope, question, 'ann') == ''
+
+
+def test_a_memory_stating_a_fact_of_the_slot_a_question_names_passes_the_floor(client, auth, scope):  # type: ignore[no-untyped-def]
+    # "I'm good at Rust" shares no word with the question, but states a skill
+    for text in ["I'm good at Rust.", 'I write Python at work.', "I'm good at Haskell."]:
+        body = {'scope': scope, 'text': text, 'user_id': 'ann'}
+        assert client.post('/v1/memories', json=body, headers=auth).status_code == 201
+    hits = ask(client, auth, scope, 'What languages do I code in?', 'ann')
+    assert all(any(lang in h for h in hits) for lang in ('Rust', 'Python', 'Haskell')), hits
