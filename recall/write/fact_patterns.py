@@ -325,6 +325,15 @@ SLOTS_ZH: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r'转到了?)' + HAN_VALUE + ZH_END,
         ),
         (
+            # "我已经离开腾讯了", "我从腾讯离职了": the employer is over, no new one named
+            'works_at',
+            r'^(?:(?P<n>离开了?|辞职离开了?)'
+            + HAN_VALUE
+            + r'(?=了|$|[，,。.！!])|从'
+            + HAN_VALUE.replace('?P<v>', '?P<w>')
+            + r'(?P<n2>离职|辞职))',
+        ),
+        (
             'works_at',
             r'^(?:现在|目前|也|还|一直)?(?P<n>不再|已经不|不)?在'
             + HAN_VALUE
@@ -338,7 +347,9 @@ SLOTS_ZH: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             'lives_in',
-            r'^(?:现在|目前|也|还|一直|全家)?在' + HAN_VALUE + r'(?=生活|定居|居住|安家|落户)',
+            r'^(?:现在|目前|也|还|一直|全家)?(?P<n>不再|已经不|不)?在'
+            + HAN_VALUE
+            + r'(?=住|生活|定居|居住|安家|落户)',
         ),
         (
             'title',
@@ -364,7 +375,8 @@ SLOTS_ZH: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 FORMATS = (
     ('bullet points', r'bullet(?:ed)?[ -]?(?:points?|lists?)?|bullets|numbered lists?|lists?|'
      r'列表|分点|要点|条目'),
-    ('prose', r'prose|paragraphs?|full sentences|flowing text|段落|成段|大段文字|连贯的文字'),
+    ('prose', r'prose|paragraphs?|full sentences|flowing text|段落|成段|大段文字|连贯的文字|'
+     r'一段话|文字'),
     ('tables', r'tables?|表格'),
     ('plain text', r'plain text|纯文本'),
     ('markdown', r'markdown'),
@@ -397,7 +409,7 @@ ANSWER_CUE = re.compile(
     r'(?i)\b(?:answers?|answering|reply|replies|replying|respond|responses?|write (?:to me|back)|'
     r"(?:speak|talk) to (?:me|us)|let'?s (?:switch|speak|talk|use|stick|continue))\b|"
     rf'\bswitch (?:back )?to (?:{_LANG_EN})\W*(?:please|now|again)?\W*$|'
-    r'回答|回复|答复|交流|跟我说|对我说|换回|切换'
+    r'回答|回复|答复|交流|跟我说|对我说|换回|切换|请说|全部用|都用|一律用|就好|就行'
 )
 
 # a clause about someone else's words: "My French teacher answers in French"
@@ -599,7 +611,7 @@ CHOSEN_SLOTS = frozenset(
 CHOICE_CUES = {
     'answer_length': re.compile(
         r'(?i)\b(?:answers?|repl(?:y|ies)|responses?|explanations?|explain|summar(?:y|ies))\b|'
-        r'回答|回复|解释|说明|以后'
+        r'回答|回复|解释|说明|以后|说得|讲得|简单说|说简单|说详细|讲详细|不用那么|别那么|不要那么'
     ),
     'unit': re.compile(
         r'(?i)\b(?:prefer|use|using|units?|measurements?|instead of|rather|give me|in|switch|'

@@ -353,6 +353,7 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
             continue
         negative = slot in ('lives_in', 'works_at') and bool(
             m.groupdict().get('n')
+            or m.groupdict().get('n2')
             or re.match(r"(?i)(?:no longer|not|don't|do not)\b", rest)
             or (zh and re.search(r'(?:不再|已经不|不|没有?)$', rest[: m.start()]))
         )

@@ -282,6 +282,14 @@ CORRECTIONS = [
     ),
     ('I prefer Celsius.', "I'd like Fahrenheit instead.", 'unit:temperature'),
     ('回答用英文。', '换回中文吧。', 'answer_language'),
+    ('回答请分点。', '回答写成一段话。', 'answer_format'),
+    ('回答用表格。', '表格看着不方便，用文字吧。', 'answer_format'),
+    ('回答用中文。', '请说英文。', 'answer_language'),
+    ('回答用英文。', '不要中英混杂，全部用中文。', 'answer_language'),
+    ('回答简短。', '说得详细点。', 'answer_length'),
+    ('回答详细一点。', '不用那么详细。', 'answer_length'),
+    ('我在腾讯工作。', '我已经离开腾讯了。', 'works_at'),
+    ('我住在北京。', '我现在不在北京住了。', 'lives_in'),
 ]
 
 
@@ -314,6 +322,7 @@ def test_a_new_name_in_other_words_hides_the_old_one(client, auth, scope, new): 
 
 KEPT = [
     ('Answer in English.', 'I switched to French classes.'),
+    ('回答用中文。', '我妈妈说英文就好。'),
     ('Reply in English.', 'My French teacher answers in French.'),
     ('我住在北京。', '我妈妈住在上海。'),
     ('My wife is Anna.', 'My wife is a doctor.'),
