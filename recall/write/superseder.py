@@ -248,16 +248,21 @@ class Superseder:
         for cand in candidates.values():
             _weigh(plan, chunk, new, at, cand)
         for target, records in plan.stale.items():
+            # a pin protects a memory from unpinned statements (its replaced facts are only
+            # recorded on it), not from a pinned one: a captured name's correction is pinned too
             if target == chunk.id:
-                stated, before, pinned = new, own, chunk.pinned
+                stated, before = new, own
+                by_pinned = any(
+                    candidates[r.by].payload.get('pinned') for r in records if r.by in candidates
+                )
+                protected = chunk.pinned and not by_pinned
             else:
                 p = candidates[target].payload
-                pinned = bool(p.get('pinned'))
+                protected = bool(p.get('pinned')) and not chunk.pinned
                 stated = Stated.of(target, str(p.get('text', '')), p.get('speaker'))
                 before = [*p.get('stale', []), *known.get(target, [])]
             dumped = [r.model_dump() for r in records]
-            # a pinned memory is never hidden; its replaced facts are still recorded on it
-            if not pinned and fully_replaced(stated, [*before, *dumped]):
+            if not protected and fully_replaced(stated, [*before, *dumped]):
                 plan.hidden[target] = records[-1]
         return plan
 

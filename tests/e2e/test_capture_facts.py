@@ -96,13 +96,15 @@ def test_another_persons_change_leaves_mine_alone(client, auth, scope):  # type:
         ('你可以叫我小王。', '以后叫我王总。', ('小王', '王总')),
     ],
 )
-def test_a_captured_name_pinned_as_an_entity_records_its_correction(
+def test_a_captured_name_pinned_as_an_entity_is_hidden_by_its_pinned_correction(
     client, auth, scope, old, new, values
 ):  # type: ignore[no-untyped-def]
     [first] = capture(client, auth, scope, old, user_id='sam')['stored']
     [second] = capture(client, auth, scope, new, user_id='sam')['stored']
     stored = read(client, auth, first['id'])
-    assert stored['pinned'] and stored['superseded_by'] is None  # a pin is never hidden
+    # both names are pinned entities: the later one replaces the earlier, which stays pinned
+    assert stored['pinned'] and stored['superseded_by'] == second['id']
+    assert read(client, auth, second['id'])['superseded_by'] is None
     [record] = stored['stale']
     assert (record['slot'], record['old_value'], record['new_value'], record['by']) == (
         'name',
