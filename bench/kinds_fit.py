@@ -12,10 +12,12 @@ kind positives and negatives weigh the same. The report gives, per held-out kind
 model beside the shipped model and each channel alone, all replayed on the same searches; for
 `turns`, also each conversation scored by a model fitted on every other kind and the other
 conversations (bench/locomo.py --cv's folds, the other kinds added). The calibration of the
-score (Platt scaling of the logit) is fitted on the held-out folds' returned hits, each kind
+score (Platt scaling of the logit, one for dialogue turns and one for other memories, each hit's
+`turn` signal telling them apart) is fitted on the held-out folds' returned hits, each kind
 weighing the same; a table shows per kind the share of returned hits that are gold by
 calibrated score. `--write-model` ships the model fitted on every kind, with that calibration
-(recall/assets/fusion_model.json).
+(recall/assets/fusion_model.json); `--calibrate-shipped` refits only the shipped model's
+calibrations and shows their reliability on each kind calibrated without it.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from recall.read.fusion import (  # noqa: E402
     LEARNED_CHANNELS,
     MODEL_PATH,
     LinearModel,
+    calibrated,
     feature_matrix,
     learned_logits,
     learned_scores,
@@ -51,6 +54,7 @@ FLOOR = 0.3  # recall.read.fusion FusionConfig.min_score
 L2 = 1e-3
 FIT_STEPS = 400
 FIT_RATE = 0.5
+MIN_GROUP = 100  # returned hits a group needs to count in a calibration fit
 
 
 class Search:
@@ -76,6 +80,7 @@ class Search:
                 if ident in at:
                     self.learnable[at[ident]] = True
         self.confidence = np.array([factors[i]['confidence'] for i in ids])
+        self.turn = np.array([factors[i].get('turn', 0.0) for i in ids])
         self.decay = np.array([factors[i]['decay_multiplier'] for i in ids])
         self.refs = [frozenset(raw['refs'].get(i, ())) for i in ids]
         wanted = frozenset().union(*self.gold)
@@ -84,7 +89,7 @@ class Search:
 
 def replay(s: Search, model: LinearModel, floor: float = FLOOR) -> list[frozenset[str]]:
     """The refs the service's learned ranking returns for this search (RecallService._rank)."""
-    base = learned_scores(model, s.features)
+    base = learned_scores(model, s.features, s.turn)
     order = np.lexsort((np.arange(len(s.ids)), -base))
     order = order[s.learnable[order]][:RANK_WINDOW]
     order = order[s.confidence[order] >= floor]
@@ -145,48 +150,93 @@ def evaluate(searches: Sequence[Search], rank: Any) -> dict[str, float]:
     return mean_scores([score(rank(s), s.gold) for s in searches])
 
 
-def returned(s: Search, model: LinearModel) -> tuple[np.ndarray, np.ndarray]:
-    """Logits and gold labels of the hits the learned ranking returns for this search."""
-    base = learned_scores(model, s.features)
+def returned(s: Search, model: LinearModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Logits, gold labels and turn flags of the hits the learned ranking returns."""
+    base = learned_scores(model, s.features, s.turn)
     order = np.lexsort((np.arange(len(s.ids)), -base))
     order = order[s.learnable[order]][:RANK_WINDOW]
     order = order[s.confidence[order] >= FLOOR]
     final = order[np.lexsort((order, -(base[order] * s.decay[order])))][:TOP_K]
-    return learned_logits(model, s.features[final]), s.label[final]
+    return learned_logits(model, s.features[final]), s.label[final], s.turn[final]
 
 
 def platt(logits: Sequence[np.ndarray], labels: Sequence[np.ndarray]) -> tuple[float, float]:
     """Slope and intercept mapping a logit onto the chance that a returned hit is gold; each
     group (a kind's held-out hits) weighs the same."""
-    x = np.concatenate(logits)
-    y = np.concatenate(labels).astype(float)
-    w = np.concatenate([np.full(len(g), 1.0 / max(1, len(g)) / len(logits)) for g in logits])
-    slope, intercept = 1.0, 0.0
-    for _ in range(3000):
-        prob = 1.0 / (1.0 + np.exp(-(slope * x + intercept)))
-        err = (prob - y) * w
-        slope -= 1.0 * float((err * x).sum())
-        intercept -= 1.0 * float(err.sum())
+    # a group of a few hits (a handful of turn-like notes in a kind) would weigh as much as a
+    # kind of thousands, and a few labels can be separated outright (the fit then diverges)
+    pairs = [(x, y) for x, y in zip(logits, labels, strict=True) if len(x)]
+    kept = [(x, y) for x, y in pairs if len(x) >= MIN_GROUP] or pairs
+    x = np.concatenate([g for g, _ in kept])
+    y = np.concatenate([g for _, g in kept]).astype(float)
+    w = np.concatenate([np.full(len(g), 1.0 / len(g) / len(kept)) for g, _ in kept])
+    # Newton's method, each step halved until the loss falls (a full step can overshoot)
+    design = np.column_stack([x, np.ones(len(x))])
+
+    def loss(t: np.ndarray) -> float:
+        margin = design @ t
+        return float((w * (np.logaddexp(0.0, margin) - y * margin)).sum())
+
+    theta = np.array([1.0, 0.0])
+    for _ in range(100):
+        prob = 1.0 / (1.0 + np.exp(-np.clip(design @ theta, -50.0, 50.0)))
+        gradient = design.T @ ((prob - y) * w)
+        hessian = (design * (w * prob * (1.0 - prob))[:, None]).T @ design + 1e-9 * np.eye(2)
+        step = np.linalg.solve(hessian, gradient)
+        before = loss(theta)
+        while loss(theta - step) > before and np.abs(step).max() > 1e-12:
+            step = step / 2.0
+        theta = theta - step
+        if np.abs(step).max() < 1e-9:
+            break
+    slope, intercept = float(theta[0]), float(theta[1])
     return round(max(slope, 1e-3), 6), round(intercept, 6)
+
+
+Hits = tuple[np.ndarray, np.ndarray, np.ndarray]  # logits, gold labels, turn flags
+
+
+def platt_by_type(groups: Sequence[Hits]) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Platt scaling of other memories' hits and of dialogue turns' hits, each group weighing
+    the same within each (linear.calibration, linear.turn_calibration)."""
+    other = platt([lg[t == 0] for lg, _, t in groups], [lb[t == 0] for _, lb, t in groups])
+    turns = platt([lg[t > 0] for lg, _, t in groups], [lb[t > 0] for _, lb, t in groups])
+    return other, turns
+
+
+def hits_of(searches: Sequence[Search], model: LinearModel) -> Hits:
+    """The returned hits of every search, concatenated."""
+    parts = [returned(s, model) for s in searches]
+    return (
+        np.concatenate([p[0] for p in parts]),
+        np.concatenate([p[1] for p in parts]),
+        np.concatenate([p[2] for p in parts]),
+    )
 
 
 BINS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
 
-def reliability(
-    by_kind: dict[str, tuple[np.ndarray, np.ndarray]], calibration: tuple[float, float]
-) -> list[list[Any]]:
-    """Per kind and score bin: the share of returned hits that are gold (and how many)."""
-    rows = []
-    for kind, (logits, labels) in by_kind.items():
-        p = 1.0 / (1.0 + np.exp(-(calibration[0] * logits + calibration[1])))
-        cells = []
-        for low, high in zip(BINS, BINS[1:], strict=False):
-            inside = (p >= low) & (p < high if high < 1.0 else p <= high)
-            n = int(inside.sum())
-            cells.append(f'{labels[inside].mean():.2f} ({n})' if n else '-')
-        rows.append([kind, *cells])
-    return rows
+def bins_of(p: np.ndarray, labels: np.ndarray) -> list[Any]:
+    """Per score bin the share of hits that are gold (and how many), then the expected
+    calibration error (mean |share - score| over the hits)."""
+    cells: list[Any] = []
+    error = 0.0
+    for low, high in zip(BINS, BINS[1:], strict=False):
+        inside = (p >= low) & (p < high if high < 1.0 else p <= high)
+        n = int(inside.sum())
+        cells.append(f'{labels[inside].mean():.2f} ({n})' if n else '-')
+        if n:
+            error += n * abs(float(labels[inside].mean()) - float(p[inside].mean()))
+    return [*cells, round(error / max(1, len(p)), 3)]
+
+
+def reliability(by_kind: dict[str, Hits], model: LinearModel) -> list[list[Any]]:
+    """Per kind: `bins_of` the hits' calibrated scores."""
+    return [
+        [kind, *bins_of(calibrated(model, logits, turns), labels)]
+        for kind, (logits, labels, turns) in by_kind.items()
+    ]
 
 
 def training_set(searches: Sequence[Search], held: str) -> list[Search]:
@@ -211,26 +261,57 @@ def by_conversation(searches: Sequence[Search], held: str) -> dict[str, float]:
     return mean_scores(rows)
 
 
+def held_out_calibration(
+    searches: Sequence[Search], model: LinearModel, kind: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Scores and gold labels of `kind`'s returned hits, each calibrated by a calibration fitted
+    without it (training_set); LoCoMo turns conversation by conversation, fitted on the other
+    kinds and the other conversations (a turn calibration needs turns to learn from)."""
+    test = [s for s in searches if s.kind == kind]
+    others = training_set(searches, kind)
+    folds = sorted({s.conversation for s in test}) if kind == 'turns' else ['']
+    scores, labels = [], []
+    for conv in folds:
+        train = others + [s for s in test if conv and s.conversation != conv]
+        held = [s for s in test if not conv or s.conversation == conv]
+        groups = [
+            hits_of([s for s in train if s.kind == k], model) for k in {s.kind for s in train}
+        ]
+        other, turns = platt_by_type(groups)
+        fold = model.model_copy(update={'calibration': other, 'turn_calibration': turns})
+        logits, gold, flags = hits_of(held, fold)
+        scores.append(calibrated(fold, logits, flags))
+        labels.append(gold)
+    return np.concatenate(scores), np.concatenate(labels)
+
+
 def calibrate_shipped(searches: Sequence[Search]) -> int:
-    """Fit the shipped model's calibration on every kind's returned hits (each kind weighing
-    the same), print the reliability table and write the model back."""
+    """Fit the shipped model's calibrations on every kind's returned hits (each kind weighing
+    the same), print their reliability out of fold and in, and write the model back."""
     shipped = shipped_model()
     assert shipped is not None
-    plain = shipped.model_copy(update={'calibration': (1.0, 0.0)})
-    by_kind: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for kind in dict.fromkeys(s.kind for s in searches):
-        pairs = [returned(s, plain) for s in searches if s.kind == kind]
-        by_kind[kind] = (
-            np.concatenate([lg for lg, _ in pairs]),
-            np.concatenate([lb for _, lb in pairs]),
-        )
-    calibration = platt([v[0] for v in by_kind.values()], [v[1] for v in by_kind.values()])
-    print(f'calibration (slope, intercept) of the shipped model: {calibration}')
+    model = shipped.model_copy(update={'calibration': (1.0, 0.0), 'turn_calibration': None})
+    kinds = list(dict.fromkeys(s.kind for s in searches))
+    # the turn calibration moves turns against other memories, and so which hits are returned:
+    # fit, take the hits the calibrated model returns, fit again
+    for _ in range(2):
+        by_kind = {k: hits_of([s for s in searches if s.kind == k], model) for k in kinds}
+        other, turns = platt_by_type(list(by_kind.values()))
+        model = model.model_copy(update={'calibration': other, 'turn_calibration': turns})
+    print(f'calibration (slope, intercept): other memories {other}, dialogue turns {turns}')
     labels = [f'{lo:.1f}-{hi:.1f}' for lo, hi in zip(BINS, BINS[1:], strict=False)]
-    rows = reliability(by_kind, calibration)
-    print_table(['kind', *labels], rows)
-    write_json('kinds_calibration', {'calibration': calibration, 'reliability': rows})
-    model = plain.model_copy(update={'calibration': calibration})
+    held = [[k, *bins_of(*held_out_calibration(searches, model, k))] for k in kinds]
+    print('share of returned hits that are gold, by score, calibration fitted without the kind')
+    print_table(['kind', *labels, 'ECE'], held)
+    fitted = reliability(
+        {k: hits_of([s for s in searches if s.kind == k], model) for k in kinds}, model
+    )
+    print('the same with the shipped calibration (fitted on every kind)')
+    print_table(['kind', *labels, 'ECE'], fitted)
+    write_json(
+        'kinds_calibration',
+        {'calibration': other, 'turn_calibration': turns, 'held_out': held, 'all': fitted},
+    )
     MODEL_PATH.write_text(model.model_dump_json(indent=2) + '\n')
     print(f'wrote {MODEL_PATH.relative_to(ROOT)}')
     return 0
@@ -255,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     assert shipped is not None
     rows: list[list[Any]] = []
     report: dict[str, Any] = {}
-    held_out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    held_out: dict[str, Hits] = {}
     for held in kinds:
         test = [s for s in searches if s.kind == held]
         model = fit(training_set(searches, held), f'kinds suite without {held}')
@@ -268,11 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         if held == 'turns':
             results['held-out conversation'] = by_conversation(searches, held)
         report[held] = {'results': results, 'model': model.model_dump()}
-        pairs = [returned(s, model) for s in test]
-        held_out[held] = (
-            np.concatenate([lg for lg, _ in pairs]),
-            np.concatenate([lb for _, lb in pairs]),
-        )
+        held_out[held] = hits_of(test, model)
         rows.append(
             [
                 f'{held} ({len(test)})',
@@ -286,12 +363,12 @@ def main(argv: list[str] | None = None) -> int:
     header = ['held-out fit', 'shipped', 'bm25 alone', 'dense alone', 'held-out conversation']
     print_table(['held-out kind', *header], [r + [''] * (1 + len(header) - len(r)) for r in rows])
     final = fit(searches, f'kinds suite, all {len(kinds)} kinds ({args.explained.name})')
-    calibration = platt([v[0] for v in held_out.values()], [v[1] for v in held_out.values()])
-    final = final.model_copy(update={'calibration': calibration})
-    print(f'\ncalibration (slope, intercept) fitted on held-out hits: {calibration}')
+    other, turns = platt_by_type(list(held_out.values()))
+    final = final.model_copy(update={'calibration': other, 'turn_calibration': turns})
+    print(f'\ncalibration fitted on held-out hits: other memories {other}, dialogue turns {turns}')
     print('share of returned hits that are gold, by calibrated score (held-out models)')
     labels = [f'{lo:.1f}-{hi:.1f}' for lo, hi in zip(BINS, BINS[1:], strict=False)]
-    print_table(['kind', *labels], reliability(held_out, calibration))
+    print_table(['kind', *labels, 'ECE'], reliability(held_out, final))
     print_table(
         ['feature', 'weight'], [[f, w] for f, w in zip(FEATURES, final.weights, strict=True)]
     )
@@ -300,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
         {
             'folds': report,
             'model': final.model_dump(),
-            'reliability': reliability(held_out, calibration),
+            'reliability': reliability(held_out, final),
         },
     )
     print(f'wrote {out.relative_to(ROOT)}')

@@ -281,11 +281,13 @@ class Hit(BaseModel):
         description='the default search (learned fusion): an estimate, 0-1, of the chance that '
         'the hit answers the query, Platt-scaled on bench/kinds.py with every kind of memory '
         '(dialogue turns, notes, summaries, profile fields, documents, Chinese) weighing the '
-        'same; per kind it is not yet equally reliable (bench/README.md, kinds); times the '
-        'decay multiplier (at most ~10 %), the user boost (1.2) and the untrusted factor (0.9). '
-        '`fusion: rrf` or `weighted`: a fusion value that orders one response only. `mode: bm25` '
-        "or `dense`: the channel's reciprocal rank, its own order. `min_score` filters on "
-        '`components.confidence`, not on this'
+        'same, dialogue turns on a scale of their own; the same value means about the same on '
+        'every kind (scored on kinds the calibration never saw, a hit is gold within ~0.06 of '
+        'its score on average; below 0.2 a hit is gold 2-6 % of the time; bench/README.md, '
+        'kinds); times the decay multiplier (at most ~10 %), the user boost (1.2) and the '
+        'untrusted factor (0.9). `fusion: rrf` or `weighted`: a fusion value that orders one '
+        "response only. `mode: bm25` or `dense`: the channel's reciprocal rank, its own order. "
+        '`min_score` filters on `components.confidence`, not on this'
     )
     components: dict[str, float]
     kind: Kind

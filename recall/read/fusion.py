@@ -181,15 +181,18 @@ class LinearModel(BaseModel):
     bias: float
     fitted_on: str = ''
     # Platt scaling (slope, intercept) of the logit onto the chance that a hit is relevant,
-    # fitted out of fold with every kind of memory weighing the same: the same score means
-    # the same on dialogue, notes, profile fields and documents. The slope is positive, so
-    # the order is the logit's
+    # fitted with every kind of memory weighing the same, so that the same score means the same
+    # on dialogue, notes, profile fields and documents. A dialogue turn's logit leans on signals
+    # only turns have (the question names its speaker, its neighbours lend context), so turns
+    # get a mapping of their own (`turn_calibration`; None: the same as other memories). Both
+    # slopes are positive: among turns, and among other memories, the order is the logit's
     calibration: tuple[float, float] = (1.0, 0.0)
+    turn_calibration: tuple[float, float] | None = None
 
-    @field_validator('calibration')
+    @field_validator('calibration', 'turn_calibration')
     @classmethod
-    def _order_kept(cls, value: tuple[float, float]) -> tuple[float, float]:
-        if not value[0] > 0:
+    def _order_kept(cls, value: tuple[float, float] | None) -> tuple[float, float] | None:
+        if value is not None and not value[0] > 0:
             raise ValueError('the calibration slope must be positive (it keeps the order)')
         return value
 
@@ -256,10 +259,28 @@ def learned_logits(model: LinearModel, matrix: np.ndarray) -> np.ndarray:
     return logit
 
 
-def learned_scores(model: LinearModel, matrix: np.ndarray) -> np.ndarray:
-    """Calibrated probability of relevance of each row, in (0, 1)."""
-    slope, intercept = model.calibration
-    return 1.0 / (1.0 + np.exp(-(slope * learned_logits(model, matrix) + intercept)))
+def calibrated(model: LinearModel, logits: np.ndarray, turns: np.ndarray | None) -> np.ndarray:
+    """The chance of relevance of each logit: turns (`turns` > 0) by the model's turn
+    calibration, other memories by its calibration."""
+    slope = np.full(len(logits), model.calibration[0])
+    intercept = np.full(len(logits), model.calibration[1])
+    if model.turn_calibration is not None and turns is not None:
+        dialogue = np.asarray(turns) > 0
+        slope[dialogue], intercept[dialogue] = model.turn_calibration
+    return np.asarray(1.0 / (1.0 + np.exp(-(slope * logits + intercept))))
+
+
+def turn_flags(ids: Sequence[str], extras: Mapping[str, Mapping[str, float]]) -> np.ndarray:
+    """1 for each id whose signals say it is a dialogue turn, else 0."""
+    return np.array([extras.get(i, {}).get('turn', 0.0) for i in ids])
+
+
+def learned_scores(
+    model: LinearModel, matrix: np.ndarray, turns: np.ndarray | None = None
+) -> np.ndarray:
+    """Calibrated probability of relevance of each row, in (0, 1); `turns` flags the rows
+    that are dialogue turns (None: none is)."""
+    return calibrated(model, learned_logits(model, matrix), turns)
 
 
 def learned_head(
@@ -278,23 +299,27 @@ def learned_head(
     is below the `size`-th best worst case cannot reach the head and is never scored. Exact:
     the head is the one scoring every candidate gives (each row is computed alike).
     """
-    matrix = feature_matrix(ids, lists, {i: cheap(i) for i in ids})
+    first = {i: cheap(i) for i in ids}
+    matrix = feature_matrix(ids, lists, first)
+    turns = turn_flags(ids, first)
     column = FEATURES.index('confidence')
     kept = np.arange(len(ids))
     if len(ids) > size:
         high = matrix.copy()
         matrix[:, column], high[:, column] = 0.0, 1.0
-        at_zero, at_one = learned_logits(model, matrix), learned_logits(model, high)
+        # each row's calibration is increasing, so it keeps each row's bounds apart
+        at_zero = calibrated(model, learned_logits(model, matrix), turns)
+        at_one = calibrated(model, learned_logits(model, high), turns)
         worst, best = np.minimum(at_zero, at_one), np.maximum(at_zero, at_one)
         cut = len(ids) - size
         threshold = np.partition(worst, cut)[cut]
         # the slack keeps a candidate whose bound ties the threshold up to rounding
-        kept = np.flatnonzero(best >= threshold - 1e-9)
+        kept = np.flatnonzero(best >= threshold - 1e-12)
     names = [ids[int(n)] for n in kept]
     extras = {i: signals(i) for i in names}
     rows = matrix[kept]
     rows[:, column] = [extras[i]['confidence'] for i in names]
-    probability = learned_scores(model, rows)
+    probability = learned_scores(model, rows, turns[kept])
     return {i: float(p) for i, p in zip(names, probability, strict=True)}, extras
 
 

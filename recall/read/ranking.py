@@ -26,6 +26,7 @@ from recall.read.fusion import (
     learned_head,
     learned_scores,
     shipped_model,
+    turn_flags,
 )
 from recall.read.slots import asked, replaced_in
 from recall.read.weights import (
@@ -138,6 +139,8 @@ class Signals:
         return {
             'speaker_named': 1.0 if said else 0.0,
             'date_match': 1.0 if period and period.holds(payload.get('created_at')) else 0.0,
+            # the learned score's calibration differs for dialogue turns (recall.read.fusion)
+            'turn': 1.0 if self._spoken.get(ident) else 0.0,
         }
 
     def full(self, ident: str) -> dict[str, float]:
@@ -195,7 +198,7 @@ def _learned_order(
     if not req.explain:
         return learned_head(model, ids, lists, size, signals.cheap, signals.full)
     extras = {i: signals.full(i) for i in ids}
-    probability = learned_scores(model, feature_matrix(ids, lists, extras))
+    probability = learned_scores(model, feature_matrix(ids, lists, extras), turn_flags(ids, extras))
     return {i: float(p) for i, p in zip(ids, probability, strict=True)}, extras
 
 

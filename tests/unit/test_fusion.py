@@ -15,6 +15,7 @@ from recall.read.fusion import (
     learned_scores,
     rrf,
     shipped_model,
+    turn_flags,
     weighted_merge,
 )
 
@@ -70,6 +71,7 @@ def _random_candidates(seed: int) -> tuple[list[str], dict[str, Any], dict[str, 
             'speaker_named': float(rng.random() < 0.5),
             'date_match': float(rng.random() < 0.1),
             'confidence': rng.random(),
+            'turn': float(rng.random() < 0.5),
         }
         for i in ids
     }
@@ -81,7 +83,8 @@ def _learned_head(
 ) -> list[str]:
     model = shipped_model()
     assert model is not None
-    probability = learned_scores(model, feature_matrix(scored, lists, signals))
+    rows = feature_matrix(scored, lists, signals)
+    probability = learned_scores(model, rows, turn_flags(scored, signals))
     score = dict(zip(scored, probability, strict=True))
     return sorted(scored, key=lambda i: (-score[i], i))[:size]
 
@@ -150,3 +153,30 @@ def test_the_calibration_maps_the_logit_and_keeps_the_order():
     assert (np.argsort(learned_scores(calibrated, rows)) == np.argsort(logit)).all()
     with pytest.raises(ValidationError, match='slope'):
         LinearModel.model_validate({**plain.model_dump(), 'calibration': (-1.0, 0.0)})
+
+
+def test_turns_take_their_own_calibration_and_each_type_keeps_the_logit_order():
+    plain = LinearModel(
+        features=list(FEATURES),
+        mean=[0.0] * len(FEATURES),
+        scale=[1.0] * len(FEATURES),
+        weights=[0.5] * len(FEATURES),
+        bias=-2.0,
+        calibration=(1.2, -1.0),
+        turn_calibration=(0.5, -3.0),
+    )
+    rows = np.random.default_rng(4).random((40, len(FEATURES)))
+    turns = np.arange(40) % 2
+    logit = learned_logits(plain, rows)
+    scores = learned_scores(plain, rows, turns)
+    expected = np.where(
+        turns > 0, 1 / (1 + np.exp(-(0.5 * logit - 3.0))), 1 / (1 + np.exp(-(1.2 * logit - 1.0)))
+    )
+    assert np.allclose(scores, expected)
+    for kind in (0, 1):
+        inside = turns == kind
+        assert (np.argsort(scores[inside]) == np.argsort(logit[inside])).all()
+    # without flags every row is calibrated as a memory that is not a turn
+    assert np.allclose(learned_scores(plain, rows), 1 / (1 + np.exp(-(1.2 * logit - 1.0))))
+    with pytest.raises(ValidationError, match='slope'):
+        LinearModel.model_validate({**plain.model_dump(), 'turn_calibration': (0.0, 1.0)})

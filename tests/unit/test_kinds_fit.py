@@ -7,7 +7,16 @@ from typing import Any
 
 import numpy as np
 
-from bench.kinds_fit import Search, channel_alone, fit, platt, replay, returned, training_set
+from bench.kinds_fit import (
+    Search,
+    channel_alone,
+    fit,
+    platt,
+    platt_by_type,
+    replay,
+    returned,
+    training_set,
+)
 
 
 def _search(kind: str, gold_at_bm25: int, n: int = 6) -> dict[str, Any]:
@@ -34,8 +43,9 @@ def test_a_fit_learns_the_channel_that_finds_the_gold_and_the_replay_ranks_it_fi
     for s in searches:
         assert replay(s, model)[0] == frozenset({'r0'})
         assert channel_alone(s, 'dense')[0] == frozenset({'r5'})
-    logits, labels = returned(searches[0], model)
+    logits, labels, turns = returned(searches[0], model)
     assert labels[0] and logits[0] == max(logits)
+    assert not turns.any()
     slope, _ = platt([logits], [labels.astype(bool)])
     assert slope > 0
 
@@ -45,3 +55,15 @@ def test_holding_out_a_kind_also_holds_out_the_mixed_scope():
     assert {s.kind for s in training_set(searches, 'turns')} == {'notes'}
     assert {s.kind for s in training_set(searches, 'mixed')} == {'turns', 'notes'}
     assert np.array_equal(searches[0].label, [True] + [False] * 5)
+
+
+def test_turns_and_other_memories_get_a_calibration_each():
+    rng = np.random.default_rng(5)
+    logits = rng.normal(size=4000)
+    turns = (np.arange(4000) % 2).astype(float)
+    # turns are gold less often at the same logit than other memories
+    chance = np.where(turns > 0, 1 / (1 + np.exp(-(0.5 * logits - 3))), 1 / (1 + np.exp(-logits)))
+    labels = rng.random(4000) < chance
+    other, turn = platt_by_type([(logits, labels, turns)])
+    assert abs(other[0] - 1.0) < 0.2 and abs(other[1]) < 0.2
+    assert abs(turn[0] - 0.5) < 0.25 and abs(turn[1] + 3.0) < 0.5

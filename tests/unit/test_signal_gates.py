@@ -69,6 +69,8 @@ def test_a_field_note_and_a_dialogue_block_never_get_a_speaker_boost():
     assert factors[block]['speaker_named'] == 0.0
     assert factors[turn]['speaker_named'] == 1.0
     assert found.receipt.speakers == ['Maya']
+    # and only the turn is calibrated as one (recall.read.fusion turn_calibration)
+    assert [factors[i]['turn'] for i in (note, block, turn)] == [0.0, 0.0, 1.0]
 
 
 def test_a_non_dialogue_memory_never_gets_context_neighbours():
