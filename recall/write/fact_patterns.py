@@ -271,7 +271,7 @@ SLOTS_EN: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             # "I quit Initech", "I left my job at Acme": the employer is over, no new one named
             'works_at',
             rf'^{ADV}(?P<n>(?i:quit|left) (?i:my (?:job|position|role) (?:at|with) )|'
-            r'(?i:quit) )' + ORG_EN,
+            r'(?i:quit) |(?i:no longer) (?i:at|with) )' + ORG_EN,
         ),
         (
             'title',
@@ -308,7 +308,7 @@ EDITOR = re.compile(
 
 EDITOR_CUE = re.compile(
     r'(?i)\b(?:use|uses|using|switched|switch|moved|changed|prefer|on|editor|ide|code in|'
-    r'write code in)\b|用|换成|改用|编辑器'
+    r'write code in|ditched|dropped|replaced|gave up|abandoned)\b|用|换成|改用|编辑器'
 )
 
 SLOTS_ZH: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -382,12 +382,20 @@ FORMATS = (
     ('markdown', r'markdown'),
 )  # fmt: skip
 
+# a format called a nuisance after it is named: "Bullet points are annoying", "表格看着不方便"
+FORMAT_DISLIKED = re.compile(
+    r'(?i)^\W*(?:are|is|were|get|gets)\s+(?:so |too |really |just )?(?:annoying|unnecessary|'
+    r'distracting|hard to read|too much|not needed|not helpful|useless)\b|'
+    r'^\W*(?:看着|看起来|读起来)?(?:不方便|太乱|很乱|不好看|没必要|不需要|太多|难读)'
+)
+
 FORMAT_RE = [(name, re.compile(rf'(?i)(?:\b|(?<=[\u4e00-\u9fff]))(?:{p})')) for name, p in FORMATS]
 
 FORMAT_CUE = re.compile(
     r'(?i)\b(?:prefer|want|like|use|using|write|answer|answers|reply|replies|respond|responses|'
     r"format|give me|no more|instead of|over|rather than|stop|don't|do not|avoid|from now on|"
-    r'keep|fine|okay|allowed|switch|switched|please|less|more|fewer)\b|'
+    r'keep|fine|okay|allowed|switch|switched|please|less|more|fewer|better|best|annoying|'
+    r'unnecessary|distracting)\b|'
     r'回答|回复|输出|用|写|格式|不要|别|喜欢|偏好|不再|以后|从现在|需要'
 )
 
@@ -407,7 +415,8 @@ _LANG_ZH = '|'.join(w for w in _LANG_WORDS if not w.isascii())
 # a turn about the answers the user wants: a language named in it is the answers' language
 ANSWER_CUE = re.compile(
     r'(?i)\b(?:answers?|answering|reply|replies|replying|respond|responses?|write (?:to me|back)|'
-    r"(?:speak|talk) to (?:me|us)|let'?s (?:switch|speak|talk|use|stick|continue))\b|"
+    r"(?:speak|talk) to (?:me|us)|let'?s (?:switch|speak|talk|use|stick|continue)|"
+    r'(?:rather|prefer|want|like|need) you (?:to )?(?:speak|spoke|talk|talked))\b|'
     rf'\bswitch (?:back )?to (?:{_LANG_EN})\W*(?:please|now|again)?\W*$|'
     r'回答|回复|答复|交流|跟我说|对我说|换回|切换|请说|全部用|都用|一律用|就好|就行'
 )
@@ -420,7 +429,9 @@ OTHER_SPEAKER = re.compile(
 # a language named as the one to use: "in/to/use English", "English replies", "用中文", "改成英文"
 LANG_WORD = re.compile(
     rf'(?i)(?:\b(?:in|to|into|use|using|prefer|want|of|than|not|no|more)\s+(?P<en>{_LANG_EN})\b|'
-    rf'\b(?P<lead>{_LANG_EN})(?=\s+(?:answers?|replies|responses?)\b))|'
+    rf'\b(?P<lead>{_LANG_EN})(?=\s+(?:answers?|replies|responses?)\b)|'
+    rf'\b(?:rather|prefer|want|like|need) you (?:to )?(?:speak|spoke|talk|talked) (?:in )?'
+    rf'(?P<you>{_LANG_EN})\b)|'
     rf'(?P<zh>{_LANG_ZH})'
 )
 
@@ -610,7 +621,8 @@ CHOSEN_SLOTS = frozenset(
 # a length word is about answers only beside one of these; a unit only beside a choice of units
 CHOICE_CUES = {
     'answer_length': re.compile(
-        r'(?i)\b(?:answers?|repl(?:y|ies)|responses?|explanations?|explain|summar(?:y|ies))\b|'
+        r'(?i)\b(?:answers?|repl(?:y|ies)|responses?|explanations?|explain|summar(?:y|ies)|'
+        r'please be|be more|be less)\b|'
         r'回答|回复|解释|说明|以后|说得|讲得|简单说|说简单|说详细|讲详细|不用那么|别那么|不要那么'
     ),
     'unit': re.compile(

@@ -29,6 +29,7 @@ from recall.write.fact_patterns import (
     EDITOR_TO,
     EN_TRAIL,
     FORMAT_CUE,
+    FORMAT_DISLIKED,
     FORMAT_RE,
     HABIT_EN,
     HABIT_ZH,
@@ -73,6 +74,7 @@ from recall.write.fact_patterns import (
 )
 
 SELF = '@self'
+FORMAT_RE_BY_NAME = dict(FORMAT_RE)
 
 SINGLE_VALUED = frozenset(
     {
@@ -201,9 +203,10 @@ def _format_facts(clause: str, index: int, text: str) -> list[Fact]:
     positive: list[str] = []
     negative: list[str] = []
     for start, name in found:
-        before = clause[:start]
+        before, after = clause[:start], FORMAT_RE_BY_NAME[name].sub('', clause[start:], count=1)
         # a cue counts for the format word it stands in front of (few words between)
-        (negative if NEG_CUE.search(before[-40:]) else positive).append(name)
+        disliked = NEG_CUE.search(before[-40:]) or FORMAT_DISLIKED.search(after)
+        (negative if disliked else positive).append(name)
     if re.search(
         r'可以|能|allowed|fine|okay|ok to|不再禁止|不禁止|no longer (?:ban|forbid)', clause, re.I
     ):
@@ -225,7 +228,7 @@ def _language_facts(clause: str, index: int, text: str) -> list[Fact]:
         return []
     named: list[tuple[int, str]] = []
     for m in LANG_WORD.finditer(clause):
-        word = (m.group('en') or m.group('lead') or m.group('zh') or '').lower()
+        word = (m.group('en') or m.group('lead') or m.group('you') or m.group('zh') or '').lower()
         name = next((n for n, pattern in LANGS if re.fullmatch(pattern, word)), None)
         if name is not None:
             named.append((m.start(), name))

@@ -290,6 +290,16 @@ CORRECTIONS = [
     ('回答详细一点。', '不用那么详细。', 'answer_length'),
     ('我在腾讯工作。', '我已经离开腾讯了。', 'works_at'),
     ('我住在北京。', '我现在不在北京住了。', 'lives_in'),
+    (
+        'I like bullet points.',
+        "Actually, I've changed my mind: paragraphs are better.",
+        'answer_format',
+    ),
+    ('Use bullet points.', 'Bullet points are annoying, please stop.', 'answer_format'),
+    ('Reply in English.', "I'd rather you spoke French to me.", 'answer_language'),
+    ('Keep answers brief.', 'Please be more thorough.', 'answer_length'),
+    ('I use Emacs.', 'I ditched Emacs for Neovim.', 'editor'),
+    ('I work at Google.', "I'm no longer at Google.", 'works_at'),
 ]
 
 
@@ -322,6 +332,8 @@ def test_a_new_name_in_other_words_hides_the_old_one(client, auth, scope, new): 
 
 KEPT = [
     ('Answer in English.', 'I switched to French classes.'),
+    ('Answer in English.', 'Do you speak French?'),
+    ('I work at Google.', "I'm not at Google today, working from home."),
     ('回答用中文。', '我妈妈说英文就好。'),
     ('Reply in English.', 'My French teacher answers in French.'),
     ('我住在北京。', '我妈妈住在上海。'),
