@@ -148,7 +148,8 @@ def _promotes_to_core(chunk: Chunk, t: TierThresholds) -> str | None:
 def tier_transition(
     chunk: Chunk, now: datetime, thresholds: TierThresholds = DEFAULT_THRESHOLDS
 ) -> TierTransition:
-    """Seed 000's `evaluate_tier_transition`, with the rule that decided."""
+    """The tier `chunk` belongs in at `now` (pinned, promotion to core, revival, demotion by
+    relevance or by age without recalls), with the rule that decided."""
     t = thresholds
 
     def to(tier: Tier, reason: str) -> TierTransition:
