@@ -30,10 +30,15 @@ POOL_PART = 64  # texts per task sent to a worker
 READ_AHEAD = 4  # parts parsed ahead of the caller
 
 SPEAKER_PRONOUNS = {'i', 'me', 'my', 'mine', 'myself'}
+# "we" and "our family" include the speaker: the household's home is theirs. What "we" do
+# elsewhere may be a team's ("we use Jira", "we hired Bob"), so only these predicates count.
+HOUSEHOLD_PREDICATES = frozenset({'lives_in'})
+HOUSEHOLD_NOUNS = frozenset({'family', 'household'})
 # where one is posted, not a tool one switches to ("I switched to the Paris office")
 WORKPLACES = frozenset({'office', 'branch', 'team', 'department', 'site', 'campus', 'store'})
-# software one uses, whatever the small NER model calls it (Neovim GPE, Emacs ORG, Jira PERSON):
-# "I moved to Neovim" changes an editor, not a home (names, casefolded)
+# software one uses, whatever the small NER model calls it (Neovim GPE, Emacs ORG, Jira PERSON,
+# Jenkins GPE): "I moved to Neovim", "we moved from Jenkins to GitHub Actions" change a tool,
+# not a home (names, casefolded)
 KNOWN_TOOLS = frozenset(
     {
         'vim', 'neovim', 'nvim', 'emacs', 'vs code', 'vscode', 'visual studio code',
@@ -42,7 +47,9 @@ KNOWN_TOOLS = frozenset(
         'macos', 'windows', 'slack', 'jira', 'notion', 'obsidian', 'figma', 'trello', 'asana',
         'dropbox', 'spotify', 'github', 'gitlab', 'docker', 'kubernetes', 'postgres',
         'postgresql', 'mysql', 'excel', 'photoshop', 'chrome', 'firefox', 'kotlin',
-        'typescript', 'javascript', 'python',
+        'typescript', 'javascript', 'python', 'jenkins', 'github actions', 'gitlab ci',
+        'circleci', 'travis ci', 'aws', 'gcp', 'google cloud', 'azure', 'heroku', 'vercel',
+        'netlify', 'terraform', 'bitbucket', 'confluence', 'microsoft teams', 'zoom',
     }
 )  # fmt: skip
 SKIP_NOUNS = {

@@ -12,6 +12,8 @@ from kg.dates import resolve_date
 from kg.extraction.doc_entities import DocEntities, TypeMemory, string_ids
 from kg.extraction.lexicon import (
     FACT_CHARS,
+    HOUSEHOLD_NOUNS,
+    HOUSEHOLD_PREDICATES,
     JOB_NOUNS,
     JOB_VERBS,
     KNOWN_PREDICATES,
@@ -83,6 +85,8 @@ class DocReader:
         self.names = DocEntities(owner, doc, self.speaker)
         self.relations: list[RelationMention] = []
         self.seen: set[tuple[str, str, str]] = set()
+        # the predicates the subject being read may state (None: any); see `_household`
+        self.only: frozenset[str] | None = None
         self.ner_ran = ner_ran
         self.proper_runs = proper_runs
         self.sentences = sentences
@@ -118,9 +122,13 @@ class DocReader:
                 continue
             lemma = self.owner.lemma(tok)
             for subj_tok in subjects:
-                subj = self._subject_entity(subj_tok, when, fact)
+                household = self.speaker is not None and _household(subj_tok)
+                if household and tok.dep_ == 'xcomp':
+                    continue  # "we plan to move to Oslo" is a plan, not the household's home
+                subj = self.speaker if household else self._subject_entity(subj_tok, when, fact)
                 if subj is None:
                     continue
+                self.only = HOUSEHOLD_PREDICATES if household else None
                 if (
                     lemma == 'be'
                     or tok.lemma_ == 'be'
@@ -129,6 +137,7 @@ class DocReader:
                     self._copula(tok, subj_tok, subj, when, fact)
                 else:
                     self._verb(tok, lemma, subj, when, fact)
+                self.only = None
 
     def _clause_date(self, tok: Any, sentence_when: datetime) -> datetime:
         """When the fact of the clause `tok` heads starts: the sentence's date, unless the
@@ -188,6 +197,10 @@ class DocReader:
             return  # "Alice join_in march": a date read as a name
         if predicate not in KNOWN_PREDICATES and predicate.split('_', 1)[0] in LIGHT_VERBS:
             return  # "I have dog", "I do work": a light verb says nothing by itself
+        if self.only is not None and (predicate not in self.only or obj in self.names.soft):
+            return  # "we moved to the new office": a household's home is a named place
+        if subj == self.speaker and subj not in self.names.entities:
+            self.names.add(subj, EntityType.PERSON)  # "we" stood for them
         self.seen.add((subj, predicate, obj))
         self.relations.append(
             RelationMention(
@@ -305,6 +318,10 @@ class DocReader:
                     self._emit(subj, predicate, obj, when, fact, 0.9 if known else 0.6)
             elif child.dep_ in ('prep', 'agent'):
                 self._prep_facts(verb, lemma, child, subj, when, fact)
+            elif child.dep_ == 'advmod' and child.lower_ == 'back':
+                # "moved back to Leeds": the parser hangs "to Leeds" under "back"
+                for prep in (c for c in child.children if c.dep_ == 'prep' and c.lower_ == 'to'):
+                    self._prep_facts(verb, lemma, prep, subj, when, fact)
 
     def _prep_facts(
         self, verb: str, lemma: str, prep_tok: Any, subj: str, when: datetime, fact: str
@@ -312,6 +329,8 @@ class DocReader:
         """Facts of a verb's preposition ("moved to York"). The parser may hang "to Emacs" of
         "moved from Vim to Emacs" under "from" or Vim: a "from X to Y" chain is two preps of
         the verb."""
+        if self.only is not None and any(c.dep_ == 'dobj' for c in prep_tok.head.children):
+            return  # "we moved our servers to Frankfurt" moves the servers
         preps = [prep_tok]
         if prep_tok.lower_ == 'from':
             preps += [
@@ -328,23 +347,11 @@ class DocReader:
                     continue
                 predicate = known
                 if known in ('lives_in', 'uses') and lemma in _CHANGE_VERBS:
-                    predicate = self._changed(known, obj, pobj)
+                    predicate = _changed(known, self.names.entities[obj].type, pobj)
                     if predicate is None:
                         continue
                 confidence = 0.9 if predicate else 0.6
                 self._emit(subj, predicate or f'{verb}_{tok.lower_}', obj, when, fact, confidence)
-
-    def _changed(self, known: str, obj: str, pobj: Any) -> str | None:
-        """What "moved/switched to X" changes, by what X is: a home is a place, a tool is
-        software; None when X is neither the verb's usual sense nor a tool."""
-        if known == 'uses' and pobj.lower_ in WORKPLACES:
-            return None  # "switched to the Paris office" uses no office
-        etype = self.names.entities[obj].type
-        if etype in (EntityType.TOOL, EntityType.PRODUCT):
-            return 'uses'  # "moved from Vim to Emacs": an editor, not a home
-        if known == 'uses' and etype == EntityType.PLACE:
-            return None  # "switched to Paris" names no tool
-        return known
 
     def _self_introduction(self) -> None:
         # "I'm Maya Patel" / "my name is Maya Patel": the speaker is that person
@@ -368,9 +375,31 @@ _SELF_NAMED = re.compile(
 )
 
 
+def _household(tok: Any) -> bool:
+    """True when a subject is the speaker's household ("we", "our family"): it states the
+    speaker's home, and nothing else of the speaker's."""
+    if tok.lower_ == 'we':
+        return True
+    return tok.lower_ in HOUSEHOLD_NOUNS and any(
+        c.dep_ == 'poss' and c.lower_ == 'our' for c in tok.children
+    )
+
+
+def _changed(known: str, etype: EntityType, pobj: Any) -> str | None:
+    """What "moved/switched to X" changes, by what X is (`etype`): a home is a place, a tool
+    is software; None when X is neither the verb's usual sense nor a tool."""
+    if known == 'uses' and pobj.lower_ in WORKPLACES:
+        return None  # "switched to the Paris office" uses no office
+    if etype in (EntityType.TOOL, EntityType.PRODUCT):
+        return 'uses'  # "moved from Vim to Emacs": an editor, not a home
+    if known == 'uses' and etype == EntityType.PLACE:
+        return None  # "switched to Paris" names no tool
+    return known
+
+
 def _my_home(tok: Any) -> bool:
     return tok.lower_ in ('home', 'house', 'place') and any(
-        c.dep_ == 'poss' and c.lower_ == 'my' for c in tok.children
+        c.dep_ == 'poss' and c.lower_ in ('my', 'our') for c in tok.children
     )
 
 

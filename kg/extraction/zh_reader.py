@@ -16,7 +16,13 @@ from datetime import datetime
 from typing import Any
 
 from kg.dates import resolve_date
-from kg.extraction.lexicon import FACT_CHARS, KNOWN_TOOLS, PREDICATE_TYPES, clean_name
+from kg.extraction.lexicon import (
+    FACT_CHARS,
+    HOUSEHOLD_PREDICATES,
+    KNOWN_TOOLS,
+    PREDICATE_TYPES,
+    clean_name,
+)
 from kg.extraction.places import is_place
 from kg.models import (
     NAMED,
@@ -94,6 +100,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
          r'(?P<o>[\u4e00-\u9fff]{2,8})$', 'role'),
     )
 )  # fmt: skip
+# the speaker together with their household ("我们搬到了上海", "我和老婆住在成都"): like English
+# "we", it states the speaker's home and nothing else of theirs; 我们全家/我们家 is the speaker
+_HOUSEHOLD = re.compile(
+    r'^(?:我们|咱们|我(?:和|跟)(?:老婆|老公|妻子|丈夫|爱人|太太|先生|家人|孩子|女朋友|男朋友))'
+    r'(?:俩|两个人?|一起)*'
+)
+_FAMILY = re.compile(r'^我们(?:全家|一家人?|家)')
 _NOT_OBJECT = re.compile(r'[我你他她它们这那哪什么谁吗呢]|^\d+$|^的|离|去上班|去公司')
 _ORG_SUFFIX = re.compile(r'(?:公司|集团|大学|学院|银行|医院|研究所|实验室|中学|小学|科技|网络)$')
 _TAG_TYPES = {
@@ -246,6 +259,22 @@ class _Reading:
             return True
         return False
 
+    def _household(self, clause: str, when: datetime, fact: str) -> bool:
+        """The speaker's home that a household clause states; True when the clause is one."""
+        lead = _HOUSEHOLD.match(clause)
+        if self.speaker is None or lead is None or _FAMILY.match(clause):
+            return False
+        rest = _FILLER.sub('', clause[lead.end() :].strip()).strip()
+        for pattern, predicate in _PATTERNS:
+            match = pattern.match(rest)
+            if match:
+                obj = match.group('o')
+                if predicate in HOUSEHOLD_PREDICATES and obj.casefold() not in KNOWN_TOOLS:
+                    self._entity(self.speaker, EntityType.PERSON, speaker=True)
+                    self._emit(self.speaker, predicate, obj, when, fact)
+                break
+        return True
+
     def _clause(
         self, clause: str, subject: str | None, persons: set[str], when: datetime, fact: str
     ) -> str | None:
@@ -271,7 +300,9 @@ class _Reading:
             if self.speaker:
                 self._emit(name, KIN[lead.group(1)], self.speaker, when, fact)
             subject, rest = name, after[len(name) :]
-        elif re.match(r'^我(?!们)|^我们(?:全家|一家人?|家)', clause):
+        elif self._household(clause, when, fact):
+            return None  # a household's clause lends the next one no subject
+        elif re.match(r'^我(?!们)', clause) or _FAMILY.match(clause):
             # "我们全家搬去西安了": the family's home is the speaker's
             subject = self.speaker
             rest = re.sub(r'^我们(?:全家|一家人?|家)|^我(?:的)?', '', clause)

@@ -306,3 +306,41 @@ def test_a_mood_is_no_name_and_an_office_is_no_tool(extractor: SpacyExtractor) -
     assert not any(o == 'Paris' for _, _, o in triples(out))
     used = read(extractor, 'I use Neovim.', speaker='maya')
     assert types(used)['Neovim'] == EntityType.TOOL
+
+
+@pytest.mark.parametrize(
+    ('text', 'expected'),
+    [
+        ('We just moved to Sydney.', {('maya', 'lives_in', 'Sydney')}),
+        ('Our family moved to Leeds.', {('maya', 'lives_in', 'Leeds')}),
+        ("We're based in Lisbon.", {('maya', 'lives_in', 'Lisbon')}),
+        ('Our home is in Kyoto.', {('maya', 'lives_in', 'Kyoto')}),
+        ('We moved back to Leeds.', {('maya', 'lives_in', 'Leeds')}),
+        ('我们搬到了上海。', {('maya', 'lives_in', '上海')}),
+        ('我和老婆搬到了成都。', {('maya', 'lives_in', '成都')}),
+        # "we" at work is often a team: only the household's home is the speaker's
+        ('We work at Acme.', set()),
+        ('We use Jira.', set()),
+        ('We moved from Jenkins to GitHub Actions.', set()),
+        ('We moved our servers to Frankfurt.', set()),
+        ('We want to move to Berlin.', set()),
+        ('We moved to the new office.', set()),
+        ('我们在腾讯工作。', set()),
+        ('我们想搬到上海。', set()),
+        ('我们公司搬到了深圳。', set()),
+        # what follows a household's clause is read as usual
+        ("We moved to Oslo. I'm Maya Patel.", {('maya', 'lives_in', 'Oslo'),
+                                               ('maya', 'named', 'Maya Patel')}),
+    ],
+)  # fmt: skip
+def test_we_state_the_speakers_home_and_nothing_else(
+    extractor: SpacyExtractor, text: str, expected: set[tuple[str, str, str]]
+) -> None:
+    out = read(extractor, text, speaker='maya')
+    assert {t for t in triples(out) if t[0] == 'maya'} == expected
+    assert not expected or any(e.speaker and e.name == 'maya' for e in out.entities)
+
+
+def test_without_a_speaker_we_state_nothing(extractor: SpacyExtractor) -> None:
+    assert triples(read(extractor, 'We just moved to Sydney.')) == set()
+    assert triples(read(extractor, '我们搬到了上海。')) == set()
