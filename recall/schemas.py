@@ -212,7 +212,12 @@ class SearchRequest(BaseModel):
     scope: ScopeId
     user_id: Identifier | None = None
     top_k: int = Field(default=10, ge=1, le=100)
-    mode: SearchMode = SearchMode.HYBRID
+    mode: SearchMode = Field(
+        default=SearchMode.HYBRID,
+        description='hybrid: every channel fused and ranked; bm25 or dense: that channel alone, '
+        'in its own order (no boosts, no learned ranking, no relevance floor unless `min_score` '
+        'is set)',
+    )
     fusion: FusionMethod | None = Field(
         default=None,
         description='learned (a logistic model over channel features, fitted by '
@@ -240,7 +245,8 @@ class SearchRequest(BaseModel):
         ge=0.0,
         le=1.0,
         description="relevance floor on each hit's `confidence` (0-1: share of query terms "
-        'it holds or calibrated cosine); unset: the calibrated default floor',
+        'it holds or calibrated cosine); unset: the calibrated default floor in hybrid mode, none '
+        'in `mode: bm25` or `dense`',
     )
     touch: bool = Field(
         default=True,

@@ -255,7 +255,7 @@ class _Ranking:
         # the graph's slot evidence (recall.read.evidence); a chunk it says holds is ranked even
         # when it would sit below the window
         base, moved = found.graph.lift(base)
-        if not self.signals.names_time:
+        if not self._pure and not self.signals.names_time:
             base, moved = _sink_replaced(self._req, found, base, moved)
         window = order[:size] + [i for i in order[size:] if i in found.graph.sure]
         in_window = set(window)

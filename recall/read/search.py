@@ -29,7 +29,7 @@ from recall.read.history import not_then, past_period
 from recall.read.policy import apply_policy
 from recall.read.ranking import Ranked, rank
 from recall.read.weights import GRAPH_OPT_IN_WEIGHT, WEAK_CHECK_DEPTH, WEAK_CONFIDENCE
-from recall.schemas import Hit, Receipt, SearchRequest, SearchResponse
+from recall.schemas import Hit, Receipt, SearchMode, SearchRequest, SearchResponse
 from vectors.models import Channel
 from vectors.ports import Embedder, SparseEncoder, VectorStore
 
@@ -86,7 +86,7 @@ class Searcher:
         terms = query_terms(req.query)
         found, scopes, fallback = self._read(req, principal, recipe, query_vectors, terms, latency)
         t = time.perf_counter()
-        floor = req.min_score if req.min_score is not None else recipe.min_score
+        floor = _floor(req, recipe)
         ranked = rank(req, recipe, found, terms, floor, self._clock.now())
         if period is not None:
             gone = not_then([h.chunk for h in ranked.hits], period, self._vectors)
@@ -171,6 +171,14 @@ class Searcher:
     def close(self) -> None:
         """Let the spare search threads finish what they run."""
         self._reader.close()
+
+
+def _floor(req: SearchRequest, recipe: FusionConfig) -> float:
+    """The relevance floor: the request's `min_score`, else the calibrated one in hybrid mode;
+    `mode: bm25` / `dense` show the channel's whole order, so they drop nothing unless asked."""
+    if req.min_score is not None:
+        return req.min_score
+    return recipe.min_score if req.mode == SearchMode.HYBRID else 0.0
 
 
 def _receipt(

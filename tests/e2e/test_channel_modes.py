@@ -69,3 +69,39 @@ def test_a_single_channel_mode_returns_the_channels_own_order(app_client, mode, 
     assert len(result['hits']) == len(expected)
     for hit in result['hits']:
         assert not {'speaker_boost', 'date_boost', 'learned'} & set(hit['components'])
+
+
+FLOOR_SCOPE = 'agent:modes-floor'
+# one memory answers; the other shares a single word of the question's six, so its confidence
+# sits below the default floor while BM25 still finds it
+FLOOR_CORPUS = [
+    'The quarterly budget review meeting starts at nine tomorrow in room four',
+    'The review of the new espresso machine was glowing',
+]
+FLOOR_QUERY = 'When does the quarterly budget review meeting start tomorrow?'
+
+
+def _floor_search(client, **extra: object) -> dict:  # type: ignore[no-untyped-def,type-arg]
+    body = {'query': FLOOR_QUERY, 'scope': FLOOR_SCOPE, 'top_k': 10, 'touch': False, **extra}
+    response = client.post('/v1/memory_search', json=body, headers=AUTH)
+    assert response.status_code == 200, response.get_json()
+    return dict(response.get_json())
+
+
+def test_a_single_channel_mode_applies_no_floor_unless_the_request_sets_one(app_client):  # type: ignore[no-untyped-def]
+    items = [{'scope': FLOOR_SCOPE, 'text': text} for text in FLOOR_CORPUS]
+    answer = app_client.post('/v1/memories/batch', json={'items': items}, headers=AUTH)
+    ids = [r['id'] for r in answer.get_json()['results']]
+    # the default search keeps its calibrated floor: the one-word match is dropped
+    default = _floor_search(app_client)
+    assert [h['id'] for h in default['hits']] == ids[:1]
+    assert default['receipt']['below_floor'] >= 1
+    # `mode: bm25` shows BM25's whole order, the weak match included
+    pure = _floor_search(app_client, mode='bm25', explain=True)
+    expected = [i for i, _ in sorted(pure['receipt']['candidates']['bm25'], key=lambda c: -c[1])]
+    assert expected == ids
+    assert [h['id'] for h in pure['hits']] == expected
+    assert pure['receipt']['min_score'] == 0
+    # a floor the request sets still applies
+    floored = _floor_search(app_client, mode='bm25', min_score=0.3)
+    assert [h['id'] for h in floored['hits']] == ids[:1]

@@ -32,6 +32,30 @@ def test_a_field_note_has_no_speaker_in_either_language():
     assert prefix_speaker('Maya: I ran the half marathon') == 'Maya'
 
 
+def test_a_labelled_note_has_no_speaker_in_either_language():
+    notes = [
+        "X's Gender: female",
+        '发布流程：先提测，再上线',
+        '更正：我的邮箱改了',
+        '注意：周五不开会',
+        'Note: buy milk',
+        'Update: the launch moved to May',
+        'Address: 12 High Street',
+        'TODO: renew the passport',
+        'Summary: we chose Postgres',
+        'Meeting Notes: budget approved',
+    ]
+    for text in notes:
+        assert prefix_speaker(text) is None, text
+        assert not is_turn({'text': text, 'metadata': {}}), text
+        # a write falls back to the user id, never to the label
+        assert speaker_of(text, {}, 'u1') == 'u1', text
+    speakers = [('Caroline: hi', 'Caroline'), ('李娜：你好', '李娜'), ('Dr. Lee: fine', 'Dr. Lee')]
+    for text, name in speakers:
+        assert prefix_speaker(text) == name, text
+        assert is_turn({'text': text, 'metadata': {}}), text
+
+
 def test_a_block_of_several_speakers_lines_is_not_one_turn():
     block = 'Maya: Spain again?\nTom: Only the beach.\nMaya: Cadiz then.'
     assert prefix_speaker(block) is None
