@@ -76,7 +76,8 @@ def prefix_speaker(text: str) -> str | None:
 def _is_label(name: str) -> bool:
     """A heading label rather than a name: its head word is a heading noun."""
     if _HAN.fullmatch(name):
-        return name in _LABEL_HEADS or name[-2:] in _LABEL_HEADS
+        # a Chinese name is two to four characters (欧阳娜娜); a longer label is a heading
+        return len(name) > 4 or name in _LABEL_HEADS or name[-2:] in _LABEL_HEADS
     words = name.split()
     return words[-1].casefold().rstrip('.') in _LABEL_HEADS
 

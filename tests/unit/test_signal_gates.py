@@ -44,13 +44,19 @@ def test_a_labelled_note_has_no_speaker_in_either_language():
         'TODO: renew the passport',
         'Summary: we chose Postgres',
         'Meeting Notes: budget approved',
+        '上线前检查项：跑完回归',
     ]
     for text in notes:
         assert prefix_speaker(text) is None, text
         assert not is_turn({'text': text, 'metadata': {}}), text
         # a write falls back to the user id, never to the label
         assert speaker_of(text, {}, 'u1') == 'u1', text
-    speakers = [('Caroline: hi', 'Caroline'), ('李娜：你好', '李娜'), ('Dr. Lee: fine', 'Dr. Lee')]
+    speakers = [
+        ('Caroline: hi', 'Caroline'),
+        ('李娜：你好', '李娜'),
+        ('欧阳娜娜：好的', '欧阳娜娜'),
+        ('Dr. Lee: fine', 'Dr. Lee'),
+    ]
     for text, name in speakers:
         assert prefix_speaker(text) == name, text
         assert is_turn({'text': text, 'metadata': {}}), text
