@@ -83,11 +83,15 @@ class CoreSnapshots:
             entries = [(i, {'text': t}) for i, t in enumerate(texts, 1)]
         now = self._clock.now()
         chunks: list[Chunk] = []
+        renamed: dict[str, str] = {}
         for number, raw in entries:
             report.read += 1
             chunk = _entry_chunk(scope, number, raw, now, report)
             if chunk is not None:
                 chunks.append(chunk)
+                renamed[str(raw.get('id'))] = chunk.id
+        # a replaced fact's record names the memory that replaced it by its id in this scope
+        chunks = [_renamed_stale(c, renamed) for c in chunks]
         for start in range(0, len(chunks), self._batch):
             self._write_new(chunks[start : start + self._batch], report)
             log.info(
@@ -112,6 +116,13 @@ class CoreSnapshots:
                 fresh[chunk.id] = chunk
         self._writer.store(list(fresh.values()))
         report.written += len(fresh)
+
+
+def _renamed_stale(chunk: Chunk, renamed: dict[str, str]) -> Chunk:
+    if not chunk.stale:
+        return chunk
+    stale = [{**r, 'by': renamed.get(str(r.get('by')), r.get('by'))} for r in chunk.stale]
+    return chunk.model_copy(update={'stale': stale})
 
 
 def _entry_chunk(

@@ -18,8 +18,8 @@ from recall.tiers import Kind, Source
 _ENTRY = re.compile(r'^<!-- mnemos:memory (\{.*\}) -->[ \t]*$', re.MULTILINE)
 _SNAPSHOT_FIELDS = (
     'id', 'user_id', 'kind', 'importance', 'importance_label', 'confidence', 'pinned',
-    'access_count', 'created_at', 'updated_at', 'accessed_at', 'expires_at', 'source',
-    'source_ref', 'trust', 'tags', 'entity_key', 'abstract', 'metadata',
+    'access_count', 'created_at', 'stated_at', 'updated_at', 'accessed_at', 'expires_at', 'source',
+    'source_ref', 'trust', 'tags', 'entity_key', 'abstract', 'metadata', 'speaker', 'stale',
 )  # fmt: skip
 
 
@@ -37,6 +37,7 @@ class SnapshotEntry(BaseModel):
     pinned: bool = False
     access_count: int = Field(default=0, ge=0)
     created_at: datetime | None = None
+    stated_at: datetime | None = None
     updated_at: datetime | None = None
     accessed_at: datetime | None = None
     expires_at: datetime | None = None
@@ -47,8 +48,12 @@ class SnapshotEntry(BaseModel):
     entity_key: str | None = None
     abstract: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # whose first-person facts these are, and which of them later memories replaced: what
+    # supersession after a hydrate compares, as it did before
+    speaker: str | None = None
+    stale: list[dict[str, Any]] = Field(default_factory=list)
 
-    @field_validator('created_at', 'updated_at', 'accessed_at', 'expires_at')
+    @field_validator('created_at', 'stated_at', 'updated_at', 'accessed_at', 'expires_at')
     @classmethod
     def _storable(cls, value: datetime | None) -> datetime | None:
         return storable(value) if value is not None else None  # epoch seconds must read back

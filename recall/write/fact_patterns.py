@@ -164,7 +164,7 @@ ZH_SELF = re.compile(r'^我(?:们)?')
 # "我妈妈住在上海" is about the mother: a kin word after 我 is the subject, unless it is named
 # ("我老婆叫李娜" states my partner)
 ZH_KIN_SUBJECT = re.compile(
-    r'^我的?(?P<k>妻子|老婆|老公|丈夫|爱人|男朋友|女朋友|对象|儿子|女儿|爸爸|妈妈|父亲|母亲|哥哥|姐姐|'
+    r'^我的?(?P<k>妻子|太太|老婆|老公|丈夫|爱人|男朋友|女朋友|对象|儿子|女儿|爸爸|妈妈|父亲|母亲|哥哥|姐姐|'
     r'弟弟|妹妹|爷爷|奶奶|外公|外婆|老板|朋友|同事|室友|邻居)(?!是|叫|的名字)'
 )
 
@@ -274,6 +274,15 @@ SLOTS_EN: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r'(?i:quit) |(?i:no longer) (?i:at|with) )' + ORG_EN,
         ),
         (
+            # "I left Google", "I left Acme last year": the employer is over; "I left Google
+            # early today" tells of a day, not of the job
+            'works_at',
+            rf'^{ADV}(?P<n>(?i:left) )'
+            + ORG_EN
+            + r'(?=\s*(?:$|[.!;]|(?i:for good|after \d+ years?|last (?:month|year|week)|'
+            r'in \d{4}|(?:a|one|two|three|\d+) (?:months?|years?|weeks?) ago)\b))',
+        ),
+        (
             'title',
             r'(?i)(?:\b(?:work|works|worked|working|job|hired|employed|started|joined|serve|'
             r'serves|served|promoted)\b.*?\bas|\bpromoted to) (?:a |an |the |our )?'
@@ -317,7 +326,7 @@ SLOTS_ZH: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             'lives_in',
             r'(?:从(?P<r>[\u4e00-\u9fff]{2,8}?))?(?:住在|搬到了?|搬去了?|搬回了?|搬家到|定居在|定居于|'
-            r'移居到?|住到了?|落户|常驻|家住|家在)' + HAN_VALUE + ZH_END,
+            r'移居到?|住到了?|落户|常驻|(?<!老)家住|(?<!老)家在)' + HAN_VALUE + ZH_END,
         ),
         (
             'works_at',
@@ -447,10 +456,19 @@ ATTR_EN = re.compile(
 
 ATTR_ZH = re.compile(
     r'^(?:我的|的|(?P<who>[\u4e00-\u9fff]{2,4})的)?(?:新的?|现在的|目前的)?(?P<k>(?:最喜欢的)?[\u4e00-\u9fff]{0,4}?'
-    r'(?:名字|数字|号码|电话|手机号?|邮箱|地址|生日|职位|公司|老板|领导|老婆|妻子|老公|丈夫|'
+    r'(?:名字|数字|号码|电话|手机号?|邮箱|地址|生日|职位|公司|老板|领导|老婆|妻子|太太|老公|丈夫|'
     r'家乡|老家|年龄|预算|目标|编辑器|颜色|城市|食物|电影|歌|书|球队|车))(?P<neg>不再是|已经不是|不是)?'
-    r'(?:是|叫|为)?(?P<v>.+)$'
+    r'(?P<cop>是|叫|为)?(?P<v>.+)$'
 )
+
+# "出差，住在国贸附近", "住在外滩附近的酒店": a stay on a trip, not a home
+TRIP_ZH = re.compile(r'出差|旅游|旅行|度假')
+HOTEL_ZH = re.compile(r'酒店|宾馆|民宿')
+
+# an attribute stated without 是/叫/为 names a place with 在 ("我老家在长沙"), or a value that
+# is not Chinese words ("我的电话 138…"); "公司在望京" and "公司规定…" say something about the
+# company, not which company it is
+ATTR_ZH_PLACES = frozenset({'老家', '家乡', '地址', '城市'})
 
 ATTR_SLOT = {
     'job': 'title',
@@ -477,6 +495,7 @@ ATTR_SLOT = {
     '公司': 'works_at',
     '老婆': 'partner',
     '妻子': 'partner',
+    '太太': 'partner',
     '老公': 'partner',
     '丈夫': 'partner',
     '编辑器': 'editor',
@@ -494,10 +513,13 @@ NEG_EN = (
 LIKES_EN = re.compile(
     rf'^{ADV}{NEG_EN}(?P<verb>(?i:like|likes|liked|love|loves|loved|enjoy|enjoys|enjoyed|'
     r'adore|adores|hate|hates|hated|dislike|dislikes|disliked|stand|into|fond of|a fan of|'
-    r'prefer|prefers|preferred)) (?P<v>.+)$'
+    r'prefer|prefers|preferred|given up|gave up|give up)) (?P<v>.+)$'
 )
 
-NEGATIVE_VERBS = frozenset({'hate', 'hates', 'hated', 'dislike', 'dislikes', 'disliked'})
+# "I've given up coffee" ends a like as "I don't like coffee" does
+NEGATIVE_VERBS = frozenset(
+    {'hate', 'hates', 'hated', 'dislike', 'dislikes', 'disliked', 'given up', 'gave up', 'give up'}
+)
 
 RETRACT_EN = re.compile(r'(?i)\s+(?:over|rather than|instead of|more than|to)\s+(?P<r>.+)$')
 

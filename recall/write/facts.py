@@ -20,6 +20,7 @@ from recall.write.fact_patterns import (
     ATTR_EN,
     ATTR_SLOT,
     ATTR_ZH,
+    ATTR_ZH_PLACES,
     CHOICE_CUES,
     CHOICES,
     CHOSEN_SLOTS,
@@ -35,6 +36,7 @@ from recall.write.fact_patterns import (
     HABIT_ZH,
     HOBBY_EN,
     HOBBY_ZH,
+    HOTEL_ZH,
     KIN_POSSESSOR,
     LANG_WORD,
     LANGS,
@@ -65,6 +67,7 @@ from recall.write.fact_patterns import (
     SUBJECT_EN,
     TIME_LEAD_EN,
     TIME_LEAD_ZH,
+    TRIP_ZH,
     VALUE_TAIL_EN,
     ZH_KIN_SUBJECT,
     ZH_NAME,
@@ -265,11 +268,23 @@ def _attr_facts(clause: str, subject: str, index: int, past: bool) -> list[Fact]
     head = (
         key if zh else ' '.join(w for w in words if w not in ('new', 'old', 'current', 'primary'))
     )
-    value = _clean(m.group('v'))
+    raw = m.group('v').strip()
+    if zh and not (m.group('cop') or m.group('neg')):
+        if head in ATTR_ZH_PLACES and raw.startswith('在'):
+            raw = raw[1:]
+        elif re.match(r'[\u4e00-\u9fff]', raw):
+            return []
+    value = _clean(raw)
     if not value or not head:
         return []
-    if ATTR_SLOT.get(head) == 'partner' and not zh and not m.group('v').strip()[:1].isupper():
-        return []  # "my wife is a doctor" says what she does, not who she is
+    if (
+        not zh
+        and ATTR_SLOT.get(head.split()[-1]) in ('partner', 'works_at')
+        and not re.match(r'(?:the )?[A-Z0-9]', raw)
+    ):
+        # "my wife is a doctor" says what she does and "my company is on the 7th floor" where
+        # it is, not who or which one
+        return []
     who = m.group('who')
     owner = who.casefold() if who and who.casefold() not in NOT_NAMES else subject
     slot = ATTR_SLOT.get(head) or ATTR_SLOT.get(head.split()[-1] if not zh else head)
@@ -334,8 +349,12 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
     possessor = KIN_POSSESSOR.search(clause)
     owner = (possessor.group('k') or possessor.group('z')).casefold() if possessor else subject
     facts += _attr_facts(_self_rest(clause) if zh else clause, owner, index, past)
-    for slot, pattern in SLOTS_ZH if zh else SLOTS_EN:
-        if any(f.slot == slot for f in facts):
+    # "李娜的科室主任是张建国医生" is about her department head, not about her
+    someone_elses = zh and owner == subject and rest.startswith('的')
+    for slot, pattern in () if someone_elses else SLOTS_ZH if zh else SLOTS_EN:
+        if any(f.slot == slot for f in facts) or (
+            zh and slot == 'lives_in' and (TRIP_ZH.search(text) or HOTEL_ZH.search(clause))
+        ):
             continue
         m = pattern.search(rest) or (
             pattern.search(clause) if slot in ('name', 'partner') else None
@@ -436,7 +455,12 @@ def facts_of(text: str) -> list[Fact]:
         body = _strip_lead(clause)
         found, rest = _subject(body)
         subject = found or subject
-        out += _clause_facts(body if found in (None, SELF) else rest, subject, index, text)
+        facts = _clause_facts(body if found in (None, SELF) else rest, subject, index, text)
+        out += facts
+        # "我太太叫林晓雯，是一名儿科医生": a clause after one naming a partner is about her
+        named = [f.value for f in facts if f.slot == 'partner' and f.positive and not f.past]
+        if named:
+            subject = named[-1]
     return out
 
 

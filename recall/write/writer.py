@@ -30,9 +30,11 @@ from recall.tiers import Tier
 from recall.write.capture import CaptureDecision, capture
 from recall.write.chunk_store import ChunkStore
 from recall.write.dedup import MergePlan
+from recall.write.facts import facts_of
 from recall.write.graph_followup import GraphFollowUp
 from recall.write.guards import explicit_skip, guarded_items, redact_chunk
 from recall.write.superseder import Superseder
+from recall.write.supersession import RECORD_KINDS, slot_tags
 from vectors.ports import Embedder, SparseEncoder, VectorStore
 
 log = logging.getLogger(__name__)
@@ -192,7 +194,7 @@ class MemoryWriter:
         """Upsert chunks exactly as given (ids, tiers, timestamps kept), embedding those without
         a vector in `dense`, secrets masked; new chunks are then queued for graph extraction,
         unless `graph` is False (chunks stored hidden: `queue_graph` them once shown)."""
-        chunks = [redact_chunk(c)[0] for c in chunks]
+        chunks = [_with_slots(redact_chunk(c)[0]) for c in chunks]
         self._store.upsert(chunks, dense)
         if graph:
             self._graph.queue([c.id for c in chunks])
@@ -243,3 +245,11 @@ class MemoryWriter:
         hits of several searches recorded together) counts n recalls. `scopes`, the chunks'
         scopes when the caller knows them (a search's hits do), saves reading them first."""
         self._store.touch(ids, scopes)
+
+
+def _with_slots(chunk: Chunk) -> Chunk:
+    """`chunk` with the slots its facts fill, when the record did not carry them (hydrated and
+    imported memories), so a later fact of a slot finds it as it finds a written one."""
+    if chunk.slots or chunk.kind in RECORD_KINDS:
+        return chunk
+    return chunk.model_copy(update={'slots': slot_tags(facts_of(chunk.text))})

@@ -300,6 +300,8 @@ CORRECTIONS = [
     ('Keep answers brief.', 'Please be more thorough.', 'answer_length'),
     ('I use Emacs.', 'I ditched Emacs for Neovim.', 'editor'),
     ('I work at Google.', "I'm no longer at Google.", 'works_at'),
+    ('I work at Google.', 'I left Google last month.', 'works_at'),
+    ('I like coffee.', "I've given up coffee.", 'likes'),
 ]
 
 
@@ -340,6 +342,8 @@ KEPT = [
     ('My wife is Anna.', 'My wife is a doctor.'),
     ('I prefer short answers.', 'I no longer want French replies.'),
     ('回答用中文。', '我在学日语。'),
+    ('I work at Google.', 'I left Google early today.'),
+    ('I like coffee.', 'I gave up on the crossword.'),
 ]
 
 
@@ -351,3 +355,32 @@ def test_what_someone_else_does_or_another_slot_never_corrects_a_memory(
     second = write(client, auth, scope, new, user_id='ann')
     assert (second['superseded'], second['supersessions']) == ([], []), second
     assert read(client, auth, first['id'])['stale'] == []
+
+
+UNRELATED = [
+    ('公司在望京 SOHO 七楼。', '公司规定每年有 15 天年假。'),
+    ('公司规定每年有 15 天年假。', '公司的 VPN 账号每 90 天要改一次密码。'),
+    ('我以前在华为做过三年嵌入式开发。', '公司规定每年有 15 天年假。'),
+    ('我住在杭州市西湖区文三路。', '我老家在湖南长沙。'),
+    ('我住在杭州市西湖区文三路。', '下周三我飞北京出差，住在国贸附近。'),
+    ('李娜在杭州市儿童医院做儿科医生。', '李娜的科室主任是张建国医生。'),
+    ('我是一名医生。', '我的同事是程序员。'),
+    ('我以前在华为做过三年嵌入式开发。', '我太太叫林晓雯，是一名儿科医生。'),
+    ('I am a teacher.', 'My wife is Anna and works as a nurse.'),
+    ('My company is Arup.', 'My company is on the 7th floor.'),
+    ('The office is on the 7th floor.', 'The office policy gives 15 days of leave.'),
+    ('My wife is Anna.', 'My wife is on a trip to Rome.'),
+]
+
+
+@pytest.mark.parametrize(('old', 'new'), UNRELATED)
+def test_two_statements_about_one_subject_in_different_slots_replace_nothing(
+    client, auth, scope, old, new
+):  # type: ignore[no-untyped-def]
+    # a subject shared by two statements ("公司" where it is, and what it grants) is not a
+    # slot: only a second value of the same single-valued slot replaces the first
+    first = write(client, auth, scope, old)
+    second = write(client, auth, scope, new)
+    assert (second['superseded'], second['supersessions']) == ([], []), second
+    stored = read(client, auth, first['id'])
+    assert (stored['superseded_by'], stored['stale']) == (None, []), stored
