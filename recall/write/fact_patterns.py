@@ -427,6 +427,8 @@ ANSWER_CUE = re.compile(
     r"(?:speak|talk) to (?:me|us)|let'?s (?:switch|speak|talk|use|stick|continue)|"
     r'(?:rather|prefer|want|like|need) you (?:to )?(?:speak|spoke|talk|talked))\b|'
     rf'\bswitch (?:back )?to (?:{_LANG_EN})\W*(?:please|now|again)?\W*$|'
+    # "English, please, not Spanish": a language asked for on its own
+    rf'^\W*(?:{_LANG_EN})\W+please\b|'
     r'回答|回复|答复|交流|跟我说|对我说|换回|切换|请说|全部用|都用|一律用|就好|就行'
 )
 
@@ -441,6 +443,7 @@ LANG_WORD = re.compile(
     rf'\b(?P<lead>{_LANG_EN})(?=\s+(?:answers?|replies|responses?)\b)|'
     rf'\b(?:rather|prefer|want|like|need) you (?:to )?(?:speak|spoke|talk|talked) (?:in )?'
     rf'(?P<you>{_LANG_EN})\b)|'
+    rf'^(?P<bare>{_LANG_EN})$|'
     rf'(?P<zh>{_LANG_ZH})'
 )
 

@@ -231,10 +231,12 @@ def _language_facts(clause: str, index: int, text: str) -> list[Fact]:
         return []
     named: list[tuple[int, str]] = []
     for m in LANG_WORD.finditer(clause):
-        word = (m.group('en') or m.group('lead') or m.group('you') or m.group('zh') or '').lower()
+        found = m.group('en') or m.group('lead') or m.group('you') or m.group('bare')
+        word = (found or m.group('zh') or '').lower()
         name = next((n for n, pattern in LANGS if re.fullmatch(pattern, word)), None)
         if name is not None:
-            named.append((m.start(), name))
+            # where the language word starts: "not Spanish" is negated by the match's own "not"
+            named.append((m.start('zh') if found is None else clause.index(found, m.start()), name))
     if not named:
         return []
     negative = [n for start, n in named if NEG_CUE.search(clause[:start][-40:])]

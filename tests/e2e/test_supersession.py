@@ -302,6 +302,7 @@ CORRECTIONS = [
     ('I work at Google.', "I'm no longer at Google.", 'works_at'),
     ('I work at Google.', 'I left Google last month.', 'works_at'),
     ('I like coffee.', "I've given up coffee.", 'likes'),
+    ('Answer in Spanish.', 'English, please, not Spanish.', 'answer_language'),
 ]
 
 
