@@ -25,6 +25,7 @@ from recall.read.context import CONTEXT_DEPTH, context_list, neighbours_of
 from recall.read.evidence import GraphVerdict, slot_verdict
 from recall.read.filters import apply_search_filters
 from recall.read.fusion import Fused, FusionConfig, fuse, graph_weight
+from recall.read.ties import stable_top
 from recall.read.weights import CANDIDATE_FACTOR, MAX_CANDIDATES, MIN_CANDIDATES
 from recall.schemas import SearchMode, SearchRequest
 from recall.tiers import Kind, Trust
@@ -133,7 +134,8 @@ class ChannelReader:
     ) -> list[ScoredPoint]:
         value = vector.get()
         t = time.perf_counter()
-        points = self._vectors.query(collection, name, value, flt, depth)
+        # ties cut and ordered by id, not as the store's segments happen to return them
+        points = stable_top(partial(self._vectors.query, collection, name, value, flt), depth)
         # each label is written by one thread only: the threads of a search never share a key
         latency[label] = latency.get(label, 0.0) + _ms(t)
         return points

@@ -26,6 +26,14 @@ CANDIDATE_FACTOR = 4
 MIN_CANDIDATES = 50
 # a large `top_k` stops here: deeper candidates cost store reads and rarely reach the head
 MAX_CANDIDATES = 200
+# scores equal to this many decimals are ties, ordered by id (recall.read.ties): a dense score
+# drifts by ~1e-8 between an unindexed and an indexed segment
+SCORE_DECIMALS = 6
+# candidates fetched past a channel's cut, so the group tied at the cut is usually seen whole
+TIE_MARGIN = 10
+# a tied group reaching past this many candidates (one sentence stored hundreds of times) is cut
+# where the store cuts it
+MAX_TIE_FETCH = 1000
 
 # ---- fusion (recall.read.fusion) ------------------------------------------------------------
 
