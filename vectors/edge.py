@@ -186,14 +186,15 @@ class EdgeVectorStore:
         """Rewrite every shard with a delete since its last rewrite with its live points only
         (vectors/edge_compact.py), so that no deleted payload stays in a segment or the
         write-ahead log; returns the points kept in those. Searches and writes go on meanwhile;
-        searches wait only while the new shard loads."""
+        searches wait only for the swap of the new shard's reference."""
         return self._builds.compact()
 
     def optimize(self) -> None:
         """Merge segments and build HNSW after bulk writes, in a child process that owns a copy
         of each shard (Edge's optimize holds the GIL for its whole run: every search here would
-        wait for all of it); the built copy replaces the shard as a compaction's rewrite does,
-        loaded from its files (mapped, not heap: see edge_compact.build_copy)."""
+        wait for all of it); the built copy replaces the shard as a compaction's rewrite does:
+        opened from its own folder (segments mapped from their files, not kept in the heap)
+        before searches wait for the swap of the reference."""
         self._builds.optimize()
 
     def warm(

@@ -6,7 +6,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from typing import Any
 
+from core.errors import StoreUnavailable
 from vectors import edge_compact
 from vectors.edge_shards import EdgeShards
 from vectors.edge_translate import index_schemas
@@ -33,8 +35,9 @@ class EdgeBuilds:
 
     Edge's own optimize holds the GIL of the process that runs it for its whole run, so a build
     runs in a child process on a copy of the shard (edge_compact.build_copy); the built copy,
-    or a compaction's rewrite, replaces the shard with the writes that landed meanwhile
-    replayed into it, and searches wait only while it is loaded.
+    or a compaction's rewrite, is a new generation of the shard in its own folder
+    (edge_compact.py), opened there, and replaces the shard once the writes that landed
+    meanwhile are replayed into it; searches wait only for the swap of the reference.
     """
 
     def __init__(self, shards: EdgeShards, *, auto_optimize: bool) -> None:
@@ -92,41 +95,63 @@ class EdgeBuilds:
         log.info('indexed %d changed points in %.1f s', pending, time.monotonic() - started)
 
     def _replace(self, name: str, *, build: bool) -> int:
-        """Put a new shard in `name`'s place: its index built from a copy (`build`) or its live
-        points rewritten; writes that land meanwhile are replayed into it."""
+        """Put a new generation of `name`'s shard in its place: its index built from a copy
+        (`build`) or its live points rewritten; writes that land meanwhile are replayed into
+        it. It is opened before the swap, so searches wait only for the swap of the reference."""
         shards = self._shards
-        spec, path = shards.specs[name], shards.root / name
+        spec, number = shards.specs[name], shards.generations[name] + 1
+        path, old = edge_compact.generation(shards.root, name, number), shards.path(name)
         with shards.write:
             source = shards.get(name)
             source.flush()
             if build:
-                edge_compact.copy_shard(path)  # nothing writes while it is copied
+                edge_compact.copy_shard(old, path)  # nothing writes while it is copied
             journal = shards.journals[name] = []
             # a delete from here on is replayed into the new shard: its bytes stay there
             deletes = self._deletes.get(name, 0)
+        shard: Any = None
+        swapped = False
         try:
             if build:
-                shard = edge_compact.build_copy(path)
+                edge_compact.build_copy(path)
+                shard = shards.open_at(path, spec)
             else:
                 config = shards.layout.config(spec.dense_dim)
                 shard = edge_compact.rewrite(source, config, path, index_schemas(spec))
+            replayed = edge_compact.replay(shard, journal, 0)  # most of them, beside searches
+            shard.flush()
             with shards.write:
-                kept = edge_compact.finish(shard, journal, path)
-                with shards.reads.write():  # the entry stays: callers only check it is there
-                    source.close()
-                    try:
-                        edge_compact.swap_in(path)
-                        shards.open[name] = shards.load(spec)
-                    except BaseException:
-                        del shards.open[name]  # reads as not open, as after a failed reopening
-                        raise
+                kept = self._swap(name, source, shard, journal, replayed, number)
+                swapped = True  # the new shard is the store's
                 if not build:
                     self.pending += kept  # unindexed until the next build
                     self._rewritten[name] = deletes
         finally:
             with shards.write:
                 shards.journals.pop(name, None)
+            if not swapped:
+                if shard is not None:
+                    shard.close()
+                edge_compact.remove(path)
+        source.close()  # no search holds it: they take a shard only under `reads`
+        edge_compact.remove(old)
         log.info('%s %s: %d points', 'built' if build else 'compacted', name, kept)
+        return kept
+
+    def _swap(
+        self, name: str, source: Any, shard: Any, journal: list[Any], replayed: int, number: int
+    ) -> int:
+        """Replay the last writes into `shard`, make it generation `number` on disk and put it
+        in `source`'s place (the caller holds `write`); returns its points."""
+        shards = self._shards
+        if shards.open.get(name) is not source:  # closed meanwhile: the store is going away
+            raise StoreUnavailable(f'vector collection {name!r} closed during its rewrite')
+        edge_compact.replay(shard, journal, replayed)
+        kept = edge_compact.points(shard)
+        edge_compact.commit(shards.root, name, number)  # a reopening opens `shard`'s folder
+        with shards.reads.write():  # the entry stays: callers only check it is there
+            shards.open[name] = shard
+        shards.generations[name] = number
         return kept
 
     def _optimize_when_idle(self) -> None:

@@ -1,17 +1,23 @@
-"""Rewriting a Qdrant Edge shard with its live points only, so that deleted text leaves the disk.
+"""The folders of a Qdrant Edge shard's generations, and rewriting a shard with its live points
+only, so that deleted text leaves the disk.
 
 Edge deletes a point by flagging it: its payload stays in the segment's payload pages and the
 upsert that wrote it stays in the write-ahead log (a forgotten user's sentences were still there
 after a restart and an index build). Edge's own vacuum rewrites a segment only past a share of
 deleted points, and never the log. So a compaction copies every live point (vectors and payload)
-into a new shard in a sibling folder, replays the writes that landed meanwhile, and puts the
-new folder in the old one's place; the old folder is then removed.
+into a new shard, and an index build builds a copy of the shard in a child process; either way
+the new shard is a new generation of the collection, in its own folder, opened where it stays.
 
-The folders, beside the shard's `<name>`:
-- `<name>.compacting`: a rewrite under way (removed at the next opening: the old shard is whole);
-- `<name>.compacted`: a finished rewrite that holds every write (it replaces `<name>`);
-- `<name>.replaced`: the old shard, removed once the new one is in place.
-`settle` finishes or undoes whatever a process that died mid-compaction left.
+The files, beside each other in the store's root:
+- `<name>`: generation 0 (every shard starts there, and folders older than generations are it);
+- `<name>.g<N>`: generation N, written by a build or a compaction;
+- `<name>.current`: the number of the newest complete generation, replaced atomically once that
+  generation holds every write (`commit`); without it, generation 0 is current.
+At an opening the current generation is used and every other one removed (`current`): a build
+that died before its commit leaves the previous generation in use, and a finished one leaves no
+older folder with deleted text behind.
+The folders of the layout before generations (`<name>.compacting`, `<name>.compacted` and
+`<name>.replaced`) are settled once, at the opening (`settle`).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -35,13 +42,15 @@ log = logging.getLogger(__name__)
 COMPACTING = '.compacting'
 COMPACTED = '.compacted'
 REPLACED = '.replaced'
+CURRENT = '.current'
 PAGE = 256  # points copied per step: the GIL is free between steps
 PENDING = 'unindexed-points'  # in the store's root: the count of points awaiting a build
 
 
 def lock(path: Path, root: Path) -> int:
     """Lock `<name>.lock` beside the shard at `path` for this process (the descriptor is kept
-    until the store closes): the folders of a compaction are touched by their owner only."""
+    until the store closes): the folders of a shard's generations are touched by their owner
+    only."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(sibling(path, '.lock'), os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -62,8 +71,7 @@ def in_use(root: Path, path: Path) -> StoreUnavailable:
 
 
 def open_shard(path: Path, config: Any, root: Path) -> Any:
-    """Load the shard at `path` (created when there is none), after `settle`."""
-    settle(path)
+    """Load the shard at `path` (created when there is none)."""
     try:
         if (path / 'edge_config.json').exists():
             # load() checks the stored vectors against `config` (e.g. a changed dense_dim)
@@ -97,29 +105,82 @@ def save_pending(root: Path, count: int) -> int:
 
 
 def sibling(path: Path, suffix: str) -> Path:
-    """`path`'s sibling folder for one stage of a compaction."""
+    """`path`'s sibling file or folder named with `suffix`."""
     return path.with_name(path.name + suffix)
 
 
+def generation(root: Path, name: str, number: int) -> Path:
+    """The folder of generation `number` of the shard `name`."""
+    return root / name if number == 0 else root / f'{name}.g{number}'
+
+
+def current(root: Path, name: str) -> tuple[int, Path]:
+    """The current generation of the shard `name` and its folder, once every other generation
+    (unfinished or replaced) is removed."""
+    base = root / name
+    settle(base)
+    try:
+        number = int(sibling(base, CURRENT).read_text(encoding='utf-8'))
+    except FileNotFoundError:
+        number = 0
+    except (OSError, ValueError) as exc:
+        raise StoreUnavailable(
+            f'cannot read the current generation of vector shard {base}: {exc}',
+            details={'path': str(sibling(base, CURRENT))},
+        ) from exc
+    path = generation(root, name, number)
+    if number and not path.is_dir():
+        raise StoreUnavailable(
+            f'vector shard {path} (the current generation) is missing',
+            details={'path': str(path)},
+        )
+    pattern = re.compile(re.escape(name) + r'\.g(\d+)')
+    stale = [e for e in root.iterdir() if (m := pattern.fullmatch(e.name)) and int(m[1]) != number]
+    for folder in [*stale, *([base] if number and base.exists() else [])]:
+        log.warning('removing vector shard %s (not its current generation)', folder)
+        remove(folder)
+    return number, path
+
+
+def commit(root: Path, name: str, number: int) -> None:
+    """Make generation `number` the current one of the shard `name`, durably."""
+    target = sibling(root / name, CURRENT)
+    partial = sibling(target, '.tmp')
+    with open(partial, 'w', encoding='utf-8') as out:
+        out.write(str(number))
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(partial, target)
+    directory = os.open(root, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+def remove(path: Path) -> None:
+    """Remove a shard's folder (a closed one) if it is there."""
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def settle(path: Path) -> None:
-    """Finish a compaction that reached `<name>.compacted`, drop one that did not, and
-    remove the shard a finished one replaced (before the shard at `path` is opened)."""
-    shutil.rmtree(sibling(path, COMPACTING), ignore_errors=True)
+    """Finish a compaction of the layout before generations that reached `<name>.compacted`,
+    drop one that did not, and remove the shard a finished one replaced."""
+    remove(sibling(path, COMPACTING))
     done, old = sibling(path, COMPACTED), sibling(path, REPLACED)
     if done.is_dir():
         if path.exists():
             os.replace(path, old) if not old.exists() else shutil.rmtree(path)
         os.replace(done, path)
         log.warning('finished the compaction of %s that an earlier process began', path)
-    shutil.rmtree(old, ignore_errors=True)
+    remove(old)
 
 
-def rewrite(source: Any, config: Any, path: Path, schemas: Sequence[tuple[str, Any]]) -> Any:
-    """A new shard at `<path>.compacting` with `schemas`' payload indexes and every live point
-    of `source` (the shard at `path`); returned open. `source` may take writes meanwhile: the
-    caller replays them (`finish`)."""
-    target = sibling(path, COMPACTING)
-    shutil.rmtree(target, ignore_errors=True)
+def rewrite(source: Any, config: Any, target: Path, schemas: Sequence[tuple[str, Any]]) -> Any:
+    """A new shard at `target` with `schemas`' payload indexes and every live point of
+    `source`; returned open. `source` may take writes meanwhile: the caller replays them
+    (`replay`)."""
+    remove(target)
     shard = qe.EdgeShard.create(str(target), config)
     try:
         for name, schema in schemas:
@@ -137,7 +198,7 @@ def rewrite(source: Any, config: Any, path: Path, schemas: Sequence[tuple[str, A
                 break
     except BaseException:
         shard.close()
-        shutil.rmtree(target, ignore_errors=True)
+        remove(target)
         raise
     return shard
 
@@ -150,17 +211,15 @@ _BUILD = (
 BUILD_TIMEOUT_S = 3600.0
 
 
-def copy_shard(path: Path) -> None:
-    """Copy the shard at `path` (flushed, and not written meanwhile) to `<name>.compacting`."""
-    target = sibling(path, COMPACTING)
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(path, target)
+def copy_shard(source: Path, target: Path) -> None:
+    """Copy the shard at `source` (flushed, and not written meanwhile) to `target`."""
+    remove(target)
+    shutil.copytree(source, target)
 
 
-def build_copy(path: Path) -> Any:
-    """Build the index of the copy at `<path>.compacting` in a child process, then load it here
-    (its segments mapped from their files); returned open, for `finish`."""
-    target = sibling(path, COMPACTING)
+def build_copy(target: Path) -> None:
+    """Build the index of the shard copied to `target` in a child process (removed when the
+    build fails)."""
     done = subprocess.run(
         [sys.executable, '-c', _BUILD, str(target)],
         capture_output=True,
@@ -168,31 +227,21 @@ def build_copy(path: Path) -> Any:
         check=False,
     )
     if done.returncode != 0:
-        shutil.rmtree(target, ignore_errors=True)
+        remove(target)
         said = done.stderr.decode('utf-8', 'replace').strip()[-2000:]
-        raise StoreUnavailable(f'building the index of {path} failed: {said}')
-    return qe.EdgeShard.load(str(target))
+        raise StoreUnavailable(f'building the index of {target} failed: {said}')
 
 
-def finish(shard: Any, journal: Sequence[Any], path: Path) -> int:
-    """Apply to the rewrite the writes its source took since it began, close it and mark it
-    finished (`<name>.compacted`); returns its points. Upserts, payload merges and deletes
-    give the same points when applied again in order, whatever the copy already held."""
-    try:
-        for op in journal:
-            shard.update(op)
-        kept = int(shard.count(qe.CountRequest(exact=True)))
-        shard.flush()
-    finally:
-        shard.close()
-    os.replace(sibling(path, COMPACTING), sibling(path, COMPACTED))
-    return kept
+def replay(shard: Any, journal: Sequence[Any], start: int) -> int:
+    """Apply to a new generation the writes its source took since it began, from `start`;
+    returns where the next replay starts. Upserts, payload merges and deletes give the same
+    points when applied again in order, whatever the copy already held."""
+    while start < len(journal):
+        shard.update(journal[start])
+        start += 1
+    return start
 
 
-def swap_in(path: Path) -> None:
-    """Put the finished rewrite (`<name>.compacted`) at `path` and remove the old shard; the
-    shard at `path` is closed."""
-    old = sibling(path, REPLACED)
-    os.replace(path, old)
-    os.replace(sibling(path, COMPACTED), path)
-    shutil.rmtree(old)
+def points(shard: Any) -> int:
+    """The exact number of points in `shard`."""
+    return int(shard.count(qe.CountRequest(exact=True)))

@@ -41,6 +41,7 @@ class EdgeShards:
         # payload writes begun and finished (each under `write`): a search that left out an
         # exclusion knows from them whether a write could have crossed it (EdgeSearch)
         self.writes_begun = self.writes_done = 0
+        self.generations: dict[str, int] = {}  # each open shard's (edge_compact.current)
         self._bools: dict[str, frozenset[str]] = {}
         self._locks: dict[str, int] = {}  # each collection's lock file (edge_compact.lock)
 
@@ -74,10 +75,20 @@ class EdgeShards:
             self._bools[spec.name] = frozenset(spec.bool_fields)
 
     def load(self, spec: CollectionSpec) -> Any:
-        """Open the shard of `spec` from its folder (taking the folder's lock the first time)."""
-        path = self.root / spec.name
+        """Open the current generation of `spec`'s shard (taking the shard's lock the first
+        time, and removing its other generations)."""
         if spec.name not in self._locks:  # held from the first opening until release()
-            self._locks[spec.name] = edge_compact.lock(path, self.root)
+            self._locks[spec.name] = edge_compact.lock(self.root / spec.name, self.root)
+        number, path = edge_compact.current(self.root, spec.name)
+        self.generations[spec.name] = number
+        return self.open_at(path, spec)
+
+    def path(self, collection: str) -> Path:
+        """The folder of `collection`'s open generation."""
+        return edge_compact.generation(self.root, collection, self.generations[collection])
+
+    def open_at(self, path: Path, spec: CollectionSpec) -> Any:
+        """The shard of `spec` in the folder `path` (created when there is none)."""
         return edge_compact.open_shard(path, self.layout.config(spec.dense_dim), self.root)
 
     def apply(self, collection: str, op: Any, shard: Any = None) -> None:

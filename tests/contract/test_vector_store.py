@@ -1256,11 +1256,11 @@ def test_edge_mmap_keeps_the_int8_copy_and_the_bm25_index_on_disk(
         vs.upsert(C, [point(n, dense=[1.0, n / 300, 0.5, 0.0]) for n in range(1, 301)])
         vs.optimize()
         assert vs._shards.open[C].info().indexed_vectors_count == 600  # type: ignore[attr-defined]
+        folder = vs._shards.path(C)  # type: ignore[attr-defined]
     finally:
         vs.close()
     configs = [
-        json.loads(p.read_text())['config']
-        for p in (tmp_path / 'vectors' / C / 'segments').glob('*/segment.json')
+        json.loads(p.read_text())['config'] for p in (folder / 'segments').glob('*/segment.json')
     ]
     indexed = [c for c in configs if c['vector_data']['dense']['index']['type'] == 'hnsw']
     assert indexed
