@@ -52,7 +52,7 @@ def complete_session(services: JobContext, session_key: str, session: SessionIn)
     """Accept a completed session: enqueue its episodic job; returns (job id, episode id).
 
     Secret-looking spans (keys, passwords, card numbers) are redacted before the transcript is
-    queued, so neither the job store nor the episode ever holds them (seed 004).
+    queued, so neither the job store nor the episode ever holds them.
     """
     messages = [m.model_dump(mode='json') for m in session.messages]
     redacted = 0
@@ -95,8 +95,8 @@ def _summary(services: JobContext, session: SessionIn) -> tuple[str, SummarySour
 
 
 def without_recall(session: SessionIn) -> SessionIn | None:
-    """The session with injected recall blocks cut from its messages and summary (seed 001:
-    recall is never persisted); None when nothing but recall is left."""
+    """The session with injected recall blocks cut from its messages and summary (recall
+    Mnemos injected is never stored again as memory); None when nothing but recall is left."""
     messages = []
     for message in session.messages:
         content = strip_recall_blocks(message.content)

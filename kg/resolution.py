@@ -205,9 +205,9 @@ def embeddable(mention: EntityMention) -> bool:
     return mention.type is not EntityType.CONCEPT and len(normalize(mention.name)) >= _EMBED_CHARS
 
 
-# the scopes' name indexes kept in memory together, in entities: ~3.9 KB each (ad-hoc
-# tracemalloc of 20k: the Entity ~1.6 KB, keys, trigrams and half with a name vector ~2.3 KB),
-# so ~200 MB; a scope dropped is loaded again from the graph on its next write or search
+# the scopes' name indexes kept in memory together, in entities (an entity with its keys,
+# trigrams and name vector is a few KB, so this bounds them to ~200 MB); a scope dropped is
+# loaded again from the graph on its next write or search
 MAX_INDEX_ENTITIES = 50_000
 
 

@@ -33,8 +33,8 @@ _UNAVAILABLE_STATUSES = frozenset({401, 403, 404, 500, 502, 503, 504})
 # Qdrant deletes a point by flagging it; its vacuum optimizer rewrites a segment without its
 # deleted points only past `deleted_threshold` (a share of the segment) and
 # `vacuum_min_vector_number` deleted points. `compact` lowers both to the least the server
-# accepts while it vacuums, then puts the collection's own values back (Qdrant's defaults when a
-# compaction that never finished left the lowered ones behind).
+# accepts while it vacuums, then puts the collection's own values back (Qdrant's defaults when an
+# interrupted compaction left the lowered ones in place).
 VACUUM = models.OptimizersConfigDiff(deleted_threshold=0.0, vacuum_min_vector_number=100)
 VACUUM_DEFAULTS = models.OptimizersConfigDiff(deleted_threshold=0.2, vacuum_min_vector_number=1000)
 # how long a compaction waits for the server's optimizers to start, and then to finish

@@ -341,7 +341,7 @@ def _worker_init(model_name: str, batch_size: int, parent: int, nice: int) -> No
 
 def _exit_with_parent(parent: int) -> None:
     # a pool worker only notices its parent is gone when it next reads a task; a service killed
-    # hard never sends one, which left idle workers (160 MB each) behind
+    # hard never sends one, so without this check its idle workers would outlive it
     while os.getppid() == parent:
         time.sleep(1.0)
     os._exit(0)
