@@ -59,11 +59,6 @@ class ChunkStore:
         """The dense embedder new chunks are embedded with."""
         return self._embedder
 
-    def use_embedder(self, embedder: Embedder) -> Embedder:
-        """Swap the dense embedder; returns the previous one."""
-        previous, self._embedder = self._embedder, embedder
-        return previous
-
     @contextmanager
     def locked(self, scopes: Iterable[str]) -> Iterator[None]:
         """Hold the write locks of these scopes."""

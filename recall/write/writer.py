@@ -88,10 +88,6 @@ class MemoryWriter:
         """The dense embedder new chunks are embedded with."""
         return self._store.embedder
 
-    def use_embedder(self, embedder: Embedder) -> Embedder:
-        """Swap the dense embedder (tests count what gets embedded); returns the previous one."""
-        return self._store.use_embedder(embedder)
-
     @contextmanager
     def locked(self, scopes: Iterable[str]) -> Iterator[None]:
         """Hold the write locks of these scopes (a caller's read-then-write of a memory)."""

@@ -373,32 +373,24 @@ def test_a_markdown_document_is_chunked_by_headings(client):
     assert 'Backups run nightly' in hits[0]['text']
 
 
-def test_reindexing_a_document_embeds_only_changed_chunks(client, app):
+def test_reindexing_a_document_embeds_only_changed_chunks(client, app, monkeypatch):
     scope, path = 'agent:docs2', 'runbook.md'
     post_doc(client, scope, path, DOC)
-    writer = app.extensions['mnemos'].writer
-    real = writer.embedder
+    real = app.extensions['mnemos'].writer.embedder
+    embed = real.embed
     embedded: list[str] = []
 
-    class Counting:
-        name, dim = real.name, real.dim
+    def counting(texts):  # type: ignore[no-untyped-def]
+        embedded.extend(texts)
+        return embed(texts)
 
-        def embed(self, texts):  # type: ignore[no-untyped-def]
-            embedded.extend(texts)
-            return real.embed(texts)
-
-        def embed_query(self, text):  # type: ignore[no-untyped-def]
-            return real.embed_query(text)
-
-    writer.use_embedder(Counting())
-    try:
-        same = post_doc(client, scope, path, DOC).get_json()
-        assert (same['embedded'], same['reused'], same['deleted']) == (0, 3, 0)
-        assert embedded == []
-        edited = DOC.replace('nightly at 02:00 UTC', 'hourly') + '\n## New\n\nA new section.\n'
-        changed = post_doc(client, scope, path, edited).get_json()
-    finally:
-        writer.use_embedder(real)
+    monkeypatch.setattr(real, 'embed', counting)
+    same = post_doc(client, scope, path, DOC).get_json()
+    assert (same['embedded'], same['reused'], same['deleted']) == (0, 3, 0)
+    assert embedded == []
+    edited = DOC.replace('nightly at 02:00 UTC', 'hourly') + '\n## New\n\nA new section.\n'
+    changed = post_doc(client, scope, path, edited).get_json()
+    monkeypatch.undo()
     assert (changed['chunks'], changed['embedded'], changed['reused']) == (4, 2, 2)
     assert changed['deleted'] == 1
     assert len(embedded) == 2
