@@ -313,8 +313,10 @@ def _editor_facts(clause: str, owner: str, index: int, past: bool) -> list[Fact]
     found = [(m.start(), _editor(m.group('v'))) for m in EDITOR.finditer(clause)]
     if not found:
         return []
-    after = [e for start, e in found if EDITOR_TO.search(clause[:start][-16:])]
-    chosen = after[-1] if after else found[-1][1]
+    # "Emacs instead of Vim", "not Vim but Emacs": a negated one is in use only if all are
+    kept = [(s, e) for s, e in found if not NEG_CUE.search(clause[:s][-40:])] or found
+    after = [e for start, e in kept if EDITOR_TO.search(clause[:start][-16:])]
+    chosen = after[-1] if after else kept[-1][1]
     retracts = tuple(e for _, e in found if e != chosen)
     return [Fact(owner, 'editor', chosen, past=past, clause=index, retracts=retracts)]
 

@@ -18,6 +18,7 @@ from recall.models import ANY_USER, MEMORIES, Chunk
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
 from recall.tiers import Kind
 from recall.write.conflicts import detect, merge_agrees
+from recall.write.facts import SINGLE_VALUED
 from recall.write.merging import different_subjects, keeps_content, same_subject, stated_at
 from recall.write.supersession import (
     RECORD_KINDS,
@@ -110,6 +111,8 @@ class Superseder:
             known = {i: c.get('stale', []) for i, c in changes.items()}
             gone = {i for i, c in changes.items() if c.get('superseded')}
             plan = self.plan(chunk, written, similar, known, dense[ident], gone)
+            chunk = _with_corrected_slots(chunk, plan)
+            fresh[ident] = (index, chunk)
             written.append(chunk)
             for target, records in plan.stale.items():
                 change = changes.setdefault(target, {'stale': []})
@@ -232,7 +235,7 @@ class Superseder:
         plan = Plan()
         if chunk.kind in RECORD_KINDS:
             return plan
-        new = Stated.of(chunk.id, chunk.text, chunk.speaker)
+        new = Stated.of(chunk.id, chunk.text, chunk.speaker, chunk.slots)
         if not new.facts:
             return plan
         candidates = {c.id: c for c in self._by_slot(chunk, new, vector)}
@@ -259,7 +262,9 @@ class Superseder:
             else:
                 p = candidates[target].payload
                 protected = bool(p.get('pinned')) and not chunk.pinned
-                stated = Stated.of(target, str(p.get('text', '')), p.get('speaker'))
+                stated = Stated.of(
+                    target, str(p.get('text', '')), p.get('speaker'), p.get('slots') or ()
+                )
                 before = [*p.get('stale', []), *known.get(target, [])]
             dumped = [r.model_dump() for r in records]
             if not protected and fully_replaced(stated, [*before, *dumped]):
@@ -271,7 +276,10 @@ class Superseder:
     ) -> list[_Candidate]:
         """The owner's memories of the new facts' slots: every one of a single-valued slot
         (a few per person), the most similar ones of a many-valued slot (likes pile up)."""
-        single = sorted({f.slot for f in new.facts if f.single})
+        filled = {f.slot for f in new.facts if f.single}
+        if any(f.retracts for f in new.facts):
+            filled |= SINGLE_VALUED  # the value named as over may be any slot's ("…instead of Bob")
+        single = sorted(filled)
         many = sorted({f.slot for f in new.facts if not f.single})
         # memories stored before facts had slots carry `slot:<name>` tags for these three
         legacy = sorted({f'slot:{s}' for s in single if s in ('lives_in', 'works_at', 'editor')})
@@ -306,7 +314,7 @@ def _weigh(plan: Plan, chunk: Chunk, new: Stated, at: float, cand: _Candidate) -
         or (p.get('owner') or ANY_USER) != (chunk.user_id or ANY_USER)
     ):
         return
-    old = Stated.of(cand.id, str(p.get('text', '')), p.get('speaker'))
+    old = Stated.of(cand.id, str(p.get('text', '')), p.get('speaker'), p.get('slots') or ())
     if not old.facts:
         return
     if at >= stated_at(p) and trust_rank(chunk.trust) >= trust_rank(p.get('trust')):
@@ -315,6 +323,19 @@ def _weigh(plan: Plan, chunk: Chunk, new: Stated, at: float, cand: _Candidate) -
         if at < stated_at(p):
             plan.add(chunk.id, replaced(old, new, rule_name='older_event'))
         plan.add(chunk.id, past_outdated(new, old))
+
+
+def _with_corrected_slots(chunk: Chunk, plan: Plan) -> Chunk:
+    """`chunk` tagged with the slots it corrected, so the next fact of the slot finds it."""
+    slots = [
+        r.slot
+        for records in plan.stale.values()
+        for r in records
+        if r.rule == 'corrected' and r.by == chunk.id and r.slot not in chunk.slots
+    ]
+    if not slots:
+        return chunk
+    return chunk.model_copy(update={'slots': [*chunk.slots, *dict.fromkeys(slots)]})
 
 
 def _unique(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -7,7 +7,9 @@ Three rules, each about one slot of one subject, never about a shared verb:
 - `negation`: the same value with the opposite polarity, in any slot: "I don't like hiking"
   replaces "I like hiking", "以后回答可以用表格了" replaces "回答不要用表格";
 - `retracted`: the newer memory names the old value as over: "prose instead of bullet points",
-  "从阿里巴巴跳槽到了字节跳动".
+  "从阿里巴巴跳槽到了字节跳动";
+- `corrected`: the value named as over is the current value of another single-valued slot: "I
+  prefer Robert now instead of Bob" replaces "Call me Bob" (the name slot, Bob → Robert).
 A fact stated in the past tense ("I used to live in Rome") replaces nothing. Each replaced fact
 is recorded with the slot and both values; a memory is hidden only when every clause of it
 states facts and all of them were replaced, so a turn with a job and a home keeps its job.
@@ -17,12 +19,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recall.write.facts import SELF, Fact, changed_slot, clauses, facts_of
+from recall.write.facts import SELF, SINGLE_VALUED, Fact, changed_slot, clauses, facts_of
 
 # memories that are records of a text rather than claims about a person: never replaced, and
 # never the reason another memory is
@@ -39,7 +41,7 @@ class Supersession(BaseModel):
     old_value: str
     new_value: str
     by: str = Field(description='the id of the memory that replaced it')
-    rule: str = Field(description='slot, negation, retracted or older_event')
+    rule: str = Field(description='slot, negation, retracted, corrected or older_event')
     clause: int = Field(default=0, description='the clause of the memory that stated it')
 
 
@@ -53,17 +55,18 @@ class Stated:
     clause_count: int
 
     @classmethod
-    def of(cls, ident: str, text: str, speaker: str | None) -> Stated:
+    def of(cls, ident: str, text: str, speaker: str | None, slots: Sequence[str] = ()) -> Stated:
         """The facts `text` states; first-person facts belong to `speaker`. A clause telling of
         a change of a slot the memory names ("I got promoted, I am a manager now") is part of
-        that fact, not a clause of its own."""
-        facts = tuple(facts_of(text))
-        slots = {f.slot for f in facts}
+        that fact, not a clause of its own. `slots`: the memory's slot tags, where a correction
+        is tagged with the slot it corrected."""
+        facts = _corrected(tuple(facts_of(text)), slots)
+        filled = {f.slot for f in facts}
         stated = {f.clause for f in facts}
         count = sum(
             1
             for index, clause in enumerate(clauses(text))
-            if index in stated or changed_slot(clause) not in slots
+            if index in stated or changed_slot(clause) not in filled
         )
         return cls(ident, facts, speaker, count)
 
@@ -72,6 +75,19 @@ class Stated:
         if fact.subject == SELF:
             return self.speaker.casefold() if self.speaker else SELF
         return fact.subject
+
+
+def _corrected(facts: tuple[Fact, ...], slots: Sequence[str]) -> tuple[Fact, ...]:
+    """`facts` with a correction's fact moved to the single-valued slot it corrected ("I prefer
+    Robert now instead of Bob" tagged `name` states the name), so that slot's next value
+    replaces it in turn."""
+    held = {f.slot for f in facts}
+    moved = [s for s in slots if s not in held and s.split(':')[0] in SINGLE_VALUED]
+    if not moved:
+        return facts
+    return tuple(
+        replace(f, slot=moved[0]) if f.retracts and f.positive and not f.past else f for f in facts
+    )
 
 
 _STEM = re.compile(r'(?:ing|es|s)$')
@@ -91,7 +107,11 @@ def same_value(a: str, b: str) -> bool:
 def _rule(new: Fact, old: Fact) -> str | None:
     if new.past or new.slot != old.slot:
         if not new.past and any(same_value(r, old.value) for r in new.retracts) and old.positive:
-            return 'retracted' if _related(new.slot, old.slot) else None
+            if _related(new.slot, old.slot):
+                return 'retracted'
+            # "I prefer Robert now instead of Bob" when the name is Bob: the value it names as
+            # over is the current one of a single-valued slot, so the slot takes the new value
+            return 'corrected' if old.single and not old.past else None
         return None
     if new.positive != old.positive and same_value(new.value, old.value):
         return 'negation'

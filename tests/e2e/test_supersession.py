@@ -385,3 +385,50 @@ def test_two_statements_about_one_subject_in_different_slots_replace_nothing(
     assert (second['superseded'], second['supersessions']) == ([], []), second
     stored = read(client, auth, first['id'])
     assert (stored['superseded_by'], stored['stale']) == (None, []), stored
+
+
+NEXT = {'name': 'Call me Bobby.', 'editor': 'My editor is Helix.'}
+CORRECTED = [
+    ('write', 'Call me Bob.', 'I prefer Robert now instead of Bob.', 'name', ('bob', 'robert')),
+    ('write', 'I use Vim.', 'I use Emacs instead of Vim.', 'editor', ('vim', 'emacs')),
+    ('capture', 'I use Vim.', 'I use Emacs instead of Vim.', 'editor', ('vim', 'emacs')),
+    ('write', 'My editor is Vim.', 'I prefer Emacs rather than Vim.', 'editor', ('vim', 'emacs')),
+    ('capture', 'My editor is Vim.', 'I prefer Emacs rather than Vim.', 'editor', ('vim', 'emacs')),
+]
+
+
+@pytest.mark.parametrize(('via', 'old', 'new', 'slot', 'values'), CORRECTED)
+def test_a_value_named_as_over_corrects_the_slot_that_holds_it(
+    client, auth, scope, via, old, new, slot, values
+):  # type: ignore[no-untyped-def]
+    # "<new> instead of <old>": the slot is the one whose current value is <old>, whatever
+    # verb the correction uses
+    if via == 'capture':
+        [first] = capture(client, auth, scope, old, user_id='ann')['stored']
+        [second] = capture(client, auth, scope, new, user_id='ann')['stored']
+    else:
+        first = write(client, auth, scope, old, user_id='ann')
+        second = write(client, auth, scope, new, user_id='ann')
+    stored = read(client, auth, first['id'])
+    assert stored['superseded_by'] == second['id'], stored
+    record = stored['supersession']
+    assert (record['slot'], record['old_value'], record['new_value']) == (slot, *values)
+    # the correction now holds the slot: the slot's next value replaces it in turn
+    third = write(client, auth, scope, NEXT[slot], user_id='ann')
+    assert read(client, auth, second['id'])['superseded_by'] == third['id']
+
+
+CORRECTED_KEPT = [
+    ("I'd like tea.", "I'd like tea instead of coffee today."),
+    ('Call me Bob.', 'I prefer Robert now instead of Rob.'),
+    ('Call me Bob.', 'I prefer trains rather than buses.'),
+    ('I live in Paris.', 'I prefer Lyon rather than Marseille.'),
+]
+
+
+@pytest.mark.parametrize(('old', 'new'), CORRECTED_KEPT)
+def test_a_value_named_as_over_that_no_slot_holds_corrects_nothing(client, auth, scope, old, new):  # type: ignore[no-untyped-def]
+    first = write(client, auth, scope, old, user_id='ann')
+    second = write(client, auth, scope, new, user_id='ann')
+    assert (second['superseded'], second['supersessions']) == ([], []), second
+    assert read(client, auth, first['id'])['stale'] == []
