@@ -671,3 +671,9 @@ SLOT_CHANGES = (
     ),
     ('lives_in', re.compile(r'(?i)\b(?:moved|relocated|moved house)$|搬家了?$|搬走了')),
 )
+
+# an explicit correction naming both values: "不是Vim而是Emacs", "把小王改成老王"
+CORRECTION = re.compile(
+    r'不是(?P<o2>[^，,。；;]+?)而是(?P<n2>[^，,。；;]+)'
+    r'|把(?P<o3>[^，,。；;]+?)(?:改成|改为|换成)(?P<n3>[^，,。；;]+)'
+)

@@ -25,6 +25,7 @@ from recall.write.fact_patterns import (
     CHOICES,
     CHOSEN_SLOTS,
     CLAUSE_CUT,
+    CORRECTION,
     EDITOR,
     EDITOR_CUE,
     EDITOR_TO,
@@ -465,6 +466,22 @@ def facts_of(text: str) -> list[Fact]:
         named = [f.value for f in facts if f.slot == 'partner' and f.positive and not f.past]
         if named:
             subject = named[-1]
+    return out
+
+
+def correction_facts(text: str) -> list[Fact]:
+    """Explicit corrections naming both values ("不是Vim而是Emacs", "把小王改成老王"), one per
+    clause: the new value, the old one retracted, in no slot of
+    their own; supersession finds the slot whose current value is the old one."""
+    out: list[Fact] = []
+    for index, clause in enumerate(clauses(text)):
+        m = CORRECTION.search(clause)
+        if m is None:
+            continue
+        old = _clean(m.group('o2') or m.group('o3') or '')
+        new = _clean(m.group('n2') or m.group('n3') or '')
+        if old and new and old != new:
+            out.append(Fact(SELF, 'correction', new, clause=index, retracts=(old,)))
     return out
 
 

@@ -24,7 +24,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from recall.write.facts import SELF, SINGLE_VALUED, Fact, changed_slot, clauses, facts_of
+from recall.write.facts import (
+    SELF,
+    SINGLE_VALUED,
+    Fact,
+    changed_slot,
+    clauses,
+    correction_facts,
+    facts_of,
+)
 
 # memories that are records of a text rather than claims about a person: never replaced, and
 # never the reason another memory is
@@ -60,7 +68,7 @@ class Stated:
         a change of a slot the memory names ("I got promoted, I am a manager now") is part of
         that fact, not a clause of its own. `slots`: the memory's slot tags, where a correction
         is tagged with the slot it corrected."""
-        facts = _corrected(tuple(facts_of(text)), slots)
+        facts = _corrected(_with_corrections(text), slots)
         filled = {f.slot for f in facts}
         stated = {f.clause for f in facts}
         count = sum(
@@ -75,6 +83,14 @@ class Stated:
         if fact.subject == SELF:
             return self.speaker.casefold() if self.speaker else SELF
         return fact.subject
+
+
+def _with_corrections(text: str) -> tuple[Fact, ...]:
+    """The facts of `text`, a clause's explicit correction in place of what else it reads there
+    ("编辑器不是Vim而是Emacs" is no editor "vim而是emacs")."""
+    corrections = correction_facts(text)
+    fixed = {f.clause for f in corrections}
+    return (*(f for f in facts_of(text) if f.clause not in fixed), *corrections)
 
 
 def _corrected(facts: tuple[Fact, ...], slots: Sequence[str]) -> tuple[Fact, ...]:

@@ -394,6 +394,8 @@ CORRECTED = [
     ('capture', 'I use Vim.', 'I use Emacs instead of Vim.', 'editor', ('vim', 'emacs')),
     ('write', 'My editor is Vim.', 'I prefer Emacs rather than Vim.', 'editor', ('vim', 'emacs')),
     ('capture', 'My editor is Vim.', 'I prefer Emacs rather than Vim.', 'editor', ('vim', 'emacs')),
+    ('write', '叫我小王。', '把小王改成老王。', 'name', ('小王', '老王')),
+    ('write', '我的编辑器是Vim。', '编辑器不是Vim而是Emacs。', 'editor', ('vim', 'emacs')),
 ]
 
 
@@ -423,6 +425,8 @@ CORRECTED_KEPT = [
     ('Call me Bob.', 'I prefer Robert now instead of Rob.'),
     ('Call me Bob.', 'I prefer trains rather than buses.'),
     ('I live in Paris.', 'I prefer Lyon rather than Marseille.'),
+    ('叫我小王。', '把老李改成老王。'),
+    ('我住在北京。', '这不是问题而是机会。'),
 ]
 
 
