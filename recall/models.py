@@ -181,3 +181,17 @@ class Chunk(BaseModel):
 def chunk_id(scope: str, user_id: str | None, normalized_text: str) -> str:
     """uuid5 of (scope, user, normalized text): writing the same memory twice hits one id."""
     return str(uuid.uuid5(CHUNK_NAMESPACE, f'{scope}\x1f{user_id or ""}\x1f{normalized_text}'))
+
+
+class Supersession(BaseModel):
+    """Why one fact of a memory is no longer current: the slot, both values, and by what."""
+
+    model_config = ConfigDict(frozen=True)
+
+    slot: str
+    subject: str = Field(description='whose fact: a name, a user id or "self"')
+    old_value: str
+    new_value: str
+    by: str = Field(description='the id of the memory that replaced it')
+    rule: str = Field(description='slot, negation, retracted, corrected or older_event')
+    clause: int = Field(default=0, description='the clause of the memory that stated it')

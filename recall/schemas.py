@@ -18,8 +18,8 @@ from pydantic import (
 from core import jsonsafe
 from core.clock import aware_or_none, storable
 from core.scopes import Identifier, ScopeId
+from recall.models import Supersession
 from recall.tiers import ImportanceLabel, Kind, Source, Tier, Trust
-from recall.write.supersession import Supersession
 
 MAX_QUERY_CHARS = 8_000
 

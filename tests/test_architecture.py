@@ -190,6 +190,21 @@ def test_imports_only_flow_down_the_layers() -> None:
     assert wrong == [], '\n'.join(wrong)
 
 
+def test_recalls_read_and_write_sides_do_not_import_each_other() -> None:
+    # a search's data flow stays in recall/read (plus its hops to vectors and the graph); what
+    # both sides need (models, speakers, the recall-block format) lives below both in recall/
+    sides = ('recall.read', 'recall.write')
+    crossing = [
+        f'{module}:{line} imports {name}'
+        for module, edges in import_graph().items()
+        for mine, theirs in (sides, sides[::-1])
+        if module.startswith(f'{mine}.')
+        for name, line in edges.items()
+        if name == theirs or name.startswith(f'{theirs}.')
+    ]
+    assert crossing == [], '\n'.join(crossing)
+
+
 def test_store_libraries_stay_in_their_adapter_files_and_runtime() -> None:
     wrong: list[str] = []
     for path in production_files():

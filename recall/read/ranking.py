@@ -14,7 +14,7 @@ from datetime import datetime
 
 from core.clock import to_epoch
 from recall.decay import multiplier, relevance
-from recall.models import Chunk
+from recall.models import Chunk, Supersession
 from recall.read.channels import Found
 from recall.read.context import confidence, query_period
 from recall.read.fusion import (
@@ -41,7 +41,6 @@ from recall.read.weights import (
 from recall.schemas import Hit, SearchMode, SearchRequest
 from recall.speakers import query_names, turn_speaker
 from recall.tiers import Trust
-from recall.write.supersession import Supersession
 
 
 # Scored and Ranked are dataclasses, not models: they hold models and payloads that are valid

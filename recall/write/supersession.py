@@ -22,8 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from recall.models import Supersession
 from recall.write.facts import (
     SELF,
     SINGLE_VALUED,
@@ -37,20 +36,6 @@ from recall.write.facts import (
 # memories that are records of a text rather than claims about a person: never replaced, and
 # never the reason another memory is
 RECORD_KINDS = frozenset({'document', 'summary', 'episodic', 'dream'})
-
-
-class Supersession(BaseModel):
-    """Why one fact of a memory is no longer current: the slot, both values, and by what."""
-
-    model_config = ConfigDict(frozen=True)
-
-    slot: str
-    subject: str = Field(description='whose fact: a name, a user id or "self"')
-    old_value: str
-    new_value: str
-    by: str = Field(description='the id of the memory that replaced it')
-    rule: str = Field(description='slot, negation, retracted, corrected or older_event')
-    clause: int = Field(default=0, description='the clause of the memory that stated it')
 
 
 @dataclass(frozen=True, slots=True)
