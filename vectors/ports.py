@@ -35,7 +35,8 @@ class VectorStore(Protocol):
         flt: PointFilter,
         limit: int,
     ) -> list[ScoredPoint]:
-        """Top `limit` points of one channel, filtered in the store, best first."""
+        """Top `limit` points of one channel, filtered in the store, best first: new points
+        (and top-level payload dicts) on every call, which the caller may change."""
         ...
 
     def retrieve(self, collection: str, ids: Sequence[str]) -> list[StoredPoint]:

@@ -18,8 +18,8 @@ from vectors.models import ScoredPoint
 
 def settled(points: list[ScoredPoint]) -> list[ScoredPoint]:
     """`points` with rounded scores, best first, equal scores by id. The points are changed in
-    place: a store query returns new points each time, and building copies would cost more than
-    the sort (~5 us a point)."""
+    place: the port hands out new points on every query (the vector store contract suite holds
+    each adapter to it), and building copies would cost more than the sort (~5 us a point)."""
     for p in points:
         p.score = round(p.score, SCORE_DECIMALS)
     points.sort(key=lambda p: (-p.score, p.id))

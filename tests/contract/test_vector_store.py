@@ -18,7 +18,14 @@ import pytest
 
 from core.errors import StoreUnavailable
 from vectors.memory import InMemoryVectorStore
-from vectors.models import CollectionSpec, PointFilter, Range, SparseVector, VectorPoint
+from vectors.models import (
+    Channel,
+    CollectionSpec,
+    PointFilter,
+    Range,
+    SparseVector,
+    VectorPoint,
+)
 from vectors.ports import VectorStore
 
 # ':memory:' warns that payload indexes have no effect there; that is expected in this suite
@@ -165,6 +172,29 @@ def test_dense_query_ranks_by_cosine_with_raw_scores_and_payload(store: VectorSt
     assert hits[1].score == pytest.approx(1 / math.sqrt(2), abs=1e-4)
     assert hits[2].score == pytest.approx(0.0, abs=1e-4)
     assert hits[0].payload == {'scope': 'agent:a', 'kind': 'near'}
+
+
+def test_a_query_hands_out_points_the_caller_may_change(store: VectorStore) -> None:
+    # the read side changes what a query returns in place (recall/read/ties.py rounds the
+    # scores, the access overlay adds recall counts to the payloads): a store that handed out
+    # points it keeps (a cache of results) would have them corrupted
+    store.upsert(C, [point(1, kind='fact', tags=['x'])])
+    queries: list[tuple[Channel, list[float] | SparseVector]] = [
+        ('dense', [1.0, 0.0, 0.0, 0.0]),
+        ('bm25', SparseVector(indices=[1001], values=[1.0])),
+    ]
+    for channel, vector in queries:
+        [first] = store.query(C, channel, vector, ALL, 5)
+        score = first.score
+        first.score = -1.0
+        first.payload['kind'] = 'changed'
+        first.payload['access_count'] = 7
+        [again] = store.query(C, channel, vector, ALL, 5)
+        assert again is not first
+        assert again.score == pytest.approx(score)
+        assert again.payload == {'scope': 'agent:a', 'kind': 'fact', 'tags': ['x']}
+    [kept] = store.retrieve(C, [pid(1)])
+    assert kept.payload == {'scope': 'agent:a', 'kind': 'fact', 'tags': ['x']}
 
 
 def test_sparse_query_weights_a_rare_term_above_a_common_one(store: VectorStore) -> None:
