@@ -201,25 +201,25 @@ def test_a_move_supersedes_the_home_and_never_the_job_of_the_same_turn(  # type:
     assert [r['slot'] for r in hit['stale']] == ['lives_in']
 
 
-@pytest.mark.parametrize(
-    ('old', 'new', 'slot'),
-    [
-        (
-            'Always answer me in English.',
-            'Answer in Spanish instead of English.',
-            'answer_language',
-        ),
-        ('I prefer miles for measurements.', 'Use kilometres instead of miles.', 'unit:distance'),
-        (
-            'I prefer short answers.',
-            'From now on give detailed answers instead of short ones.',
-            'answer_length',
-        ),
-        ('回答里不要用表格。', '不再禁止表格，以后可以用。', 'answer_format'),
-        ('你可以叫我小王。', '以后叫我王总。', 'name'),
-        ('I use Vim as my editor.', 'I moved from Vim to Emacs for editing code.', 'editor'),
-    ],
-)
+PLAIN_CORRECTIONS = [
+    ('Always answer me in English.', 'Answer in Spanish instead of English.', 'answer_language'),
+    ('I prefer miles for measurements.', 'Use kilometres instead of miles.', 'unit:distance'),
+    (
+        'I prefer short answers.',
+        'From now on give detailed answers instead of short ones.',
+        'answer_length',
+    ),
+    ('回答里不要用表格。', '不再禁止表格，以后可以用。', 'answer_format'),
+    ('你可以叫我小王。', '以后叫我王总。', 'name'),
+    ('I use Vim as my editor.', 'I moved from Vim to Emacs for editing code.', 'editor'),
+    # a new name in other words
+    ('Call me Liz.', "Don't call me Liz, it's Beth.", 'name'),
+    ('Call me Liz.', 'Please address me as Beth.', 'name'),
+    ('Call me Liz.', 'I go by Beth now.', 'name'),
+]
+
+
+@pytest.mark.parametrize(('old', 'new', 'slot'), PLAIN_CORRECTIONS)
 def test_a_plain_write_of_a_correction_supersedes_what_it_corrects(
     client, auth, scope, old, new, slot
 ):  # type: ignore[no-untyped-def]
@@ -322,17 +322,7 @@ def test_a_correction_in_other_words_hides_what_it_corrects(
     assert stored['supersession']['slot'] == slot, stored
 
 
-@pytest.mark.parametrize(
-    'new',
-    ["Don't call me Liz, it's Beth.", 'Please address me as Beth.', 'I go by Beth now.'],
-)
-def test_a_new_name_in_other_words_hides_the_old_one(client, auth, scope, new):  # type: ignore[no-untyped-def]
-    first = write(client, auth, scope, 'Call me Liz.', user_id='ann')
-    second = write(client, auth, scope, new, user_id='ann')
-    assert second['superseded'] == [first['id']], second
-    assert read(client, auth, first['id'])['supersession']['slot'] == 'name'
-
-
+# what someone else does, or another slot of the speaker
 KEPT = [
     ('Answer in English.', 'I switched to French classes.'),
     ('Answer in English.', 'Do you speak French?'),
@@ -348,16 +338,8 @@ KEPT = [
 ]
 
 
-@pytest.mark.parametrize(('old', 'new'), KEPT)
-def test_what_someone_else_does_or_another_slot_never_corrects_a_memory(
-    client, auth, scope, old, new
-):  # type: ignore[no-untyped-def]
-    first = write(client, auth, scope, old, user_id='ann')
-    second = write(client, auth, scope, new, user_id='ann')
-    assert (second['superseded'], second['supersessions']) == ([], []), second
-    assert read(client, auth, first['id'])['stale'] == []
-
-
+# a subject shared by two statements ("公司" where it is, and what it grants) is not a slot: only
+# a second value of the same single-valued slot replaces the first (written with no user)
 UNRELATED = [
     ('公司在望京 SOHO 七楼。', '公司规定每年有 15 天年假。'),
     ('公司规定每年有 15 天年假。', '公司的 VPN 账号每 90 天要改一次密码。'),
@@ -372,19 +354,6 @@ UNRELATED = [
     ('The office is on the 7th floor.', 'The office policy gives 15 days of leave.'),
     ('My wife is Anna.', 'My wife is on a trip to Rome.'),
 ]
-
-
-@pytest.mark.parametrize(('old', 'new'), UNRELATED)
-def test_two_statements_about_one_subject_in_different_slots_replace_nothing(
-    client, auth, scope, old, new
-):  # type: ignore[no-untyped-def]
-    # a subject shared by two statements ("公司" where it is, and what it grants) is not a
-    # slot: only a second value of the same single-valued slot replaces the first
-    first = write(client, auth, scope, old)
-    second = write(client, auth, scope, new)
-    assert (second['superseded'], second['supersessions']) == ([], []), second
-    stored = read(client, auth, first['id'])
-    assert (stored['superseded_by'], stored['stale']) == (None, []), stored
 
 
 NEXT = {'name': 'Call me Bobby.', 'editor': 'My editor is Helix.'}
@@ -420,6 +389,7 @@ def test_a_value_named_as_over_corrects_the_slot_that_holds_it(
     assert read(client, auth, second['id'])['superseded_by'] == third['id']
 
 
+# "<new> instead of <old>" where no slot holds <old>
 CORRECTED_KEPT = [
     ("I'd like tea.", "I'd like tea instead of coffee today."),
     ('Call me Bob.', 'I prefer Robert now instead of Rob.'),
@@ -430,9 +400,20 @@ CORRECTED_KEPT = [
 ]
 
 
-@pytest.mark.parametrize(('old', 'new'), CORRECTED_KEPT)
-def test_a_value_named_as_over_that_no_slot_holds_corrects_nothing(client, auth, scope, old, new):  # type: ignore[no-untyped-def]
-    first = write(client, auth, scope, old, user_id='ann')
-    second = write(client, auth, scope, new, user_id='ann')
+NOTHING_CORRECTED = [
+    *[(old, new, 'ann') for old, new in KEPT],
+    *[(old, new, None) for old, new in UNRELATED],
+    *[(old, new, 'ann') for old, new in CORRECTED_KEPT],
+]
+
+
+@pytest.mark.parametrize(('old', 'new', 'user'), NOTHING_CORRECTED)
+def test_a_statement_that_changes_no_held_slot_corrects_nothing(
+    client, auth, scope, old, new, user
+):  # type: ignore[no-untyped-def]
+    fields = {} if user is None else {'user_id': user}
+    first = write(client, auth, scope, old, **fields)
+    second = write(client, auth, scope, new, **fields)
     assert (second['superseded'], second['supersessions']) == ([], []), second
-    assert read(client, auth, first['id'])['stale'] == []
+    stored = read(client, auth, first['id'])
+    assert (stored['superseded_by'], stored['stale']) == (None, []), stored
