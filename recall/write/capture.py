@@ -23,7 +23,7 @@ from recall.schemas import MemoryIn
 from recall.tiers import ImportanceLabel, Kind, Source, Tier
 from recall.write.deterministic import Captured, deterministic_capture
 from recall.write.fact_patterns import CHOSEN_SLOTS
-from recall.write.facts import facts_of, joined_changes, joined_corrections
+from recall.write.facts import facts_of, joined_changes, joined_corrections, split_clauses
 from recall.write.guards import injection_reason, is_system_channel, mask_turn
 from recall.write.importance import grade, label_for
 from recall.write.rules import (
@@ -295,7 +295,7 @@ def _clauses(sentence: str) -> list[str]:
     """Split a sentence into facts at commas, merging back pieces that state nothing alone
     ("I like tea, coffee and juice") or that continue the clause before ("…，是一名医生",
     "…, they are twins", "…，这是重要原则"), and dropping requests to the assistant."""
-    pieces = [_LEAD_CONJ.sub('', p) for p in _CLAUSE.split(sentence) if p and p.strip()]
+    pieces = [_LEAD_CONJ.sub('', p) for p in split_clauses(_CLAUSE, sentence) if p and p.strip()]
     clauses: list[str] = []
     for piece in pieces:
         piece = _TRIM.sub('', piece)

@@ -12,6 +12,22 @@ CLAUSE_CUT = re.compile(
     r'(?:而且|并且|同时|但是|不过|然后)'
 )
 
+# "not Vim but Emacs", "I live not in Paris, but in Berlin", "I don't work at Acme but at
+# Globex": one clause that names the old value and the new one. "not only X but also Y" adds,
+# and "…, but I/it …" starts a clause of its own
+NOT_BUT_EN = re.compile(
+    r"(?i)(?P<neg>\b(?:do|does|did)(?: not|n't) |\bnot |n't )"
+    r'(?!(?:only|just|merely|simply|even|sure|that|so|too|very|really)\b)'
+    r"(?P<o>(?:[\w'.+&-]+ ){0,4}?[\w'.+&-]+)(?P<cut>,? but (?:rather )?)"
+    r"(?!(?:also|i|i'm|i've|i'd|we|you|he|she|it|it's|they|there|that|this|my|our|your|not)\b)"
+    r"(?P<n>[\w'.+&-]+(?: [\w'.+&-]+){0,4}?)(?=\s*(?:$|[,.;!?]|\b(?:and|so|now|anymore|"
+    r'instead|please|from now on)\b))'
+)
+
+# a preposition that opens a value ("in Paris", "at Acme"): the old value of a "not X but Y"
+# correction is the part of X that opens with the same one
+VALUE_PREP_EN = re.compile(r'(?i)^(?P<p>in|at|to|for|with|from|on|by|into) ')
+
 LEAD = re.compile(
     r'^(?:(?:so|and|but|also|well|oh|ok|okay|actually|anyway|btw|by the way|yes|hey|hi|'
     r'update|fyi|news|quick update|correction|please note)\b[,:!]?\s*)+',

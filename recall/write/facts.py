@@ -11,7 +11,7 @@ is never enough. Pure functions over text; the writer resolves `SELF` to the mem
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from recall.normalize import normalize_text
 from recall.write.deterministic import deterministic_capture
@@ -51,6 +51,7 @@ from recall.write.fact_patterns import (
     NAME_NEG,
     NEG_CUE,
     NEGATIVE_VERBS,
+    NOT_BUT_EN,
     NOT_NAMES,
     OTHER_SPEAKER,
     PAST_EN,
@@ -69,6 +70,7 @@ from recall.write.fact_patterns import (
     TIME_LEAD_EN,
     TIME_LEAD_ZH,
     TRIP_ZH,
+    VALUE_PREP_EN,
     VALUE_TAIL_EN,
     ZH_KIN_SUBJECT,
     ZH_NAME,
@@ -154,11 +156,25 @@ def _subject(clause: str) -> tuple[str | None, str]:
     return None, clause
 
 
+def split_clauses(cut: re.Pattern[str], text: str) -> list[str]:
+    """`cut.split(text)` (a pattern without groups), except at the "but" of "not X but Y":
+    a correction naming the old value and the new is one clause."""
+    kept = [m.span('cut') for m in NOT_BUT_EN.finditer(text)]
+    pieces, start = [], 0
+    for found in cut.finditer(text):
+        if not any(a <= found.start() and found.end() <= b for a, b in kept):
+            pieces.append(text[start : found.start()])
+            start = found.end()
+    pieces.append(text[start:])
+    return pieces
+
+
 def clauses(text: str) -> list[str]:
-    """The clauses of `text` that carry content, speaker prefix cut ("Ann: …")."""
+    """The clauses of `text` that carry content, speaker prefix cut ("Ann: …"); "not X but Y"
+    stays one clause."""
     body = SPEAKER.sub('', text, count=1)
     out = []
-    for piece in CLAUSE_CUT.split(body):
+    for piece in split_clauses(CLAUSE_CUT, body):
         piece = (piece or '').strip(' \t"\'“”‘’()（）')
         if re.search(r'[\w\u4e00-\u9fff]', piece):
             out.append(piece)
@@ -458,9 +474,18 @@ def facts_of(text: str) -> list[Fact]:
     subject = SELF
     for index, clause in enumerate(clauses(text)):
         body = _strip_lead(clause)
+        swapped = _not_but(body)
+        if swapped is not None:
+            body = swapped[0]
         found, rest = _subject(body)
         subject = found or subject
         facts = _clause_facts(body if found in (None, SELF) else rest, subject, index, text)
+        if swapped is not None:  # "not in Paris but in Berlin": Berlin, and Paris is over
+            old = swapped[1]
+            facts = [
+                replace(f, retracts=(*f.retracts, old)) if f.positive and f.value != old else f
+                for f in facts
+            ]
         out += facts
         # "我太太叫林晓雯，是一名儿科医生": a clause after one naming a partner is about her
         named = [f.value for f in facts if f.slot == 'partner' and f.positive and not f.past]
@@ -477,12 +502,47 @@ def correction_facts(text: str) -> list[Fact]:
     for index, clause in enumerate(clauses(text)):
         m = CORRECTION.search(clause)
         if m is None:
+            out += _named_correction(clause, index)
             continue
         old = _clean(m.group('o2') or m.group('o3') or '')
         new = _clean(m.group('n2') or m.group('n3') or '')
         if old and new and old != new:
             out.append(Fact(SELF, 'correction', new, clause=index, retracts=(old,)))
     return out
+
+
+def _not_but(clause: str) -> tuple[str, str, str] | None:
+    """A "not X but Y" clause as it states the new value, the old value and the new one: "I
+    live not in Paris but in Berlin" -> ("I live in Berlin", "paris", "berlin")."""
+    m = NOT_BUT_EN.search(clause)
+    if m is None:
+        return None
+    said, new = m.group('o'), m.group('n')
+    opens = VALUE_PREP_EN.match(new)
+    start = 0
+    if opens:
+        # "don't live in Paris but in Berlin": the old value opens with the new one's preposition
+        at = [w.start() for w in re.finditer(rf'(?i)\b{opens.group("p")} ', said)]
+        start = at[-1] if at else 0
+    stated = f'{clause[: m.start("neg")]} {said[:start]}{new}{clause[m.end("n") :]}'
+    old, value = (_clean(VALUE_PREP_EN.sub('', v)) for v in (said[start:], new))
+    if EDITOR.fullmatch(old):
+        old, value = _editor(old), _editor(value)
+    if not old or not value or old == value:
+        return None
+    return re.sub(r'\s+', ' ', stated).strip(), old, value
+
+
+def _named_correction(clause: str, index: int) -> list[Fact]:
+    """ "Not Vim but Emacs": a correction naming both values whose new one fills no slot of the
+    clause's own; supersession finds the slot whose current value is the old one."""
+    swapped = _not_but(_strip_lead(clause))
+    if swapped is None:
+        return []
+    stated, old, new = swapped
+    if any(f.positive for f in facts_of(stated)):
+        return []  # "not in Paris but in Berlin" states the home itself
+    return [Fact(SELF, 'correction', new, clause=index, retracts=(old,))]
 
 
 def joined_corrections(parts: list[str]) -> list[str]:

@@ -1,0 +1,117 @@
+"""English corrections over HTTP: wordings that name the old value and the new one, a bare
+"Actually I prefer X", and a captured (pinned) name corrected by its owner.
+
+Each correction hides what it corrects with a record naming the slot and both values; what a
+sentence only adds ("not only English but also French") corrects nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+def write(client, auth, scope: str, text: str, **fields: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    body = {'scope': scope, 'text': text, 'user_id': 'ann', **fields}
+    response = client.post('/v1/memories', json=body, headers=auth)
+    assert response.status_code in (200, 201), response.get_json()
+    return dict(response.get_json())
+
+
+def capture(client, auth, scope: str, text: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    body = {'scope': scope, 'text': text, 'user_id': 'ann'}
+    response = client.post('/v1/memories/capture', json=body, headers=auth)
+    assert response.status_code == 200, response.get_json()
+    [stored] = response.get_json()['stored']
+    return dict(stored)
+
+
+def said(client, auth, scope: str, text: str, via: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    return (
+        capture(client, auth, scope, text) if via == 'capture' else write(client, auth, scope, text)
+    )
+
+
+def read(client, auth, ident: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    response = client.get(f'/v1/memories/{ident}', headers=auth)
+    assert response.status_code == 200, response.get_json()
+    return dict(response.get_json())
+
+
+def search(client, auth, scope: str, query: str) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    body = {'query': query, 'scope': scope, 'user_id': 'ann', 'min_score': 0.0}
+    response = client.post('/v1/memory_search', json=body, headers=auth)
+    assert response.status_code == 200, response.get_json()
+    return list(response.get_json()['hits'])
+
+
+NOT_BUT = [
+    ('My favourite editor is Vim.', 'My favourite editor is not Vim but Emacs.', 'editor',
+     ('vim', 'emacs')),
+    ('I live in Paris.', 'I live not in Paris but in Berlin.', 'lives_in', ('paris', 'berlin')),
+    ('I live in Paris.', 'I live not in Paris, but in Berlin.', 'lives_in', ('paris', 'berlin')),
+    ('I work at Acme Corp.', "I don't work at Acme Corp but at Globex.", 'works_at',
+     ('acme corp', 'globex')),
+    ('My name is Bob.', 'My name is not Bob but Robert.', 'name', ('bob', 'robert')),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize('via', ['write', 'capture'])
+@pytest.mark.parametrize(('old', 'new', 'slot', 'values'), NOT_BUT)
+def test_not_the_old_value_but_the_new_one_replaces_the_old(
+    client, auth, scope, via, old, new, slot, values
+):  # type: ignore[no-untyped-def]
+    # the clause splitter used to cut at "but", leaving "not Paris" and a value with no slot
+    first = said(client, auth, scope, old, via)
+    second = said(client, auth, scope, new, via)
+    stored = read(client, auth, first['id'])
+    assert stored['superseded_by'] == second['id'], stored
+    record = stored['supersession']
+    assert (record['slot'], record['old_value'], record['new_value']) == (slot, *values)
+
+
+def test_a_bare_not_but_corrects_the_slot_that_holds_the_old_value(client, auth, scope):  # type: ignore[no-untyped-def]
+    first = write(client, auth, scope, 'I use Vim.')
+    second = write(client, auth, scope, 'Not Vim but Emacs.')
+    record = read(client, auth, first['id'])['supersession']
+    assert (record['slot'], record['old_value'], record['new_value'], record['by']) == (
+        'editor',
+        'vim',
+        'emacs',
+        second['id'],
+    )
+
+
+def test_a_not_but_correction_holds_the_slot_until_the_next_value(client, auth, scope):  # type: ignore[no-untyped-def]
+    write(client, auth, scope, 'My favourite editor is Vim.')
+    correction = write(client, auth, scope, 'My favourite editor is not Vim but Emacs.')
+    later = write(client, auth, scope, 'My editor is Helix.')
+    assert read(client, auth, correction['id'])['superseded_by'] == later['id']
+
+
+def test_a_not_but_home_leaves_the_job_of_the_same_turn(client, auth, scope):  # type: ignore[no-untyped-def]
+    first = write(client, auth, scope, 'I live in Paris and work at Arup.')
+    second = write(client, auth, scope, 'I live not in Paris but in Berlin.')
+    stored = read(client, auth, first['id'])
+    assert stored['superseded_by'] is None
+    assert [(r['slot'], r['old_value'], r['new_value']) for r in stored['stale']] == [
+        ('lives_in', 'paris', 'berlin')
+    ]
+    assert search(client, auth, scope, 'Where do I live?')[0]['id'] == second['id']
+
+
+NOT_BUT_KEPT = [
+    ('I speak English.', 'I speak not only English but also French.'),
+    ('I live in Paris.', "I'm not sure but I think Paris is lovely."),
+    ('I use Vim.', 'It was not cheap but it works.'),
+    ('I live in Paris.', 'Not Rome but Madrid is my favourite city to visit.'),
+]
+
+
+@pytest.mark.parametrize(('old', 'new'), NOT_BUT_KEPT)
+def test_a_but_that_adds_or_starts_a_new_clause_corrects_nothing(client, auth, scope, old, new):  # type: ignore[no-untyped-def]
+    first = write(client, auth, scope, old)
+    second = write(client, auth, scope, new)
+    assert (second['superseded'], second['supersessions']) == ([], []), second
+    assert read(client, auth, first['id'])['stale'] == []
