@@ -205,7 +205,7 @@ def redact_history(entries: list[Any], redact: Callable[[Any], Any]) -> list[Any
     """History entries (earlier versions, merged writes) with `redact` applied to their free
     text only: their timestamps must stay readable."""
     return [
-        {k: redact(v) if k in ('text', 'tags', 'metadata') else v for k, v in e.items()}
+        {k: redact(v) if k in scanner.HISTORY_TEXT else v for k, v in e.items()}
         if isinstance(e, dict)
         else e
         for e in entries

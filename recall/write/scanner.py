@@ -31,7 +31,8 @@ PLACEHOLDER = re.compile(r'\[redacted:[a-z_]+\]')
 TEXT_FIELDS = ('text', 'abstract', 'source_ref', 'entity_key', 'tags', 'metadata')
 # a memory's history (earlier versions, merged writes): the free text of each entry
 HISTORY_FIELDS = ('versions', 'merges')
-HISTORY_TEXT = ('text', 'tags', 'metadata')
+# (`reason`: an edit's reason is the client's text, and an import brings its own history)
+HISTORY_TEXT = ('text', 'tags', 'metadata', 'reason')
 
 Span = tuple[str, int, int]
 
