@@ -23,7 +23,13 @@ from recall.schemas import MemoryIn
 from recall.tiers import ImportanceLabel, Kind, Source, Tier
 from recall.write.deterministic import Captured, deterministic_capture
 from recall.write.fact_patterns import CHOSEN_SLOTS
-from recall.write.facts import facts_of, joined_changes, joined_corrections, split_clauses
+from recall.write.facts import (
+    correction_facts,
+    facts_of,
+    joined_changes,
+    joined_corrections,
+    split_clauses,
+)
 from recall.write.guards import injection_reason, is_system_channel, mask_turn
 from recall.write.importance import grade, label_for
 from recall.write.rules import (
@@ -197,7 +203,7 @@ def salience(text: str) -> SalienceCheck:
         return SalienceCheck(passes=True, reason=f'capture:{captured[0].kind}')
     if _name_of(text):
         return SalienceCheck(passes=True, reason='name')
-    stated = facts_of(text)
+    stated = facts_of(text) or correction_facts(text)
     if stated:
         # a fact of a slot (a move, a job, a language, a correction) is durable by itself
         return SalienceCheck(passes=True, reason=f'fact:{stated[0].slot}')
@@ -438,7 +444,8 @@ def _statement(
         return _candidate(Kind.PROJECT_STATE, clause, confidence=0.65, rule='status', now=now)
     if first_person and (FACT_ZH.search(clause) or FACT_EN.search(clause)):
         return _candidate(Kind.FACT, clause, confidence=0.7, rule='fact', now=now)
-    stated = facts_of(clause)
+    # "把小王换成王总": an explicit correction names no slot, supersession finds the one it fixes
+    stated = facts_of(clause) or correction_facts(clause)
     if stated:
         # "I no longer like bullet points", "我跳槽到阿里巴巴了", "I worked at Acme in 2023"
         kind = SLOT_KINDS.get(stated[0].slot.split(':')[0], Kind.FACT)

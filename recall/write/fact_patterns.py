@@ -30,7 +30,12 @@ VALUE_PREP_EN = re.compile(r'(?i)^(?P<p>in|at|to|for|with|from|on|by|into) ')
 
 LEAD = re.compile(
     r'^(?:(?:so|and|but|also|well|oh|ok|okay|actually|anyway|btw|by the way|yes|hey|hi|'
-    r'update|fyi|news|quick update|correction|please note)\b[,:!]?\s*)+',
+    r'update|fyi|news|quick update|correction|please note)\b[,:!]?\s*|'
+    # "其实我在阿里巴巴工作", "更正一下：…": a Chinese discourse lead before the fact; the short
+    # or ambiguous ones only before a stop ("不对称", "更正式" are words)
+    r'(?:其实|实际上|说实话|老实说|准确地说|确切地说|应该说|对了|另外|更正一下|纠正一下|'
+    r'(?:我|刚才)?(?:说错了|搞错了|记错了))[,，:：!！]?\s*|'
+    r'(?:不对|更正|纠正|哦|嗯|好吧|抱歉|不好意思)[,，:：!！]\s*)+',
     re.IGNORECASE,
 )
 
@@ -365,6 +370,13 @@ SLOTS_ZH: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             + r'(?=工作|上班|任职|实习|做|当|担任|干)',
         ),
         (
+            # a change of employer: "我换到阿里巴巴工作了", "我现在去字节上班了"; not a day's
+            # errand ("我去公司上班", "我到医院做检查")
+            'works_at',
+            r'^(?:现在|目前|已经)?(?:(?:换|调|转|改)到了?|改在|去(?=[^，,。]*(?:工作|上班|任职)了))'
+            r'(?!公司|单位|办公室|新公司|这|那)' + HAN_VALUE + r'(?=工作|上班|任职)',
+        ),
+        (
             'works_at',
             r'^(?:现在|目前|也|还|一直)?是(?P<v>[\u4e00-\u9fffA-Za-z]{2,10}?)的(?=[\u4e00-\u9fff]{0,6}'
             r'(?:工程师|经理|设计师|医生|老师|律师|会计|分析师|研究员|程序员|架构师|总监|主管|员工|'
@@ -387,7 +399,9 @@ SLOTS_ZH: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             'name',
-            r'(?:^我叫|我的名字(?:是|叫)|叫我|称呼我(?:为)?)\s*(?P<v>[^\s,，。！？!?、;；:：了]{1,12})',
+            # "称呼改为王总", "改叫王总": the way to address the speaker, changed
+            r'(?:^我叫|我的名字(?:是|叫)|叫我|称呼我(?:为)?|^(?:以后|就)?改叫|'
+            r'^(?:我的)?称呼(?:改为|改成|换成|就是|是))\s*(?P<v>[^\s,，。！？!?、;；:：了]{1,12})',
         ),
         (
             'partner',
@@ -399,7 +413,7 @@ SLOTS_ZH: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 FORMATS = (
     ('bullet points', r'bullet(?:ed)?[ -]?(?:points?|lists?)?|bullets|numbered lists?|lists?|'
-     r'列表|分点|要点|条目'),
+     r'要点列表|分点列表|列表|分点|要点|条目'),
     ('prose', r'prose|paragraphs?|full sentences|flowing text|段落|成段|大段文字|连贯的文字|'
      r'一段话|文字'),
     ('tables', r'tables?|表格'),
@@ -414,6 +428,9 @@ FORMAT_DISLIKED = re.compile(
     r'^\W*(?:看着|看起来|读起来)?(?:不方便|太乱|很乱|不好看|没必要|不需要|太多|难读)'
 )
 
+# a value named before the one it is changed into: "把列表换成段落", "中文改为英文"
+REPLACED_BY = re.compile(r'^\W*(?:都|全)?(?:换成|改成|改为|换为|变成|替换成|换回)')
+
 FORMAT_RE = [(name, re.compile(rf'(?i)(?:\b|(?<=[\u4e00-\u9fff]))(?:{p})')) for name, p in FORMATS]
 
 FORMAT_CUE = re.compile(
@@ -421,7 +438,7 @@ FORMAT_CUE = re.compile(
     r"format|give me|no more|instead of|over|rather than|stop|don't|do not|avoid|from now on|"
     r'keep|fine|okay|allowed|switch|switched|please|less|more|fewer|better|best|annoying|'
     r'unnecessary|distracting)\b|'
-    r'回答|回复|输出|用|写|格式|不要|别|喜欢|偏好|不再|以后|从现在|需要'
+    r'回答|回复|输出|用|写|格式|不要|别|喜欢|偏好|不再|以后|从现在|需要|换成|改成|改为|换为'
 )
 
 LANGS = (
@@ -445,7 +462,8 @@ ANSWER_CUE = re.compile(
     rf'\bswitch (?:back )?to (?:{_LANG_EN})\W*(?:please|now|again)?\W*$|'
     # "English, please, not Spanish": a language asked for on its own
     rf'^\W*(?:{_LANG_EN})\W+please\b|'
-    r'回答|回复|答复|交流|跟我说|对我说|换回|切换|请说|全部用|都用|一律用|就好|就行'
+    r'回答|回复|答复|交流|沟通|(?:跟|和|对)我(?:说|讲|聊)|换回|切换|请说|全部用|都用|一律用|就好|就行|'
+    r'(?:让|要|希望|请)你(?:用|说|讲)'
 )
 
 # a clause about someone else's words: "My French teacher answers in French"
@@ -475,9 +493,9 @@ ATTR_EN = re.compile(
 
 ATTR_ZH = re.compile(
     r'^(?:我的|的|(?P<who>[\u4e00-\u9fff]{2,4})的)?(?:新的?|现在的|目前的)?(?P<k>(?:最喜欢的)?[\u4e00-\u9fff]{0,4}?'
-    r'(?:名字|数字|号码|电话|手机号?|邮箱|地址|生日|职位|公司|老板|领导|老婆|妻子|太太|老公|丈夫|'
-    r'家乡|老家|年龄|预算|目标|编辑器|颜色|城市|食物|电影|歌|书|球队|车))(?P<neg>不再是|已经不是|不是)?'
-    r'(?P<cop>是|叫|为)?(?P<v>.+)$'
+    r'(?:名字|称呼|数字|号码|电话|手机号?|邮箱|地址|生日|职位|公司|老板|领导|老婆|妻子|太太|老公|丈夫|'
+    r'家乡|老家|年龄|预算|目标|编辑器|颜色|城市|食物|电影|歌|书|球队|车))(?:现在|目前|如今|已经)?'
+    r'(?P<neg>不再是|已经不是|不是)?(?P<cop>是|叫|为|改为|改成|换成|变成|变为)?(?P<v>.+)$'
 )
 
 # "出差，住在国贸附近", "住在外滩附近的酒店": a stay on a trip, not a home
@@ -510,6 +528,7 @@ ATTR_SLOT = {
     'phone number': 'phone',
     'mobile': 'phone',
     '名字': 'name',
+    '称呼': 'name',
     '职位': 'title',
     '公司': 'works_at',
     '老婆': 'partner',
@@ -634,11 +653,11 @@ CHOICES = tuple(
         (
             'answer_length',
             (
-                ('short', r'short|brief|concise|terse|简短|简洁|简单|短一点|短一些'),
+                ('short', r'short|brief|concise|terse|简短|简洁|简单|短一点|短一些|短点|太短|更短'),
                 (
                     'detailed',
                     r'detailed|(?<!no )long(?:er)?|thorough|in-depth|(?:in|into|more) detail|'
-                    r'详细|具体|长一点|长一些',
+                    r'详细|具体|长一点|长一些|长点|太长|更长',
                 ),
             ),
         ),
@@ -692,4 +711,25 @@ SLOT_CHANGES = (
 CORRECTION = re.compile(
     r'不是(?P<o2>[^，,。；;]+?)而是(?P<n2>[^，,。；;]+)'
     r'|把(?P<o3>[^，,。；;]+?)(?:改成|改为|换成)(?P<n3>[^，,。；;]+)'
+)
+# the same over two clauses: "应该是段落，不是列表", "不是北京，是上海"
+CORRECTION_PAIR = re.compile(
+    r'^(?:[^，,。；;]{0,8}?(?:应该|其实)|而)?是(?P<n2>[^，,。；;]+?)[，,]\s*(?:而)?不是(?P<o2>[^，,。；;]+)$'
+    r'|^不是(?P<o3>[^，,。；;]+?)[，,]\s*(?:而|应该|其实)?是(?P<n3>[^，,。；;]+)$'
+)
+
+# a rule for the assistant, forbidden or allowed: "回答里不要用emoji" / "以后回答可以用emoji了",
+# "不要在代码里加注释" / "代码里可以加注释了"; the topic before the modal and the action after it
+# name the rule, so a permission reverses the prohibition of the same action
+RULE_ZH = re.compile(
+    r'^(?P<t>[\u4e00-\u9fffA-Za-z0-9]{0,8}?)'
+    r'(?:(?P<neg>不要再?|别再?|不许|禁止|不准|不用再?|不能再?)|(?P<pos>可以|能够?|允许|准许))'
+    r'(?P<a>[\u4e00-\u9fffA-Za-z0-9 ]{2,16})$'
+)
+# what the topic and the action lose to name the same rule in both: time words, 在…里, 了/吧
+RULE_NOISE = re.compile(
+    rf'^(?:{TIME_ZH}|都|也|还|再|你|在)+|(?:里|中|上|里面|当中)$|(?:了|吧|啊|呢|的)+$'
+)
+RULE_LOCATIVE = re.compile(
+    r'^在(?P<t>[\u4e00-\u9fffA-Za-z0-9]{1,8}?)(?:里面|当中|里|中|上)(?P<a>.+)$'
 )

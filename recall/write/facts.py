@@ -26,6 +26,7 @@ from recall.write.fact_patterns import (
     CHOSEN_SLOTS,
     CLAUSE_CUT,
     CORRECTION,
+    CORRECTION_PAIR,
     EDITOR,
     EDITOR_CUE,
     EDITOR_TO,
@@ -60,7 +61,11 @@ from recall.write.fact_patterns import (
     PET_ZH,
     PRESENT_PERFECT,
     QUALIFIERS,
+    REPLACED_BY,
     RETRACT_EN,
+    RULE_LOCATIVE,
+    RULE_NOISE,
+    RULE_ZH,
     SKILL_EN,
     SLOT_CHANGES,
     SLOTS_EN,
@@ -225,10 +230,14 @@ def _format_facts(clause: str, index: int, text: str) -> list[Fact]:
     for start, name in found:
         before, after = clause[:start], FORMAT_RE_BY_NAME[name].sub('', clause[start:], count=1)
         # a cue counts for the format word it stands in front of (few words between)
-        disliked = NEG_CUE.search(before[-40:]) or FORMAT_DISLIKED.search(after)
+        disliked = (
+            NEG_CUE.search(before[-40:])
+            or FORMAT_DISLIKED.search(after)
+            or REPLACED_BY.match(after)  # "把列表换成段落"
+        )
         (negative if disliked else positive).append(name)
     if re.search(
-        r'可以|能|allowed|fine|okay|ok to|不再禁止|不禁止|no longer (?:ban|forbid)', clause, re.I
+        r'可以|能|allowed|fine|okay|ok to|不再?(?:禁止|反对)|no longer (?:ban|forbid)', clause, re.I
     ):
         negative = [n for n in negative if n not in positive]
         # "以后回答可以用表格了": a permission, whatever negation preceded it in the past
@@ -246,18 +255,19 @@ def _language_facts(clause: str, index: int, text: str) -> list[Fact]:
     "instead of"/"not"/"不要" retracted, as formats are."""
     if not ANSWER_CUE.search(text):
         return []
-    named: list[tuple[int, str]] = []
+    named: list[tuple[int, int, str]] = []
     for m in LANG_WORD.finditer(clause):
         found = m.group('en') or m.group('lead') or m.group('you') or m.group('bare')
         word = (found or m.group('zh') or '').lower()
         name = next((n for n, pattern in LANGS if re.fullmatch(pattern, word)), None)
         if name is not None:
             # where the language word starts: "not Spanish" is negated by the match's own "not"
-            named.append((m.start('zh') if found is None else clause.index(found, m.start()), name))
+            start = m.start('zh') if found is None else clause.index(found, m.start())
+            named.append((start, start + len(word), name))
     if not named:
         return []
-    negative = [n for start, n in named if NEG_CUE.search(clause[:start][-40:])]
-    positive = [n for _, n in named if n not in negative]
+    negative = [n for start, end, n in named if _over(clause, start, end)]
+    positive = [n for _, _, n in named if n not in negative]
     if positive:
         retracts = tuple(dict.fromkeys(n for n in negative if n != positive[0]))
         return [Fact(SELF, 'answer_language', positive[0], clause=index, retracts=retracts)]
@@ -342,18 +352,26 @@ def _choice_facts(clause: str, index: int, text: str) -> list[Fact]:
     """Answer length and units: the values named, those after "instead of"/"not" retracted."""
     out: list[Fact] = []
     for slot, values in CHOICES:
-        named = [(m.start(), name) for name, pattern in values for m in pattern.finditer(clause)]
+        named = [
+            (m.start(), m.end(), name) for name, pattern in values for m in pattern.finditer(clause)
+        ]
         if not named or not CHOICE_CUES[slot.split(':')[0]].search(text):
             continue
         named.sort()
-        negative = [n for start, n in named if NEG_CUE.search(clause[:start][-40:])]
-        positive = [n for _, n in named if n not in negative]
+        negative = [n for start, end, n in named if _over(clause, start, end)]
+        positive = [n for _, _, n in named if n not in negative]
         if positive:
             retracts = tuple(n for n in negative if n != positive[0])
             out.append(Fact(SELF, slot, positive[0], clause=index, retracts=retracts))
         else:
             out += [Fact(SELF, slot, n, positive=False, clause=index) for n in negative]
     return out
+
+
+def _over(clause: str, start: int, end: int) -> bool:
+    """Whether the value at `start:end` is named as over: negated ("not X", "不要X") or changed
+    into another ("把X换成Y")."""
+    return bool(NEG_CUE.search(clause[:start][-40:]) or REPLACED_BY.match(clause[end:]))
 
 
 def _editor(name: str) -> str:
@@ -411,7 +429,30 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
     if any(f.slot in CHOSEN_SLOTS for f in facts):
         return facts
     facts += _many_facts(rest, owner, index, past, zh)
+    if zh and not facts and owner == SELF:
+        facts += _rule_facts(rest, index)
     return facts
+
+
+def _rule_facts(rest: str, index: int) -> list[Fact]:
+    """A rule for the assistant, forbidden or allowed ("回答里不要用emoji", "以后回答可以用emoji
+    了"), as one value: its topic and action, so a permission negates the same prohibition."""
+    m = RULE_ZH.match(rest)
+    if m is None:
+        return []
+    topic, action = m.group('t'), m.group('a').strip()
+    place = RULE_LOCATIVE.match(action)
+    if place:
+        topic, action = f'{topic}{place.group("t")}', place.group('a')
+    parts = []
+    for part in (topic, action):
+        for _ in range(3):
+            part = RULE_NOISE.sub('', part)
+        parts.append(part.replace('使用', '用'))
+    if len(parts[1]) < 2:
+        return []
+    value = normalize_text(''.join(parts))
+    return [Fact(SELF, 'rule', value, positive=not m.group('neg'), clause=index)]
 
 
 def _many_facts(rest: str, owner: str, index: int, past: bool, zh: bool) -> list[Fact]:
@@ -495,19 +536,26 @@ def facts_of(text: str) -> list[Fact]:
 
 
 def correction_facts(text: str) -> list[Fact]:
-    """Explicit corrections naming both values ("不是Vim而是Emacs", "把小王改成老王"), one per
-    clause: the new value, the old one retracted, in no slot of
-    their own; supersession finds the slot whose current value is the old one."""
+    """Explicit corrections naming both values ("不是Vim而是Emacs", "把小王改成老王", "应该是段落，
+    不是列表"), one per clause: the new value, the old one retracted. Two values of an answer
+    setting ("把简短改成详细") state that slot with its canonical values; others are in no slot of
+    their own, and supersession finds the slot whose current value is the old one."""
     out: list[Fact] = []
-    for index, clause in enumerate(clauses(text)):
+    parts = clauses(text)
+    for index, clause in enumerate(parts):
+        at = index
         m = CORRECTION.search(clause)
+        if m is None and index + 1 < len(parts):
+            m = CORRECTION_PAIR.match(f'{_strip_lead(clause)}，{parts[index + 1]}')
+            at = index + 1 if m is not None and m.group('n3') else index
         if m is None:
             out += _named_correction(clause, index)
             continue
         old = _clean(m.group('o2') or m.group('o3') or '')
         new = _clean(m.group('n2') or m.group('n3') or '')
         if old and new and old != new:
-            out.append(Fact(SELF, 'correction', new, clause=index, retracts=(old,)))
+            slot, new, old = _setting(new, old)
+            out.append(Fact(SELF, slot, new, clause=at, retracts=(old,)))
     return out
 
 
@@ -545,6 +593,20 @@ def _named_correction(clause: str, index: int) -> list[Fact]:
     return [Fact(SELF, 'correction', new, clause=index, retracts=(old,))]
 
 
+def _setting(new: str, old: str) -> tuple[str, str, str]:
+    """(slot, new, old): two values of one answer setting by their canonical names ("段落",
+    "列表" -> answer_format prose, bullet points), else the `correction` slot as said."""
+    for slot, values in (
+        ('answer_format', FORMAT_RE),
+        ('answer_language', [(n, re.compile(p, re.I)) for n, p in LANGS]),
+        *CHOICES,
+    ):
+        named = [next((n for n, p in values if p.fullmatch(v)), None) for v in (new, old)]
+        if named[0] and named[1] and named[0] != named[1]:
+            return slot, named[0], named[1]
+    return 'correction', new, old
+
+
 def joined_corrections(parts: list[str]) -> list[str]:
     """Clauses with a correction kept whole: a clause that negates or retracts a slot's value
     joins the neighbour that gives the slot its new one ("I no longer like bullet points, I
@@ -558,7 +620,9 @@ def joined_corrections(parts: list[str]) -> list[str]:
         correcting = any(
             not f.positive or f.retracts for f in [*facts, *previous] if f.slot in shared
         )
-        if out and shared and correcting:
+        # "应该是段落，不是列表": one correction told over two clauses
+        paired = bool(out) and CORRECTION_PAIR.match(f'{_strip_lead(out[-1])}，{part}') is not None
+        if out and ((shared and correcting) or paired):
             sep = '，' if re.search(r'[\u4e00-\u9fff]$', out[-1]) else ', '
             out[-1] = f'{out[-1]}{sep}{part}'
         else:

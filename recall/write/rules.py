@@ -223,7 +223,8 @@ PROCEDURE = re.compile(
     re.IGNORECASE,
 )
 NAME_ZH = re.compile(
-    r'(?:我叫|叫我|我的名字(?:是|叫)|我名字(?:是|叫))\s*([^\s,，。！？!?、;；:：]{1,12})'
+    r'(?:我叫|叫我|我的名字(?:是|叫)|我名字(?:是|叫)|称呼(?:我为?|为|是|改为|改成|换成)|^改叫)'
+    r'\s*([^\s,，。！？!?、;；:：]{1,12})'
 )
 NAME_EN = re.compile(
     r"\b(?:my name is|my name's|call me|i'm called|i am called)\s+"

@@ -73,9 +73,13 @@ class Stated:
 def _with_corrections(text: str) -> tuple[Fact, ...]:
     """The facts of `text`, a clause's explicit correction in place of what else it reads there
     ("编辑器不是Vim而是Emacs" is no editor "vim而是emacs")."""
-    corrections = correction_facts(text)
+    stated = facts_of(text)
+    # "把列表换成段落" names an answer format and the one it replaces: the slot's own fact, with
+    # its canonical values, says it better than the correction's words
+    known = {f.clause for f in stated if f.retracts}
+    corrections = [c for c in correction_facts(text) if c.clause not in known]
     fixed = {f.clause for f in corrections}
-    return (*(f for f in facts_of(text) if f.clause not in fixed), *corrections)
+    return (*(f for f in stated if f.clause not in fixed), *corrections)
 
 
 def _corrected(facts: tuple[Fact, ...], slots: Sequence[str]) -> tuple[Fact, ...]:

@@ -1,0 +1,99 @@
+"""Chinese corrections in more words, over HTTP: a discourse lead (其实, 更正一下, 不对), a change
+of employer told with 换到/去, a way of address (称呼, 改叫), a value changed into another (把X
+换成Y, 中文改为英文), a correction over two clauses (应该是X，不是Y), and a permission that
+reverses a rule (以后…可以). Each hides what it corrects, with the slot recorded; a statement of
+another subject or a routine errand corrects nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+
+def write(client, auth, scope: str, text: str, **fields: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    response = client.post(
+        '/v1/memories', json={'scope': scope, 'text': text, **fields}, headers=auth
+    )
+    assert response.status_code in (200, 201), response.get_json()
+    return dict(response.get_json())
+
+
+def capture(client, auth, scope: str, text: str, **fields: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    body = {'scope': scope, 'text': text, **fields}
+    response = client.post('/v1/memories/capture', json=body, headers=auth)
+    assert response.status_code == 200, response.get_json()
+    return dict(response.get_json())
+
+
+def read(client, auth, ident: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    response = client.get(f'/v1/memories/{ident}', headers=auth)
+    assert response.status_code == 200, response.get_json()
+    return dict(response.get_json())
+
+
+CORRECTIONS = [
+    ('我在腾讯工作。', '其实我在阿里巴巴工作。', 'works_at'),
+    ('我在腾讯工作。', '不对，其实我在阿里巴巴上班。', 'works_at'),
+    ('我在腾讯工作。', '我换到阿里巴巴工作了。', 'works_at'),
+    ('我在腾讯工作。', '我现在去阿里巴巴上班了。', 'works_at'),
+    ('叫我小王。', '称呼改为王总。', 'name'),
+    ('叫我小王。', '我现在的称呼是王总。', 'name'),
+    ('你可以叫我小王。', '小王这个称呼不用了，改叫王总。', 'name'),
+    ('我喜欢你用列表回答。', '把列表换成段落吧。', 'answer_format'),
+    ('回答请用要点列表。', '要点列表换成段落。', 'answer_format'),
+    ('我喜欢你用列表回答。', '应该是段落，不是列表。', 'answer_format'),
+    ('回答里不要用表格。', '我不再反对表格了。', 'answer_format'),
+    ('请用中文回答我。', '我现在想让你说英文。', 'answer_language'),
+    ('请用中文回答我。', '应该是英文，不是中文。', 'answer_language'),
+    ('回答简短一点。', '把简短改成详细。', 'answer_length'),
+    ('回答不要太长。', '以后回答可以长一点。', 'answer_length'),
+    ('我在腾讯工作。', '我的公司现在是阿里巴巴。', 'works_at'),
+    ('我是一名老师。', '我的职位改为律师。', 'title'),
+    ('我住在北京。', '我住的地方应该是上海，不是北京。', 'lives_in'),
+    ('回答里不要用emoji。', '以后回答可以用emoji了。', 'rule'),
+    ('不要在代码里加注释。', '以后代码里可以加注释了。', 'rule'),
+    ('不要用英文术语。', '现在可以用英文术语了。', 'rule'),
+]
+
+
+@pytest.mark.parametrize('via', ['capture', 'write'])
+@pytest.mark.parametrize(('old', 'new', 'slot'), CORRECTIONS)
+def test_a_chinese_correction_in_other_words_hides_what_it_corrects(
+    client, auth, scope, via, old, new, slot
+):  # type: ignore[no-untyped-def]
+    if via == 'capture':
+        [first] = capture(client, auth, scope, old, user_id='ann')['stored']
+        later = {s['id'] for s in capture(client, auth, scope, new, user_id='ann')['stored']}
+    else:
+        first = write(client, auth, scope, old, user_id='ann')
+        later = {write(client, auth, scope, new, user_id='ann')['id']}
+    stored = read(client, auth, first['id'])
+    assert stored['superseded_by'] in later, stored
+    record = stored['supersession']
+    assert record['slot'] == slot, stored
+    assert record['old_value'] and record['new_value'], record
+
+
+KEPT = [
+    ('我喜欢爬山。', '其实我也喜欢游泳。'),
+    ('我住在北京。', '其实我在腾讯工作。'),
+    ('我在腾讯工作。', '我去公司上班了。'),
+    ('我在腾讯工作。', '我现在去北京出差了。'),
+    ('我在腾讯工作。', '我朋友换到阿里巴巴工作了。'),
+    ('叫我小王。', '我把小李改成了小张。'),
+    ('我用Vim写代码。', '我同事把Vim换成了Emacs。'),
+    ('回答里不要用emoji。', '以后代码里可以加注释了。'),
+    ('请用中文回答我。', '我在学英语。'),
+]
+
+
+@pytest.mark.parametrize(('old', 'new'), KEPT)
+def test_a_chinese_statement_of_another_subject_or_slot_corrects_nothing(
+    client, auth, scope, old, new
+):  # type: ignore[no-untyped-def]
+    first = write(client, auth, scope, old, user_id='ann')
+    second = write(client, auth, scope, new, user_id='ann')
+    assert (second['superseded'], second['supersessions']) == ([], []), second
+    assert read(client, auth, first['id'])['stale'] == []
