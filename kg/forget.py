@@ -4,6 +4,11 @@ A delete retracts (`expired_at`): `as_of` history reads still show what was once
 when it was withdrawn. Forgetting a user or a scope (the right to be forgotten) erases instead:
 the facts it retracts and the entities nothing else names are deleted for good, since a
 retracted fact still holds the sentence it was read from.
+
+A retracted fact no longer ends the facts it had closed: "lives in Leeds", closed where "moved
+to York" began, holds again once York's only source is deleted, as the memory that stated Leeds
+is current again in search (recall.write.restoration). Only the earlier fact's end changes: it
+moves to where the next live fact of the slot begins, or goes, and nothing else is touched.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from datetime import datetime
 
 from kg.models import Relation, RelationUpdate
 from kg.ports import GraphStore
+from kg.temporal import is_functional, start_of
 
 
 def forget_sources(
@@ -42,8 +48,38 @@ def forget_sources(
         and not (live.get(r.subject_id, set()) & live.get(r.object_id, set()))
     ]
     if expired:
-        store.update_relations(expired)
+        gone_facts = {u.id for u in expired}
+        retracted = [r for r in current if r.id in gone_facts]
+        store.update_relations([*expired, *_reopened(current, retracted)])
     return named, [u.id for u in expired]
+
+
+def _reopened(current: Sequence[Relation], retracted: Sequence[Relation]) -> list[RelationUpdate]:
+    """The facts a retracted fact of a single-valued predicate had ended (their end is where it
+    began), each ended again where the next live fact of its subject and predicate begins, or
+    open. `current`: every unretracted fact of the entities involved, `retracted` included."""
+    gone = {r.id for r in retracted}
+    ends = {(r.scope, r.subject_id, r.predicate, start_of(r)) for r in retracted}
+    ends = {e for e in ends if is_functional(e[2])}
+    out: list[RelationUpdate] = []
+    for rel in current:
+        key = (rel.scope, rel.subject_id, rel.predicate, rel.valid_to)
+        if rel.id in gone or rel.valid_to is None or key not in ends:
+            continue
+        start = start_of(rel)
+        later = sorted(
+            start_of(r)
+            for r in current
+            if r.id not in gone
+            and r.id != rel.id
+            and (r.scope, r.subject_id, r.predicate) == key[:3]
+            and start_of(r) > start
+        )
+        if not later:
+            out.append(RelationUpdate(id=rel.id, subject_id=rel.subject_id, reopen=True))
+        elif later[0] != rel.valid_to:
+            out.append(RelationUpdate(id=rel.id, subject_id=rel.subject_id, valid_to=later[0]))
+    return out
 
 
 def erase_sources(

@@ -140,6 +140,9 @@ class KuzuWrites:
             for u in updates
             if u.expired_at is not None
         ]
+        reopened = [
+            {'s': u.subject_id, 'id': u.id} for u in updates if u.reopen and u.valid_to is None
+        ]
         with self._writing():
             for field, rows in (('valid_to', closes), ('expired_at', expiries)):
                 # MATCH from the indexed subject: rel properties have no index of their own
@@ -148,6 +151,11 @@ class KuzuWrites:
                     f'WHERE x.id = r.id SET x.{field} = r.v',
                     rows,
                 )
+            self._each_or_unwind(
+                'MATCH (a:Entity {id: r.s})-[x:RELATES]->(:Entity) '
+                'WHERE x.id = r.id SET x.valid_to = NULL',
+                reopened,
+            )
 
     # ---- mentions ------------------------------------------------------------------------
 

@@ -159,6 +159,8 @@ class MirroredGraphStore:
                     continue
                 if upd.valid_to is not None:
                     rel = rel._replace(valid_to=to_micros(upd.valid_to))
+                elif upd.reopen:
+                    rel = rel._replace(valid_to=None)
                 if upd.expired_at is not None:
                     rel = rel._replace(expired_at=to_micros(upd.expired_at))
                 self._rels[upd.id] = rel

@@ -197,6 +197,11 @@ class RelationUpdate(BaseModel):
     subject_id: str = Field(description='lets stores find the edge from its indexed endpoint')
     valid_to: datetime | None = None
     expired_at: datetime | None = None
+    reopen: bool = Field(
+        default=False,
+        description='clear valid_to: the fact that ended it was retracted (kg.forget), so it '
+        'holds again; a valid_to given as well is applied instead',
+    )
 
 
 class Mention(BaseModel):

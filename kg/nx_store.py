@@ -71,11 +71,13 @@ class NetworkxGraphStore:
                 rel = self._relations.get(upd.id)
                 if rel is None:
                     continue
-                changes = {
+                changes: dict[str, datetime | None] = {
                     k: v
                     for k, v in (('valid_to', upd.valid_to), ('expired_at', upd.expired_at))
                     if v is not None
                 }
+                if upd.reopen and upd.valid_to is None:
+                    changes['valid_to'] = None
                 self._relations[upd.id] = rel.model_copy(update=changes)
 
     def relations_of(self, entity_ids: Sequence[str]) -> list[Relation]:

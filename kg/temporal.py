@@ -120,9 +120,11 @@ def apply_updates(
         if upd is None:
             out.append(rel)
             continue
-        changes = {}
+        changes: dict[str, datetime | None] = {}
         if upd.valid_to is not None:
             changes['valid_to'] = upd.valid_to
+        elif upd.reopen:
+            changes['valid_to'] = None
         if upd.expired_at is not None:
             changes['expired_at'] = upd.expired_at
         out.append(rel.model_copy(update=changes))

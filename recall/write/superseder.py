@@ -142,17 +142,40 @@ class Superseder:
             if changes.get(chunk.id, {}).get('superseded'):
                 continue  # a later memory of this batch outdated it already
             change = changes.setdefault(chunk.id, {})
-            current = self._current_again(chunk, change)
-            plan = self.plan(current, [], [], {chunk.id: change['stale']})
-            for target, records in plan.stale.items():
-                other = change if target == chunk.id else self._change_of(target, changes)
-                other['stale'] = _unique([*other['stale'], *(r.model_dump() for r in records)])
-                other['updated_at'] = to_epoch(now)
-                if target in plan.hidden:
-                    record = plan.hidden[target]
-                    other.update(
-                        superseded=True, superseded_by=record.by, supersession=record.model_dump()
-                    )
+            self._weigh_again(self._current_again(chunk, change), change, changes, now)
+
+    def reweigh(
+        self, chunks: Sequence[Chunk], changes: dict[str, dict[str, Any]], now: datetime
+    ) -> None:
+        """Stored memories (`chunks`, as stored) weighed again against the live memories of
+        their slots, as `resolve` weighed a new one: what they outdate, and what outdates them
+        (recall.write.restoration: the records a deleted memory held are gone). Adds the
+        payload changes to `changes`."""
+        for chunk in chunks:
+            change = changes.setdefault(chunk.id, {})
+            if chunk.superseded or change.get('superseded'):
+                continue  # hidden: it outdates nothing, and what hid it is recorded
+            change.setdefault('stale', list(chunk.stale))
+            self._weigh_again(chunk, change, changes, now)
+
+    def _weigh_again(
+        self,
+        current: Chunk,
+        change: dict[str, Any],
+        changes: dict[str, dict[str, Any]],
+        now: datetime,
+    ) -> None:
+        """Apply to `changes` the plan of a stored memory (`current`, its `change` so far)."""
+        plan = self.plan(current, [], [], {current.id: change['stale']})
+        for target, records in plan.stale.items():
+            other = change if target == current.id else self._change_of(target, changes)
+            other['stale'] = _unique([*other['stale'], *(r.model_dump() for r in records)])
+            other['updated_at'] = to_epoch(now)
+            if target in plan.hidden:
+                record = plan.hidden[target]
+                other.update(
+                    superseded=True, superseded_by=record.by, supersession=record.model_dump()
+                )
 
     def _current_again(self, chunk: Chunk, change: dict[str, Any]) -> Chunk:
         """`chunk` without the records of memories stated no later than its restatement (its

@@ -22,7 +22,7 @@ from core.clock import Clock
 from core.errors import InvalidInput, PayloadTooLarge
 from core.jobs import Jobs
 from core.roles import GraphRole
-from recall.models import Chunk, chunk_id, memories_spec
+from recall.models import MEMORIES, Chunk, chunk_id, memories_spec
 from recall.normalize import normalize_text
 from recall.ports import AccessLog, GraphIndex
 from recall.schemas import MemoryIn, WriteResult
@@ -33,6 +33,7 @@ from recall.write.dedup import MergePlan
 from recall.write.facts import facts_of
 from recall.write.graph_followup import GraphFollowUp
 from recall.write.guards import explicit_skip, guarded_items, redact_chunk
+from recall.write.restoration import restore
 from recall.write.superseder import Superseder
 from recall.write.supersession import RECORD_KINDS, slot_tags
 from vectors.ports import Embedder, SparseEncoder, VectorStore
@@ -216,12 +217,19 @@ class MemoryWriter:
         self._store.update(updates)
 
     def delete_many(self, ids: Sequence[str], *, graph: bool = True) -> None:
-        """Delete memories by id, and their graph mentions unless the caller forgets them."""
+        """Delete memories by id, and their graph mentions unless the caller forgets them.
+        What they had outdated is weighed again without them (`recall.write.restoration`):
+        no record keeps naming a deleted id, which the next write of its text would reuse."""
         batch = list(ids)
-        if batch:
+        if not batch:
+            return
+        gone = self._vectors.retrieve(MEMORIES, batch)
+        # the records naming them are read and rewritten as a write would: under the lock
+        with self._store.locked(str(p.payload.get('scope')) for p in gone):
             self._store.delete(batch)
-            if graph:
-                self._graph.forget(batch)
+            restore(self._vectors, self._superseder, gone, self._clock.now())
+        if graph:
+            self._graph.forget(batch)
 
     def delete(self, ident: str) -> None:
         """Delete a chunk and its graph mentions; NotFound when there is none."""

@@ -135,6 +135,24 @@ def test_closing_a_relation_keeps_it_in_history(store: GraphStore) -> None:
     assert history[new.id].valid_to is None
 
 
+def test_reopening_a_relation_clears_its_end_and_it_holds_again(store: GraphStore) -> None:
+    alice, acme, globex = ent('Alice'), ent('Acme'), ent('Globex')
+    store.upsert_entities([alice, acme, globex])
+    old, new = rel(alice, 'works_at', acme, T0, valid_to=T2), rel(alice, 'works_at', globex, T2)
+    store.add_relations([old, new])
+    # the fact that ended it is retracted in the same call (kg.forget)
+    store.update_relations(
+        [
+            RelationUpdate(id=new.id, subject_id=alice.id, expired_at=T2),
+            RelationUpdate(id=old.id, subject_id=alice.id, reopen=True),
+        ]
+    )
+    history = {r.id: r for r in store.relations_of([alice.id])}
+    assert (history[old.id].valid_to, history[old.id].expired_at) == (None, None)
+    later = datetime(2026, 1, 1, tzinfo=UTC)
+    assert [r.id for r in store.neighbourhood([alice.id], 1, later)] == [old.id]
+
+
 def test_neighbourhood_returns_what_was_valid_as_of(store: GraphStore) -> None:
     alice, acme, globex = ent('Alice'), ent('Acme'), ent('Globex')
     store.upsert_entities([alice, acme, globex])
