@@ -22,8 +22,9 @@ from recall.recall_block import strip_recall_blocks
 from recall.schemas import MemoryIn
 from recall.tiers import ImportanceLabel, Kind, Source, Tier
 from recall.write.deterministic import Captured, deterministic_capture
-from recall.write.fact_patterns import CHOSEN_SLOTS
+from recall.write.fact_patterns import CHOSEN_SLOTS, LEAD_ONLY
 from recall.write.facts import (
+    amends,
     correction_facts,
     facts_of,
     joined_changes,
@@ -297,12 +298,30 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.findall(text) if _TRIM.sub('', s)]
 
 
+def _pieces(sentence: str) -> list[str]:
+    """The sentence cut at commas, each piece without the conjunction or filler in front of it,
+    unless that lead says the piece corrects what came before ("Actually, I prefer Beth")."""
+    out: list[str] = []
+    lead = ''
+    for piece in split_clauses(_CLAUSE, sentence):
+        if not piece or not piece.strip():
+            continue
+        cut = _LEAD_CONJ.sub('', piece)
+        said = f'{lead}{piece.strip()}'
+        if not _TRIM.sub('', cut) or LEAD_ONLY.fullmatch(piece.strip()):
+            lead = f'{said}, '  # "Actually," / "No," leads the next piece
+            continue
+        lead = ''
+        out.append(said if amends(said) and not amends(cut) else cut)
+    return out
+
+
 def _clauses(sentence: str) -> list[str]:
     """Split a sentence into facts at commas, merging back pieces that state nothing alone
     ("I like tea, coffee and juice") or that continue the clause before ("…，是一名医生",
     "…, they are twins", "…，这是重要原则"), and dropping requests to the assistant."""
-    pieces = [_LEAD_CONJ.sub('', p) for p in split_clauses(_CLAUSE, sentence) if p and p.strip()]
     clauses: list[str] = []
+    pieces = _pieces(sentence)
     for piece in pieces:
         piece = _TRIM.sub('', piece)
         if not piece:

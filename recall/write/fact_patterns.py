@@ -28,15 +28,43 @@ NOT_BUT_EN = re.compile(
 # correction is the part of X that opens with the same one
 VALUE_PREP_EN = re.compile(r'(?i)^(?P<p>in|at|to|for|with|from|on|by|into) ')
 
+# a preference said as a correction without naming what it corrects: "Actually, I prefer Beth",
+# "On second thought I'd prefer coffee", "I prefer Beth instead": it replaces the speaker's
+# latest value of a slot a preference restates (`AMENDED`)
+AMEND_EN = re.compile(
+    r'(?i)^(?:\W*(?:ok|okay|oh|well|so|hmm|right)\b)*\W*(?:(?:actually|correction|sorry|oops|'
+    r'wait|on second thoughts?|scratch that)\b|(?:no|i mean|i meant)\s*,)|'
+    r'\b(?:instead|now|after all|these days)\W*$'
+)
+# a name where a preference is stated ("I prefer Beth"): capitalised words, not a language, an
+# editor or a day
+PREFERRED_NAME_EN = re.compile(
+    r'\bprefer(?:s|red)?\s+(?!(?:English|Chinese|Mandarin|Japanese|German|French|Spanish|'
+    r'Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Mondays|Tuesdays|Wednesdays|'
+    r"Thursdays|Fridays|Saturdays|Sundays)\b)(?P<v>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)"
+    r'(?:\s+(?:instead|now|after all|these days))?\W*$'
+)
+# the slots a preference said as a correction may replace: "Call me Anna" ... "Actually I
+# prefer Beth" (a name), "I prefer tea" ... "Actually I prefer coffee"
+AMENDED = ('name', 'prefers')
+
 LEAD = re.compile(
     r'^(?:(?:so|and|but|also|well|oh|ok|okay|actually|anyway|btw|by the way|yes|hey|hi|'
-    r'update|fyi|news|quick update|correction|please note)\b[,:!]?\s*|'
+    r'update|fyi|news|quick update|correction|please note|sorry|oops|wait|hmm|'
+    r'on second thoughts?|scratch that)\b[,:!]?\s*|(?:no|i mean|i meant)\s*[,:!]\s*|'
     # "其实我在阿里巴巴工作", "更正一下：…": a Chinese discourse lead before the fact; the short
     # or ambiguous ones only before a stop ("不对称", "更正式" are words)
     r'(?:其实|实际上|说实话|老实说|准确地说|确切地说|应该说|对了|另外|更正一下|纠正一下|'
     r'(?:我|刚才)?(?:说错了|搞错了|记错了))[,，:：!！]?\s*|'
     r'(?:不对|更正|纠正|哦|嗯|好吧|抱歉|不好意思)[,，:：!！]\s*)+',
     re.IGNORECASE,
+)
+
+# a clause that is only a lead ("Actually", "No", "On second thought"): it belongs to the next
+LEAD_ONLY = re.compile(
+    r'(?i)(?:(?:so|and|but|also|well|oh|ok|okay|actually|anyway|btw|by the way|yes|hey|hi|'
+    r'update|fyi|correction|sorry|oops|wait|hmm|on second thoughts?|scratch that|no|i mean|'
+    r'i meant)\W*)+'
 )
 
 TIME_EN = (
@@ -317,7 +345,9 @@ SLOTS_EN: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             'name',
             r"(?i:\bmy name is|\bmy name's|\bcall(?:ing)? me|\bi'm called|\bi am called|\bgo by|"
-            r'\baddress me as|\brefer to me as) '
+            r'\baddress me as|\brefer to me as|'
+            # "I'd rather be called Beth", "I'd prefer to be called Beth"
+            r'\b(?:rather|prefer|like|want|love) (?:to )?(?:be|being) called) '
             r"(?P<v>[A-Za-z\u4e00-\u9fff][\w'-]*(?: [A-Z][\w'-]*){0,2})",
         ),
         (

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from recall.normalize import normalize_text
 from recall.write.deterministic import deterministic_capture
 from recall.write.fact_patterns import (
+    AMEND_EN,
+    AMENDED,
     ANSWER_CUE,
     ATTR_EN,
     ATTR_SLOT,
@@ -45,6 +47,7 @@ from recall.write.fact_patterns import (
     LANGUAGE_EN,
     LANGUAGE_ZH,
     LEAD,
+    LEAD_ONLY,
     LEAD_VERB_EN,
     LEAD_VERB_ZH,
     LIKES_EN,
@@ -59,6 +62,7 @@ from recall.write.fact_patterns import (
     PAST_ZH,
     PET_EN,
     PET_ZH,
+    PREFERRED_NAME_EN,
     PRESENT_PERFECT,
     QUALIFIERS,
     REPLACED_BY,
@@ -117,6 +121,9 @@ class Fact:
     clause: int = 0
     # values the clause says are over: "instead of X", "over X", "from X to Y", "不再用X"
     retracts: tuple[str, ...] = field(default=())
+    # a preference said as a correction of what the speaker said last ("Actually, I prefer
+    # Beth"): the slots whose latest value it replaces
+    amends: tuple[str, ...] = field(default=())
 
     @property
     def single(self) -> bool:
@@ -179,10 +186,14 @@ def clauses(text: str) -> list[str]:
     stays one clause."""
     body = SPEAKER.sub('', text, count=1)
     out = []
+    lead = ''
     for piece in split_clauses(CLAUSE_CUT, body):
         piece = (piece or '').strip(' \t"\'“”‘’()（）')
-        if re.search(r'[\w\u4e00-\u9fff]', piece):
-            out.append(piece)
+        if LEAD_ONLY.fullmatch(piece):
+            lead = f'{lead}{piece}, '  # "Actually, I prefer Beth" is one clause
+        elif re.search(r'[\w\u4e00-\u9fff]', piece):
+            out.append(f'{lead}{piece}')
+            lead = ''
     return out
 
 
@@ -521,6 +532,8 @@ def facts_of(text: str) -> list[Fact]:
         found, rest = _subject(body)
         subject = found or subject
         facts = _clause_facts(body if found in (None, SELF) else rest, subject, index, text)
+        if AMEND_EN.search(clause):
+            facts = _amending(facts, body)
         if swapped is not None:  # "not in Paris but in Berlin": Berlin, and Paris is over
             old = swapped[1]
             facts = [
@@ -557,6 +570,24 @@ def correction_facts(text: str) -> list[Fact]:
             slot, new, old = _setting(new, old)
             out.append(Fact(SELF, slot, new, clause=at, retracts=(old,)))
     return out
+
+
+def _amending(facts: list[Fact], clause: str) -> list[Fact]:
+    """The facts of a clause said as a correction ("Actually, I prefer Beth"): a preference
+    that names no value as over amends the speaker's latest name (when it names a name) or
+    preference."""
+    slots = AMENDED if PREFERRED_NAME_EN.search(clause) else ('prefers',)
+    return [
+        replace(f, amends=slots)
+        if f.slot == 'prefers' and f.positive and not f.past and not f.retracts
+        else f
+        for f in facts
+    ]
+
+
+def amends(text: str) -> bool:
+    """Whether `text` says a preference as a correction of what came before it."""
+    return any(f.amends for f in facts_of(text))
 
 
 def _not_but(clause: str) -> tuple[str, str, str] | None:

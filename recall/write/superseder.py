@@ -8,7 +8,7 @@ stored one's is outdated by it instead of outdating it ("stored as past").
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -16,7 +16,7 @@ from typing import Any
 from core.clock import to_epoch
 from recall.models import ANY_USER, MEMORIES, Chunk
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
-from recall.tiers import Kind
+from recall.tiers import Kind, Tier
 from recall.write.conflicts import detect, merge_agrees
 from recall.write.facts import SINGLE_VALUED
 from recall.write.merging import different_subjects, keeps_content, same_subject, stated_at
@@ -24,6 +24,7 @@ from recall.write.supersession import (
     RECORD_KINDS,
     Stated,
     Supersession,
+    amends_slots,
     fully_replaced,
     past_outdated,
     replaced,
@@ -59,6 +60,8 @@ class Plan:
 
     stale: dict[str, list[Supersession]] = field(default_factory=dict)
     hidden: dict[str, Supersession] = field(default_factory=dict)
+    # the new memory hid one capture pinned: it takes the pin (Core), as the slot's value now
+    pin: bool = False
 
     def add(self, target: str, records: Sequence[Supersession]) -> None:
         """Record `records` against `target`."""
@@ -112,6 +115,8 @@ class Superseder:
             gone = {i for i, c in changes.items() if c.get('superseded')}
             plan = self.plan(chunk, written, similar, known, dense[ident], gone)
             chunk = _with_corrected_slots(chunk, plan)
+            if plan.pin and not chunk.pinned:
+                chunk = chunk.model_copy(update={'pinned': True, 'tier': Tier.CORE})
             fresh[ident] = (index, chunk)
             written.append(chunk)
             for target, records in plan.stale.items():
@@ -271,11 +276,14 @@ class Superseder:
             candidates.pop(ident, None)
         own = list(known.get(chunk.id, []))
         at = stated_at(chunk.to_payload())
+        amended = _amended(chunk, new, at, candidates.values())
         for cand in candidates.values():
-            _weigh(plan, chunk, new, at, cand)
+            _weigh(plan, chunk, new, at, cand, amended=cand.id == amended)
         for target, records in plan.stale.items():
-            # a pin protects a memory from unpinned statements (its replaced facts are only
-            # recorded on it), not from a pinned one: a captured name's correction is pinned too
+            # a pin the client set protects a memory from unpinned statements (its replaced
+            # facts are only recorded on it), not from a pinned one; a pin capture set by
+            # itself (a captured name) keeps it in Core, not current: the owner's correction
+            # hides it and takes the pin
             if target == chunk.id:
                 stated, before = new, own
                 by_pinned = any(
@@ -284,7 +292,7 @@ class Superseder:
                 protected = chunk.pinned and not by_pinned
             else:
                 p = candidates[target].payload
-                protected = bool(p.get('pinned')) and not chunk.pinned
+                protected = bool(p.get('pinned')) and not chunk.pinned and not _capture_pin(p)
                 stated = Stated.of(
                     target, str(p.get('text', '')), p.get('speaker'), p.get('slots') or ()
                 )
@@ -292,6 +300,7 @@ class Superseder:
             dumped = [r.model_dump() for r in records]
             if not protected and fully_replaced(stated, [*before, *dumped]):
                 plan.hidden[target] = records[-1]
+                plan.pin |= target != chunk.id and _capture_pin(candidates[target].payload)
         return plan
 
     def _by_slot(
@@ -302,6 +311,8 @@ class Superseder:
         filled = {f.slot for f in new.facts if f.single}
         if any(f.retracts for f in new.facts):
             filled |= SINGLE_VALUED  # the value named as over may be any slot's ("…instead of Bob")
+        # "Actually, I prefer Beth" may amend the name
+        filled |= {s for f in new.facts for s in f.amends if s in SINGLE_VALUED}
         single = sorted(filled)
         many = sorted({f.slot for f in new.facts if not f.single})
         # memories stored before facts had slots carry `slot:<name>` tags for these three
@@ -326,10 +337,30 @@ class Superseder:
         return [_Candidate(p.id, p.payload) for p in found]
 
 
-def _weigh(plan: Plan, chunk: Chunk, new: Stated, at: float, cand: _Candidate) -> None:
+def _amended(chunk: Chunk, new: Stated, at: float, candidates: Iterable[_Candidate]) -> str | None:
+    """The memory a preference said as a correction ("Actually, I prefer Beth") amends: the
+    owner's latest, stated no later than it, of a slot it may replace."""
+    if not any(f.amends for f in new.facts):
+        return None
+    latest: tuple[float, str] | None = None
+    for cand in candidates:
+        p = cand.payload
+        if p.get('superseded') or (p.get('owner') or ANY_USER) != (chunk.user_id or ANY_USER):
+            continue
+        when = stated_at(p)
+        old = Stated.of(cand.id, str(p.get('text', '')), p.get('speaker'), p.get('slots') or ())
+        if when <= at and (latest is None or when > latest[0]) and amends_slots(new, old):
+            latest = (when, cand.id)
+    return latest[1] if latest else None
+
+
+def _weigh(
+    plan: Plan, chunk: Chunk, new: Stated, at: float, cand: _Candidate, *, amended: bool = False
+) -> None:
     """Add to `plan` what the new `chunk` (its facts `new`, stated at `at`) and one candidate
     outdate of each other: the later-stated fact wins its slot, the older one is history, and a
-    less trusted memory never outdates a more trusted one."""
+    less trusted memory never outdates a more trusted one. `amended`: the candidate is the one
+    a preference of `chunk` said as a correction amends."""
     p = cand.payload
     if (
         p.get('superseded')
@@ -341,11 +372,23 @@ def _weigh(plan: Plan, chunk: Chunk, new: Stated, at: float, cand: _Candidate) -
     if not old.facts:
         return
     if at >= stated_at(p) and trust_rank(chunk.trust) >= trust_rank(p.get('trust')):
-        plan.add(cand.id, replaced(new, old))
+        plan.add(cand.id, replaced(new, old, amended=amended))
     if trust_rank(p.get('trust')) >= trust_rank(chunk.trust):
         if at < stated_at(p):
             plan.add(chunk.id, replaced(old, new, rule_name='older_event'))
         plan.add(chunk.id, past_outdated(new, old))
+
+
+def _capture_pin(payload: Mapping[str, Any]) -> bool:
+    """Whether a memory's pin is the one capture gives an entity (a captured name), not one
+    a client set: on the write, by the pin route or by an edit."""
+    metadata = payload.get('metadata') or {}
+    return (
+        bool(payload.get('pinned'))
+        and payload.get('kind') == Kind.ENTITY
+        and metadata.get('captured_by') == 'capture'
+        and not any('pinned' in (v.get('changed') or ()) for v in payload.get('versions') or ())
+    )
 
 
 def _with_corrected_slots(chunk: Chunk, plan: Plan) -> Chunk:

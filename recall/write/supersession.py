@@ -9,7 +9,9 @@ Three rules, each about one slot of one subject, never about a shared verb:
 - `retracted`: the newer memory names the old value as over: "prose instead of bullet points",
   "从阿里巴巴跳槽到了字节跳动";
 - `corrected`: the value named as over is the current value of another single-valued slot: "I
-  prefer Robert now instead of Bob" replaces "Call me Bob" (the name slot, Bob → Robert).
+  prefer Robert now instead of Bob" replaces "Call me Bob" (the name slot, Bob → Robert); a
+  preference said as a correction without naming what it corrects ("Actually, I prefer Beth")
+  replaces the speaker's latest name (for a name) or preference.
 A fact stated in the past tense ("I used to live in Rome") replaces nothing. Each replaced fact
 is recorded with the slot and both values; a memory is hidden only when every clause of it
 states facts and all of them were replaced, so a turn with a job and a home keeps its job.
@@ -91,7 +93,8 @@ def _corrected(facts: tuple[Fact, ...], slots: Sequence[str]) -> tuple[Fact, ...
     if not moved:
         return facts
     return tuple(
-        replace(f, slot=moved[0]) if f.retracts and f.positive and not f.past else f for f in facts
+        replace(f, slot=moved[0]) if (f.retracts or f.amends) and f.positive and not f.past else f
+        for f in facts
     )
 
 
@@ -127,19 +130,30 @@ def _rule(new: Fact, old: Fact) -> str | None:
     return None
 
 
+def _amended(new: Fact, old: Fact) -> str | None:
+    # "Call me Anna" then "Actually, I prefer Beth": the name is the value it amends
+    if new.past or old.past or not old.positive or old.slot not in new.amends:
+        return None
+    return None if same_value(new.value, old.value) else 'corrected'
+
+
 def _related(a: str, b: str) -> bool:
     # "I now prefer tea over coffee" retracts "I like coffee" as well as "I prefer coffee"
     return {a, b} <= {'likes', 'prefers', 'habit'}
 
 
-def replaced(new: Stated, old: Stated, *, rule_name: str | None = None) -> list[Supersession]:
-    """The facts of `old` that `new` replaces (same subject and slot), one record each."""
+def replaced(
+    new: Stated, old: Stated, *, rule_name: str | None = None, amended: bool = False
+) -> list[Supersession]:
+    """The facts of `old` that `new` replaces (same subject and slot), one record each.
+    `amended`: `old` is the memory a preference of `new` said as a correction amends (the
+    speaker's latest of the slots it may replace)."""
     out: list[Supersession] = []
     for o in old.facts:
         for n in new.facts:
             if new.subject(n) != old.subject(o):
                 continue
-            rule = _rule(n, o)
+            rule = _rule(n, o) or (_amended(n, o) if amended else None)
             if rule is None:
                 continue
             out.append(
@@ -155,6 +169,17 @@ def replaced(new: Stated, old: Stated, *, rule_name: str | None = None) -> list[
             )
             break
     return out
+
+
+def amends_slots(new: Stated, old: Stated) -> bool:
+    """Whether `old` states a current value, of the same subject, of a slot that a preference
+    of `new` said as a correction may replace."""
+    return any(
+        o.slot in n.amends and o.positive and not o.past and new.subject(n) == old.subject(o)
+        for n in new.facts
+        if n.amends
+        for o in old.facts
+    )
 
 
 def past_outdated(stated: Stated, by: Stated) -> list[Supersession]:

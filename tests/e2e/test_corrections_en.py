@@ -115,3 +115,119 @@ def test_a_but_that_adds_or_starts_a_new_clause_corrects_nothing(client, auth, s
     second = write(client, auth, scope, new)
     assert (second['superseded'], second['supersessions']) == ([], []), second
     assert read(client, auth, first['id'])['stale'] == []
+
+
+AMENDS = [
+    ('write', 'Call me Anna.', 'Actually I prefer Beth.', 'name', ('anna', 'beth')),
+    ('capture', 'Call me Anna.', 'Actually, I prefer Beth.', 'name', ('anna', 'beth')),
+    ('write', 'My name is Anna.', 'Sorry, I prefer Beth.', 'name', ('anna', 'beth')),
+    ('capture', 'My name is Anna.', 'No, I prefer Beth.', 'name', ('anna', 'beth')),
+    ('write', 'Call me Anna.', "I'd rather be called Beth.", 'name', ('anna', 'beth')),
+    ('write', 'I prefer tea.', 'Actually I prefer coffee.', 'prefers', ('tea', 'coffee')),
+    ('capture', 'I prefer tea.', 'Actually, I prefer coffee.', 'prefers', ('tea', 'coffee')),
+    ('write', 'I prefer tea.', "On second thought, I'd prefer coffee.", 'prefers',
+     ('tea', 'coffee')),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(('via', 'old', 'new', 'slot', 'values'), AMENDS)
+def test_a_preference_said_as_a_correction_replaces_the_value_it_corrects(
+    client, auth, scope, via, old, new, slot, values
+):  # type: ignore[no-untyped-def]
+    # "Actually, I prefer Beth" names no old value: it amends what the speaker said last
+    first = said(client, auth, scope, old, via)
+    second = said(client, auth, scope, new, via)
+    stored = read(client, auth, first['id'])
+    assert stored['superseded_by'] == second['id'], stored
+    record = stored['supersession']
+    assert (record['slot'], record['old_value'], record['new_value']) == (slot, *values)
+
+
+def test_an_amended_name_is_the_answer_and_holds_the_slot(client, auth, scope):  # type: ignore[no-untyped-def]
+    write(client, auth, scope, 'Call me Anna.')
+    beth = write(client, auth, scope, 'Actually I prefer Beth.')
+    assert search(client, auth, scope, 'What should you call me?')[0]['id'] == beth['id']
+    later = write(client, auth, scope, 'Call me Bobby.')
+    assert read(client, auth, beth['id'])['superseded_by'] == later['id']
+
+
+def test_a_correction_after_a_lead_word_is_replaced_by_the_next_value(client, auth, scope):  # type: ignore[no-untyped-def]
+    # "Actually," was a clause of its own with no fact, so the memory was never all replaced
+    robert = write(client, auth, scope, 'Actually, call me Robert.')
+    later = write(client, auth, scope, 'Call me Bobby.')
+    assert read(client, auth, robert['id'])['superseded_by'] == later['id']
+
+
+def test_a_preference_said_as_a_correction_amends_only_the_latest(client, auth, scope):  # type: ignore[no-untyped-def]
+    seats = write(client, auth, scope, 'I prefer window seats.')
+    tea = write(client, auth, scope, 'I prefer tea.')
+    coffee = write(client, auth, scope, 'Actually I prefer coffee.')
+    assert read(client, auth, tea['id'])['superseded_by'] == coffee['id']
+    stored = read(client, auth, seats['id'])
+    assert (stored['superseded_by'], stored['stale']) == (None, [])
+
+
+AMENDS_NOTHING = [
+    ('Call me Anna.', 'I prefer Beth.'),  # no word says it corrects anything
+    ('Call me Anna.', 'Actually I prefer English.'),  # a language is no name
+    ('I live in Paris.', 'Actually I prefer Berlin.'),  # a preference is no home
+    ('I like tea.', 'Actually I like coffee too.'),
+]
+
+
+@pytest.mark.parametrize(('old', 'new'), AMENDS_NOTHING)
+def test_a_preference_that_is_no_correction_of_the_slot_replaces_nothing(
+    client, auth, scope, old, new
+):  # type: ignore[no-untyped-def]
+    first = write(client, auth, scope, old)
+    second = write(client, auth, scope, new)
+    assert (second['superseded'], second['supersessions']) == ([], []), second
+    assert read(client, auth, first['id'])['stale'] == []
+
+
+@pytest.mark.parametrize('new', ['Actually, call me Robert.', 'My name is Robert now.'])
+def test_a_captured_name_is_replaced_by_its_owners_unpinned_correction(client, auth, scope, new):  # type: ignore[no-untyped-def]
+    # capture pins a name by itself (Core); the pin keeps it at hand, not current against the
+    # owner's own correction, which hides it and takes the pin
+    bob = capture(client, auth, scope, 'My name is Bob.')
+    assert (read(client, auth, bob['id'])['pinned'], bob['kind']) == (True, 'entity')
+    robert = write(client, auth, scope, new)
+    stored = read(client, auth, bob['id'])
+    assert stored['superseded_by'] == robert['id'], stored
+    assert (stored['supersession']['slot'], stored['supersession']['new_value']) == (
+        'name',
+        'robert',
+    )
+    now = read(client, auth, robert['id'])
+    assert (now['pinned'], now['tier']) == (True, 'core')
+    body = {'scope': scope, 'user_id': 'ann', 'message': 'What is my name?'}
+    bundle = client.post('/v1/recall/bundle', json=body, headers=auth).get_json()
+    assert robert['id'] in bundle['ids'] and bob['id'] not in bundle['ids'], bundle
+
+
+def test_a_name_the_client_pinned_stays_current_with_the_correction_recorded(client, auth, scope):  # type: ignore[no-untyped-def]
+    bob = write(client, auth, scope, 'Call me Bob.', pinned=True)
+    robert = write(client, auth, scope, 'Actually, call me Robert.')
+    stored = read(client, auth, bob['id'])
+    assert stored['superseded_by'] is None
+    assert [(r['slot'], r['old_value'], r['new_value'], r['by']) for r in stored['stale']] == [
+        ('name', 'bob', 'robert', robert['id'])
+    ]
+    assert read(client, auth, robert['id'])['pinned'] is False
+
+
+def test_a_captured_name_the_client_pinned_by_an_edit_stays_current(client, auth, scope):  # type: ignore[no-untyped-def]
+    bob = capture(client, auth, scope, 'My name is Bob.')
+    unpin = client.patch(f'/v1/memories/{bob["id"]}', json={'pinned': False}, headers=auth)
+    assert unpin.status_code == 200, unpin.get_json()
+    pin = client.patch(f'/v1/memories/{bob["id"]}', json={'pinned': True}, headers=auth)
+    assert pin.status_code == 200, pin.get_json()
+    write(client, auth, scope, 'Actually, call me Robert.')
+    assert read(client, auth, bob['id'])['superseded_by'] is None
+
+
+def test_someone_elses_name_leaves_a_captured_name_alone(client, auth, scope):  # type: ignore[no-untyped-def]
+    bob = capture(client, auth, scope, 'My name is Bob.')
+    write(client, auth, scope, 'Actually, call me Robert.', user_id='zoe')
+    stored = read(client, auth, bob['id'])
+    assert (stored['superseded_by'], stored['stale']) == (None, [])
