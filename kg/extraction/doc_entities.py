@@ -13,6 +13,7 @@ import functools
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from core.names import is_organisation
 from kg.extraction.lexicon import (
     HEAD_TYPES,
     KNOWN_TOOLS,
@@ -121,6 +122,8 @@ class DocEntities:
         else:
             known_tool = name.casefold() in KNOWN_TOOLS
             etype = EntityType.TOOL if known_tool else self.owner.type_of(name)
+            if not known_tool and is_organisation(name):
+                etype = EntityType.ORG  # "I moved to Google": NER may call it a place
             self.add(name, etype, range(start, end))
 
     def arg(self, tok: Any) -> str | None:

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from core.names import is_organisation
 from kg.dates import resolve_date
 from kg.extraction.doc_entities import DocEntities, TypeMemory, string_ids
 from kg.extraction.lexicon import (
@@ -347,7 +348,7 @@ class DocReader:
                     continue
                 predicate = known
                 if known in ('lives_in', 'uses') and lemma in _CHANGE_VERBS:
-                    predicate = _changed(known, self.names.entities[obj].type, pobj)
+                    predicate = _changed(known, self.names.entities[obj].type, pobj, obj)
                     if predicate is None:
                         continue
                 confidence = 0.9 if predicate else 0.6
@@ -368,7 +369,7 @@ class DocReader:
 
 
 # verbs of a change whose object says what changed: a home (moved to York) or a tool (to Emacs)
-_CHANGE_VERBS = frozenset({'move', 'switch', 'migrate'})
+_CHANGE_VERBS = frozenset({'move', 'relocate', 'switch', 'migrate'})
 
 _SELF_NAMED = re.compile(
     r"(?i:\b(?:i'm|i am|my name is|my name's|call me))\s+([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3})"
@@ -385,15 +386,20 @@ def _household(tok: Any) -> bool:
     )
 
 
-def _changed(known: str, etype: EntityType, pobj: Any) -> str | None:
-    """What "moved/switched to X" changes, by what X is (`etype`): a home is a place, a tool
-    is software; None when X is neither the verb's usual sense nor a tool."""
+def _changed(known: str, etype: EntityType, pobj: Any, name: str) -> str | None:
+    """What "moved/switched to X" (`name`, of type `etype`) changes, by what X is: a home is a
+    place, a tool is software, an employer an organisation; None when X is neither the verb's
+    usual sense nor a tool."""
     if known == 'uses' and pobj.lower_ in WORKPLACES:
         return None  # "switched to the Paris office" uses no office
     if etype in (EntityType.TOOL, EntityType.PRODUCT):
         return 'uses'  # "moved from Vim to Emacs": an editor, not a home
     if known == 'uses' and etype == EntityType.PLACE:
         return None  # "switched to Paris" names no tool
+    if known == 'lives_in' and is_organisation(name):
+        # "I moved to Google": a new employer, not a home. An organisation by its own words
+        # only: the small NER model calls cities ORG too ("moved to Bristol")
+        return 'works_at'
     return known
 
 

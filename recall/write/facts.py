@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from core.names import is_organisation
 from recall.normalize import normalize_text
 from recall.write.deterministic import deterministic_capture
 from recall.write.fact_patterns import (
@@ -418,6 +419,11 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
         )
         if not value or (slot in ('works_at', 'lives_in') and EDITOR.fullmatch(value)):
             continue
+        if slot == 'lives_in' and not zh and is_organisation(value):
+            # "I moved to Google": moving to an employer is a new job; nobody lives in one
+            if not re.search(r'(?i)\b(?:mov|relocat)', m.group(0)):
+                continue
+            slot = 'works_at'
         retracted = m.groupdict().get('r')
         retracts = (_clean(retracted),) if retracted else ()
         if slot == 'name' and NAME_NEG.search(rest[: m.start()] or clause[: m.start()]):
