@@ -146,14 +146,27 @@ def coverage_of(
     if not words:
         return 0.0
     slots = _stated_by() if stated else {}
+    named = _zh_named(words, stated) if stated else frozenset()
     found = [
         w
         for w in words
-        if w in have or slot_synonym_in(w, have, text) or slots.get(w, frozenset()) & stated
+        if w in have
+        or w in named
+        or slot_synonym_in(w, have, text)
+        or slots.get(w, frozenset()) & stated
     ]
     if not any(w not in CJK_FUNCTION for w in found):
         return 0.0
-    return len(found) / len(words)
+    # a Chinese question's function characters (我, 的, 什么, 怎么…) say nothing of its topic:
+    # they count neither way, so a correction that shares the topic's words answers as well as
+    # one that repeats the question's frame
+    content = [w for w in words if w not in CJK_FUNCTION]
+    return sum(1 for w in found if w not in CJK_FUNCTION) / len(content)
+
+
+# a question about answers (回答, 回复) asks any of the answer settings
+_ZH_ANSWERS = ('回答', '回复')
+_ANSWER_SLOTS = ('answer_format', 'answer_language', 'answer_length')
 
 
 @cache
@@ -164,6 +177,32 @@ def _stated_by() -> dict[str, frozenset[str]]:
         for stem in tokenize(words):
             out.setdefault(stem, set()).add(slot)
     return {k: frozenset(v) for k, v in out.items()}
+
+
+@cache
+def _zh_stated_words() -> tuple[tuple[str, frozenset[str]], ...]:
+    """(word, slots) of every Chinese slot word of two characters or more: a question holding
+    the whole word names the slot ("排版" the answer format, not "反转" a change of title)."""
+    out: dict[str, set[str]] = {}
+    zh = [(slot, words) for slot, words in _ZH_SLOTS if slot is not None]
+    zh += [(slot, _ZH_ANSWERS) for slot in _ANSWER_SLOTS]
+    for slot, words in zh:
+        for word in words:
+            if len(word) > 1:
+                out.setdefault(word, set()).add(slot)
+    return tuple((w, frozenset(s)) for w, s in out.items())
+
+
+def _zh_named(words: Sequence[str], stated: frozenset[str]) -> frozenset[str]:
+    """The characters of the question's Chinese slot words whose slot the memory states
+    ("写成一段话" states a format: 排, 版 of "我希望你怎么排版回答" count for it)."""
+    have = set(words)
+    return frozenset(
+        char
+        for word, slots in _zh_stated_words()
+        if slots & stated and have.issuperset(word)
+        for char in word
+    )
 
 
 def slot_synonym_in(term: str, have: frozenset[str], text: str) -> bool:

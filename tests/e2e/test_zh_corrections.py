@@ -97,3 +97,25 @@ def test_a_chinese_statement_of_another_subject_or_slot_corrects_nothing(
     second = write(client, auth, scope, new, user_id='ann')
     assert (second['superseded'], second['supersessions']) == ([], []), second
     assert read(client, auth, first['id'])['stale'] == []
+
+
+ANSWERED = [
+    ('请用中文回答我。', '英文就好。', '回答应该用哪种语言？'),
+    ('我喜欢你用列表回答。', '写成一段话。', '我希望你怎么排版回答？'),
+]
+
+
+@pytest.mark.parametrize(('old', 'new', 'question'), ANSWERED)
+def test_a_chinese_correction_answers_a_question_framed_in_other_words(
+    client, auth, scope, old, new, question
+):  # type: ignore[no-untyped-def]
+    # the correction shares no word with the question but states the slot it asks (排版: the
+    # answer format, 语言: the answer language): it clears the search's and the bundle's floors
+    write(client, auth, scope, old, user_id='ann')
+    second = write(client, auth, scope, new, user_id='ann')
+    body = {'query': question, 'scope': scope, 'user_id': 'ann'}
+    hits = client.post('/v1/memory_search', json=body, headers=auth).get_json()['hits']
+    assert [h['id'] for h in hits][:1] == [second['id']], hits
+    bundle = {'message': question, 'scope': scope, 'user_id': 'ann'}
+    answer = client.post('/v1/recall/bundle', json=bundle, headers=auth).get_json()
+    assert answer['ids'][:1] == [second['id']], answer

@@ -75,7 +75,16 @@ def test_only_dialogue_turns_close_in_event_time_in_one_scope_are_one_session():
 def test_chinese_coverage_counts_characters_not_bigrams():
     terms = query_terms('用户的幸运数字是多少')
     assert all(len(t) == 1 for t in terms)
-    assert coverage(terms, '我叫东升，幸运数字是 88。') == pytest.approx(5 / len(terms))
+    # 的, 是, 多, 少 are function characters: they count neither way (4 of 用户幸运数字)
+    assert coverage(terms, '我叫东升，幸运数字是 88。') == pytest.approx(4 / 6)
+
+
+def test_a_chinese_questions_frame_does_not_dilute_its_topic():
+    terms = query_terms('我对表格的要求是什么？')
+    # 对 表 格 要 求 carry the topic (表, 格 held, 要 of 要点 a word of the format slot); 我 的 是
+    # 什 么 would halve the share of a memory that answers with the topic's words alone
+    assert coverage(terms, '表格现在可以用了。') == pytest.approx(3 / 5)
+    assert coverage(terms, '我的名字是什么都行。') == 0.0
 
 
 def test_confidence_is_the_share_of_query_terms_held_or_the_calibrated_cosine():
@@ -150,3 +159,13 @@ def test_a_period_named_in_a_query_holds_event_times_in_it_and_a_month_after(
 )
 def test_a_query_without_a_valid_date_names_no_period(query):
     assert query_period(query, NOW) is None
+
+
+def test_a_chinese_slot_word_counts_for_a_memory_that_states_its_slot():
+    terms = query_terms('我希望你怎么排版回答？')
+    # "写成一段话" shares no character with the question, but states the answer format
+    assert coverage(terms, '写成一段话。') == 0.0
+    assert coverage(terms, '写成一段话。', frozenset({'answer_format'})) > 0.4
+    # a slot word counts whole: 反转 holds 转 of 转行 (a title), not the word
+    other = query_terms('怎么反转一个链表？')
+    assert coverage(other, '我是一名软件工程师', frozenset({'title'})) == 0.0
