@@ -81,9 +81,13 @@ def test_forget_during_a_running_session_job_leaves_no_episode_and_no_fact(
             )
         )
         forget.start()
-        while _job(client, job_id)['state'] != 'cancelled':  # forget has cancelled it
-            time.sleep(0.01)
-        go.set()  # the job goes on from where it was: it stores its episode
+        deadline = time.monotonic() + 120
+        try:
+            while _job(client, job_id)['state'] != 'cancelled':  # forget has cancelled it
+                assert time.monotonic() < deadline, (_job(client, job_id), answers)
+                time.sleep(0.01)
+        finally:
+            go.set()  # the job goes on from where it was: it stores its episode
         forget.join()
         assert answers[0].status_code == 200, answers[0].get_json()
         survivors += _left(client, trial)  # forget waited for the job: nothing now

@@ -169,7 +169,9 @@ def test_forget_waits_for_the_session_job_a_worker_runs_and_leaves_nothing_of_it
         )
     )
     forget.start()
+    deadline = time.monotonic() + 120
     while _job(client, job_id)['state'] != 'cancelled':  # forget has cancelled it
+        assert time.monotonic() < deadline, _job(client, job_id)
         time.sleep(0.01)
     threading.Timer(HOLD_S, go.set).start()  # the job goes on: it stores its episode
     forget.join(300)
