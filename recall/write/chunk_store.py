@@ -27,6 +27,8 @@ from vectors.models import VectorPoint
 from vectors.ports import Embedder, SparseEncoder, VectorStore
 
 LAST_IN_SCOPE_MAX = 10_000
+# the metadata key the pin route sets: a pin the client asked for
+PINNED_BY = 'pinned_by'
 # writes of one scope serialise on one of these locks (picked by a hash of the scope)
 WRITE_STRIPES = 64
 
@@ -169,14 +171,20 @@ class ChunkStore:
         self.set_payload({i: {'tier': Tier(t).value, 'updated_at': at} for i, t in tiers.items()})
 
     def set_pinned(self, ident: str, pinned: bool) -> Chunk:
-        """Pin (Core, never demoted) or unpin (back to working) a chunk."""
+        """Pin (Core, never demoted) or unpin (back to working) a chunk. A pin set here is the
+        client's (`metadata.pinned_by`): unlike the one capture gives a name by itself, it
+        protects the memory from unpinned corrections."""
         with self.locked([self.get(ident).scope]):
             chunk = self.get(ident)
             unpinned = Tier.WORKING if chunk.tier == Tier.CORE else chunk.tier
             tier = Tier.CORE if pinned else unpinned
             now = to_epoch(self._clock.now())
-            self.set_payload({ident: {'pinned': pinned, 'tier': tier.value, 'updated_at': now}})
-        return chunk.model_copy(update={'pinned': pinned, 'tier': tier})
+            metadata = {k: v for k, v in chunk.metadata.items() if k != PINNED_BY}
+            if pinned:
+                metadata[PINNED_BY] = 'client'
+            change = {'pinned': pinned, 'tier': tier.value, 'updated_at': now}
+            self.set_payload({ident: {**change, 'metadata': metadata}})
+        return chunk.model_copy(update={'pinned': pinned, 'tier': tier, 'metadata': metadata})
 
     def touch(self, ids: Sequence[str], scopes: Iterable[str] | None = None) -> None:
         """Record a recall of these chunks: access count and time (an id given n times counts

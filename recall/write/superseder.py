@@ -17,6 +17,7 @@ from core.clock import to_epoch
 from recall.models import ANY_USER, MEMORIES, Chunk
 from recall.schemas import MemoryIn, WriteResult, WriteStatus
 from recall.tiers import Kind, Tier
+from recall.write.chunk_store import PINNED_BY
 from recall.write.conflicts import detect, merge_agrees
 from recall.write.facts import SINGLE_VALUED
 from recall.write.merging import different_subjects, keeps_content, same_subject, stated_at
@@ -387,6 +388,7 @@ def _capture_pin(payload: Mapping[str, Any]) -> bool:
         bool(payload.get('pinned'))
         and payload.get('kind') == Kind.ENTITY
         and metadata.get('captured_by') == 'capture'
+        and PINNED_BY not in metadata
         and not any('pinned' in (v.get('changed') or ()) for v in payload.get('versions') or ())
     )
 

@@ -226,6 +226,15 @@ def test_a_captured_name_the_client_pinned_by_an_edit_stays_current(client, auth
     assert read(client, auth, bob['id'])['superseded_by'] is None
 
 
+def test_a_captured_name_the_client_pinned_by_the_pin_route_stays_current(client, auth, scope):  # type: ignore[no-untyped-def]
+    bob = capture(client, auth, scope, 'My name is Bob.')
+    for route in ('unpin', 'pin'):
+        response = client.post(f'/v1/memories/{bob["id"]}/{route}', headers=auth)
+        assert response.status_code == 200, response.get_json()
+    write(client, auth, scope, 'Actually, call me Robert.')
+    assert read(client, auth, bob['id'])['superseded_by'] is None
+
+
 def test_someone_elses_name_leaves_a_captured_name_alone(client, auth, scope):  # type: ignore[no-untyped-def]
     bob = capture(client, auth, scope, 'My name is Bob.')
     write(client, auth, scope, 'Actually, call me Robert.', user_id='zoe')
