@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -27,6 +28,22 @@ log = logging.getLogger(__name__)
 
 # facet() needs a bound; more distinct scopes than this in one store is not a realistic setup
 MAX_SCOPES = 100_000
+
+
+@dataclass
+class _Links:
+    """What an import must fix in the records of what it stored once every line is in: the
+    ids it stored records under instead of theirs ((scope, id in the file) -> id stored), and
+    the stored memories whose supersession records name other memories by id."""
+
+    renamed: dict[tuple[str, str], str] = field(default_factory=dict)
+    naming: list[str] = field(default_factory=list)
+
+    def note(self, read: list[Chunk], owned: list[Chunk]) -> None:
+        """Record the ids of one batch, as read and as they will be stored."""
+        for before, after in zip(read, owned, strict=True):
+            if after.id != before.id:
+                self.renamed[(before.scope, before.id)] = after.id
 
 
 class MemoryTransfer:
@@ -84,6 +101,7 @@ class MemoryTransfer:
         report = ImportReport(dry_run=dry_run, dedupe=dedupe)
         seen_ids: set[str] = set()
         seen_texts: set[tuple[str, str]] = set()
+        links = _Links()
         now = self._clock.now()
         batch: list[Chunk] = []
         for number, raw in enumerate(lines, 1):
@@ -92,14 +110,17 @@ class MemoryTransfer:
                 continue
             batch.append(chunk)
             if len(batch) >= self._batch:
-                self._import_batch(batch, dedupe, dry_run, seen_ids, seen_texts, report)
+                self._import_batch(batch, dedupe, dry_run, seen_ids, seen_texts, report, links)
                 batch = []
             if report.read % self._progress_every == 0:
                 log.info(
                     'import: %d read, %d imported, %d duplicates, %d invalid',
                     report.read, report.imported, report.skipped_duplicate, report.invalid,
                 )  # fmt: skip
-        self._import_batch(batch, dedupe, dry_run, seen_ids, seen_texts, report)
+        self._import_batch(batch, dedupe, dry_run, seen_ids, seen_texts, report, links)
+        if not dry_run:
+            # a record may name one stored under another id in a later batch: fixed at the end
+            self._writer.relink(links.naming, links.renamed)
         log.info(
             'import finished%s: %d read, %d imported, %d duplicates, %d invalid',
             ' (dry run)' if dry_run else '',
@@ -115,6 +136,7 @@ class MemoryTransfer:
         seen_ids: set[str],
         seen_texts: set[tuple[str, str]],
         report: ImportReport,
+        links: _Links,
     ) -> None:
         if not batch:
             return
@@ -122,7 +144,8 @@ class MemoryTransfer:
         stored = {p.id: p.payload for p in found}
         taken = {i: str(p.get('scope')) for i, p in stored.items()}
         scopes_of = partial(stored_scopes, self._vectors)
-        batch = [owned(c, taken, scopes_of) for c in batch]
+        read, batch = batch, [owned(c, taken, scopes_of) for c in batch]
+        links.note(read, batch)
         keep: dict[str, Chunk] = {}
         merges: dict[str, dict[str, Any]] = {}
         if dedupe == Dedupe.NONE:
@@ -144,5 +167,6 @@ class MemoryTransfer:
                     keep[chunk.id] = chunk
             report.imported += len(keep)
         if not dry_run:
+            links.naming += [c.id for c in keep.values() if c.superseded_by or c.stale]
             self._writer.store(list(keep.values()))
             self._writer.update(merges)

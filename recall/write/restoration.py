@@ -38,25 +38,84 @@ def restore(
     vectors: VectorStore, superseder: Superseder, gone: Sequence[StoredPoint], now: datetime
 ) -> dict[str, dict[str, Any]]:
     """Undo what the deleted memories `gone` (their payloads as read before the delete) had
-    outdated, in the store. Call it after the delete, under the scopes' write locks. The
-    records naming `gone` are cleared first, so that the memories that held them see each
-    other as live when they are weighed again. Returns every payload change made."""
+    outdated, in the store. Call it after the delete, under the scopes' write locks. Returns
+    every payload change made."""
     ids = {p.id for p in gone}
-    holders = _naming(vectors, gone, ids)
+    return _dropped(vectors, superseder, [(c, ids) for c in _naming(vectors, gone, ids)], now)
+
+
+def relink(
+    vectors: VectorStore,
+    superseder: Superseder,
+    ids: Sequence[str],
+    renamed: Mapping[tuple[str, str], str],
+    now: datetime,
+) -> dict[str, dict[str, Any]]:
+    """Imported memories (`ids`) made to name memories of their own scope. An import stores a
+    record under another id when its own is taken in another scope (`renamed`: (scope, id in
+    the file) -> id stored), so the records that name it follow it; a record naming a memory
+    its scope does not hold (it was not in the file) is dropped as a delete drops it. Call it
+    under the scopes' write locks. Returns every payload change made."""
+    chunks = [Chunk.from_payload(p.payload) for p in vectors.retrieve(MEMORIES, list(ids))]
+    moved = {c.id: _renamed(c, renamed) for c in chunks}
+    named = sorted({i for c in moved.values() for i in _named_by(c)})
+    held = {p.id: p.payload.get('scope') for p in vectors.retrieve(MEMORIES, named)}
+    changes: dict[str, dict[str, Any]] = {}
+    orphans: list[tuple[Chunk, set[str]]] = []
+    for old in chunks:
+        chunk = moved[old.id]
+        if chunk != old:
+            # the same memory under its own scope's ids: not an update of it (no updated_at)
+            fields = {'stale', 'superseded_by', 'supersession'}
+            changes[chunk.id] = chunk.model_dump(mode='json', include=fields)
+        missing = {i for i in _named_by(chunk) if held.get(i) != chunk.scope}
+        if missing:
+            orphans.append((chunk, missing))
+    if changes:
+        vectors.set_payload(MEMORIES, changes)
+    return {**changes, **_dropped(vectors, superseder, orphans, now)}
+
+
+def _dropped(
+    vectors: VectorStore,
+    superseder: Superseder,
+    holders: Sequence[tuple[Chunk, Collection[str]]],
+    now: datetime,
+) -> dict[str, dict[str, Any]]:
+    """Each memory of `holders` without its records naming the ids paired with it, then weighed
+    again. The records are cleared in the store first, so that the memories that held them
+    see each other as live when they are weighed again."""
     if not holders:
         return {}
     at = to_epoch(now)
-    cleared = {c.id: _cleared(c, ids, at) for c in holders}
+    cleared = {c.id: _cleared(c, ids, at) for c, ids in holders}
     vectors.set_payload(MEMORIES, cleared)
     changes: dict[str, dict[str, Any]] = {i: dict(c) for i, c in cleared.items()}
     # oldest first: a memory stated later outdates the older ones when its turn comes
     again = sorted(
-        (c.model_copy(update=_fields(cleared[c.id])) for c in holders),
+        (c.model_copy(update=_fields(cleared[c.id])) for c, _ in holders),
         key=lambda c: (stated_at(c.to_payload()), c.id),
     )
     superseder.reweigh(again, changes, now)
     vectors.set_payload(MEMORIES, changes)
     return changes
+
+
+def _named_by(chunk: Chunk) -> set[str]:
+    """The memories `chunk`'s supersession records name."""
+    out = {str(r['by']) for r in chunk.stale if isinstance(r, dict) and r.get('by')}
+    return out | ({chunk.superseded_by} if chunk.superseded_by else set())
+
+
+def _renamed(chunk: Chunk, renamed: Mapping[tuple[str, str], str]) -> Chunk:
+    def new(ident: Any) -> Any:
+        return renamed.get((chunk.scope, str(ident)), ident)
+
+    stale = [{**r, 'by': new(r.get('by'))} if 'by' in r else r for r in chunk.stale]
+    update: dict[str, Any] = {'stale': stale, 'superseded_by': new(chunk.superseded_by)}
+    if chunk.supersession and 'by' in chunk.supersession:
+        update['supersession'] = {**chunk.supersession, 'by': new(chunk.supersession['by'])}
+    return chunk.model_copy(update=update)
 
 
 def _naming(vectors: VectorStore, gone: Sequence[StoredPoint], ids: Collection[str]) -> list[Chunk]:

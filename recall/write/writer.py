@@ -33,7 +33,7 @@ from recall.write.dedup import MergePlan
 from recall.write.facts import facts_of
 from recall.write.graph_followup import GraphFollowUp
 from recall.write.guards import explicit_skip, guarded_items, redact_chunk
-from recall.write.restoration import restore
+from recall.write.restoration import relink, restore
 from recall.write.superseder import Superseder
 from recall.write.supersession import RECORD_KINDS, slot_tags
 from vectors.ports import Embedder, SparseEncoder, VectorStore
@@ -230,6 +230,16 @@ class MemoryWriter:
             restore(self._vectors, self._superseder, gone, self._clock.now())
         if graph:
             self._graph.forget(batch)
+
+    def relink(self, ids: Sequence[str], renamed: Mapping[tuple[str, str], str]) -> None:
+        """Imported memories' supersession records made to name memories of their own scope
+        (`renamed`: (scope, id in the file) -> id stored), and records naming a memory their
+        scope does not hold dropped (`recall.write.restoration.relink`)."""
+        if not ids:
+            return
+        scopes = {str(p.payload.get('scope')) for p in self._vectors.retrieve(MEMORIES, ids)}
+        with self._store.locked(scopes):
+            relink(self._vectors, self._superseder, ids, renamed, self._clock.now())
 
     def delete(self, ident: str) -> None:
         """Delete a chunk and its graph mentions; NotFound when there is none."""

@@ -5,6 +5,7 @@ live memory still outdates stays superseded, now by that one."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -59,8 +60,6 @@ def graph_current(client, auth, scope: str, query: str, predicate: str) -> list[
 
 
 def export(client, auth, scope: str) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
-    import json
-
     response = client.get(f'/v1/admin/export?scope={scope}', headers=auth)
     return [json.loads(line) for line in response.get_data(as_text=True).splitlines()]
 
@@ -126,3 +125,26 @@ def test_a_less_trusted_rewrite_of_a_deleted_text_does_not_supersede_the_users_m
     kept = read(client, auth, first_id)
     assert kept['superseded_by'] is None, kept
     assert read(client, auth, second_id)['trust'] != kept['trust']
+
+
+def test_an_import_into_another_scope_keeps_records_naming_its_own_copies(client, auth, scope):  # type: ignore[no-untyped-def]
+    old = write(client, auth, scope, 'I live in Leeds.', '2024-03-01T09:00:00Z')['id']
+    new = write(client, auth, scope, 'I moved to York.', '2025-02-01T09:00:00Z')['id']
+    records = export(client, auth, scope)
+    copy, partial = f'{scope}-copy', f'{scope}-part'
+    for target, kept in ((copy, records), (partial, [r for r in records if r['id'] == old])):
+        body = ''.join(json.dumps({**r, 'scope': target}) + '\n' for r in kept)
+        response = client.post('/v1/admin/import?dedupe=none', data=body, headers=auth)
+        assert response.status_code == 200, response.get_json()
+    copied = {r['text']: r for r in export(client, auth, copy)}
+    leeds, york = copied['I live in Leeds.'], copied['I moved to York.']
+    assert york['id'] != new  # ids derive from the scope
+    assert leeds['superseded_by'] == york['id']
+    assert {s['by'] for s in leeds['stale']} == {york['id']}
+    # the copy's York deleted: the copy's Leeds is current again, the source's stays outdated
+    delete(client, auth, york['id'])
+    assert read(client, auth, leeds['id'])['superseded_by'] is None
+    assert read(client, auth, old)['superseded_by'] == new
+    # imported without the memory that outdated it: nothing in its scope outdates it
+    [alone] = export(client, auth, partial)
+    assert (alone['superseded_by'], alone['stale']) == (None, []), alone

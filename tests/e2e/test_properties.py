@@ -5,7 +5,8 @@ dir), checking after every step that
 - no acknowledged memory disappears unless it was deleted (superseded ones stay, marked), and a
   memory is only ever superseded by an at-least-as-trusted write;
 - merges never lower importance, the pin or access_count;
-- export -> import into a fresh scope round-trips: the normalised records are identical;
+- export -> import into a fresh scope round-trips: the normalised records are identical, and
+  a supersession record names the same memory in the copy as in the source;
 - nothing answers 5xx.
 
 Bounded for CI: 40 sequences of up to 20 steps, 6-45 s on a slow two-core machine.
@@ -57,11 +58,24 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def normalised(records: list[dict[str, Any]], skip: tuple[str, ...] = ()) -> list[str]:
-    """Export records without the fields that name their place, as sorted JSON lines."""
+    """Export records without the fields that name their place, as sorted JSON lines; a
+    memory named by a supersession record is named by its user and text, '?' when the export
+    does not hold it."""
+    named = {r['id']: f'{r.get("user_id")}: {r["text"]}' for r in records}
+
+    def by(ident: Any) -> Any:
+        return None if ident is None else named.get(ident, '?')
+
     out = []
     for record in records:
         kept = {k: v for k, v in record.items() if k not in PLACE_FIELDS + skip}
-        kept['superseded_by'] = record.get('superseded_by') is not None
+        kept['superseded_by'] = by(record.get('superseded_by'))
+        kept['stale'] = [{**s, 'by': by(s.get('by'))} for s in record.get('stale') or []]
+        if record.get('supersession'):
+            kept['supersession'] = {
+                **record['supersession'],
+                'by': by(record['supersession'].get('by')),
+            }
         out.append(json.dumps(kept, sort_keys=True, ensure_ascii=False))
     return sorted(out)
 
