@@ -171,15 +171,16 @@ def replaced(
     return out
 
 
-def amends_slots(new: Stated, old: Stated) -> bool:
-    """Whether `old` states a current value, of the same subject, of a slot that a preference
+def amended_slots(new: Stated, old: Stated) -> set[str]:
+    """The slots of which `old` states a current value, of the same subject, that a preference
     of `new` said as a correction may replace."""
-    return any(
-        o.slot in n.amends and o.positive and not o.past and new.subject(n) == old.subject(o)
+    return {
+        o.slot
         for n in new.facts
         if n.amends
         for o in old.facts
-    )
+        if o.slot in n.amends and o.positive and not o.past and new.subject(n) == old.subject(o)
+    }
 
 
 def past_outdated(stated: Stated, by: Stated) -> list[Supersession]:

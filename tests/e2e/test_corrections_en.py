@@ -167,11 +167,21 @@ def test_a_preference_said_as_a_correction_amends_only_the_latest(client, auth, 
     assert (stored['superseded_by'], stored['stale']) == (None, [])
 
 
+def test_a_name_said_as_a_correction_amends_the_name_not_a_later_preference(client, auth, scope):  # type: ignore[no-untyped-def]
+    anna = write(client, auth, scope, 'Call me Anna.')
+    tea = write(client, auth, scope, 'I prefer tea.')
+    beth = write(client, auth, scope, 'Actually I prefer Beth.')
+    assert read(client, auth, anna['id'])['superseded_by'] == beth['id']
+    stored = read(client, auth, tea['id'])
+    assert (stored['superseded_by'], stored['stale']) == (None, [])
+
+
 AMENDS_NOTHING = [
     ('Call me Anna.', 'I prefer Beth.'),  # no word says it corrects anything
     ('Call me Anna.', 'Actually I prefer English.'),  # a language is no name
     ('I live in Paris.', 'Actually I prefer Berlin.'),  # a preference is no home
     ('I like tea.', 'Actually I like coffee too.'),
+    ('I prefer window seats.', 'Actually I prefer coffee.'),  # a preference about another thing
 ]
 
 
