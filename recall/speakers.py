@@ -77,7 +77,9 @@ def _is_label(name: str) -> bool:
     """A heading label rather than a name: its head word is a heading noun."""
     if _HAN.fullmatch(name):
         # a Chinese name is two to four characters (欧阳娜娜); a longer label is a heading
-        return len(name) > 4 or name in _LABEL_HEADS or name[-2:] in _LABEL_HEADS
+        # "更正一下：", "补充一下：": a heading said as a verb
+        verb = name[:2] in _LABEL_HEADS and name[2:] in ('一下', '下')
+        return len(name) > 4 or name in _LABEL_HEADS or name[-2:] in _LABEL_HEADS or verb
     words = name.split()
     return words[-1].casefold().rstrip('.') in _LABEL_HEADS
 

@@ -359,11 +359,20 @@ def _with_subject(clause: str, first_person: bool) -> str:
     return clause
 
 
+# "别再叫我小王了，叫王总": a refused name is not the speaker's; the one given after it is
+_REFUSED_ZH = re.compile(r'(?:别|不要|不用|不许)再?$')
+_GIVEN_AFTER_ZH = re.compile(r'[，,]\s*(?:请|就|改)?叫(?!我)([^\s,，。！？!?、;；:：]{1,12})')
+
+
 def _name_of(clause: str) -> str | None:
     for pattern in (NAME_ZH, NAME_EN):
-        match = pattern.search(clause)
-        if match:
-            name = re.sub(r'[了吧哦啊呀啦]+$', '', match.group(1)).strip()
+        matches = list(pattern.finditer(clause))
+        if pattern is NAME_ZH and matches:
+            kept = [m for m in matches if not _REFUSED_ZH.search(clause[: m.start()])]
+            given = _GIVEN_AFTER_ZH.search(clause, matches[0].end()) if not kept else None
+            matches = kept or ([given] if given else [])
+        if matches:
+            name = re.sub(r'[了吧哦啊呀啦]+$', '', matches[0].group(1)).strip()
             if name:
                 return name
     match = NAME_IM.search(clause)

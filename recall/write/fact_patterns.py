@@ -468,8 +468,12 @@ FORMAT_CUE = re.compile(
     r"format|give me|no more|instead of|over|rather than|stop|don't|do not|avoid|from now on|"
     r'keep|fine|okay|allowed|switch|switched|please|less|more|fewer|better|best|annoying|'
     r'unnecessary|distracting)\b|'
-    r'回答|回复|输出|用|写|格式|不要|别|喜欢|偏好|不再|以后|从现在|需要|换成|改成|改为|换为'
+    r'回答|回复|输出|用|写|格式|不要|别|喜欢|偏好|不再|以后|从现在|需要|换成|改成|改为|换为|'
+    r'更好|比较好|我要|要的是|^还是|反对|禁止|允许|比.{1,8}?(?:更|还)?好'
 )
+
+# "段落比列表好": the value after 比 is the worse one
+COMPARED_DOWN = (re.compile(r'比$'), re.compile(r'^(?:更|还|要)?(?:好|强|清楚|合适|方便|舒服)'))
 
 LANGS = (
     ('chinese', r'chinese|mandarin|中文|汉语|普通话'),
@@ -659,7 +663,7 @@ VALUE_TAIL_EN = re.compile(
 NEG_CUE = re.compile(
     r"(?i)(?:\b(?:no more|no|not|don't|do not|never|no longer|stop|stop using|avoid|without|"
     r'over|instead of|rather than|less|no need for|no need to)\b|'
-    r'不要|别|不再|不用|不需要|无需|而不是|少用|不想|代替|取代)'
+    r'不要|别|不再|不用|不需要|无需|而不是|少用|不想|代替|取代|不喜欢|讨厌|受不了)'
     r'\W*(?:\w+\W+){0,3}\w*$'
 )
 
@@ -713,7 +717,9 @@ CHOICE_CUES = {
     'answer_length': re.compile(
         r'(?i)\b(?:answers?|repl(?:y|ies)|responses?|explanations?|explain|summar(?:y|ies)|'
         r'please be|be more|be less)\b|'
-        r'回答|回复|解释|说明|以后|说得|讲得|简单说|说简单|说详细|讲详细|不用那么|别那么|不要那么'
+        r'回答|回复|解释|说明|以后|说得|讲得|简单说|说简单|说详细|讲详细|不用那么|别那么|不要那么|'
+        # "不要再简短了，详细点": a length refused on its own, with no topic before it
+        r'^(?:不要|别)(?:再|太)'
     ),
     'unit': re.compile(
         r'(?i)\b(?:prefer|use|using|units?|measurements?|instead of|rather|give me|in|switch|'

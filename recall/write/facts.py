@@ -28,6 +28,7 @@ from recall.write.fact_patterns import (
     CHOICES,
     CHOSEN_SLOTS,
     CLAUSE_CUT,
+    COMPARED_DOWN,
     CORRECTION,
     CORRECTION_PAIR,
     EDITOR,
@@ -240,13 +241,10 @@ def _format_facts(clause: str, index: int, text: str) -> list[Fact]:
     positive: list[str] = []
     negative: list[str] = []
     for start, name in found:
-        before, after = clause[:start], FORMAT_RE_BY_NAME[name].sub('', clause[start:], count=1)
+        after = FORMAT_RE_BY_NAME[name].sub('', clause[start:], count=1)
         # a cue counts for the format word it stands in front of (few words between)
-        disliked = (
-            NEG_CUE.search(before[-40:])
-            or FORMAT_DISLIKED.search(after)
-            or REPLACED_BY.match(after)  # "把列表换成段落"
-        )
+        end = len(clause) - len(after)
+        disliked = FORMAT_DISLIKED.search(after) or _over(clause, start, end)
         (negative if disliked else positive).append(name)
     if re.search(
         r'可以|能|allowed|fine|okay|ok to|不再?(?:禁止|反对)|no longer (?:ban|forbid)', clause, re.I
@@ -383,7 +381,11 @@ def _choice_facts(clause: str, index: int, text: str) -> list[Fact]:
 def _over(clause: str, start: int, end: int) -> bool:
     """Whether the value at `start:end` is named as over: negated ("not X", "不要X") or changed
     into another ("把X换成Y")."""
-    return bool(NEG_CUE.search(clause[:start][-40:]) or REPLACED_BY.match(clause[end:]))
+    return bool(
+        NEG_CUE.search(clause[:start][-40:])
+        or REPLACED_BY.match(clause[end:])
+        or (COMPARED_DOWN[0].search(clause[:start]) and COMPARED_DOWN[1].match(clause[end:]))
+    )
 
 
 def _editor(name: str) -> str:
@@ -439,9 +441,10 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
                           retracts=retracts))  # fmt: skip
     if not any(f.slot == 'editor' for f in facts) and EDITOR_CUE.search(text):
         facts += _editor_facts(clause, owner, index, past)
-    facts += _choice_facts(clause, index, text)
-    facts += _format_facts(clause, index, text)
     if owner == SELF and not OTHER_SPEAKER.match(clause):
+        # how the speaker wants answers: "我朋友说段落比列表好" is a friend's taste, not theirs
+        facts += _choice_facts(clause, index, text)
+        facts += _format_facts(clause, index, text)
         facts += _language_facts(clause, index, text)
     if any(f.slot in CHOSEN_SLOTS for f in facts):
         return facts
@@ -651,7 +654,7 @@ def joined_corrections(parts: list[str]) -> list[str]:
     out: list[str] = []
     previous: list[Fact] = []
     for part in parts:
-        facts = facts_of(part)
+        facts = facts_of(part) or _in_context(out[-1] if out else '', part)
         # many-valued slots accumulate: "我喜欢狗，不喜欢猫" stays two facts
         shared = {f.slot for f in facts if f.single} & {f.slot for f in previous}
         correcting = any(
@@ -666,6 +669,15 @@ def joined_corrections(parts: list[str]) -> list[str]:
             out.append(part)
         previous = facts
     return out
+
+
+def _in_context(before: str, part: str) -> list[Fact]:
+    """The facts a Chinese clause states after `before` ("别用中文回答了，用英文": 用英文 names
+    the answer language only beside the clause that speaks of answers)."""
+    if not before or not re.search(r'[\u4e00-\u9fff]', part):
+        return []
+    told = len(clauses(before))
+    return [f for f in facts_of(f'{before}，{part}') if f.clause >= told]
 
 
 def joined_changes(parts: list[str]) -> list[str]:

@@ -55,6 +55,16 @@ CORRECTIONS = [
     ('回答里不要用emoji。', '以后回答可以用emoji了。', 'rule'),
     ('不要在代码里加注释。', '以后代码里可以加注释了。', 'rule'),
     ('不要用英文术语。', '现在可以用英文术语了。', 'rule'),
+    ('我喜欢你用列表回答。', '其实段落更好，别用列表。', 'answer_format'),
+    ('回答请用要点列表。', '不对，我要的是段落。', 'answer_format'),
+    ('我喜欢你用列表回答。', '我改主意了，段落比列表好。', 'answer_format'),
+    ('我喜欢你用列表回答。', '我更喜欢段落，不喜欢列表了。', 'answer_format'),
+    ('我喜欢你用列表回答。', '还是段落吧。', 'answer_format'),
+    ('回答里不要用表格。', '我不反对表格了，可以用。', 'answer_format'),
+    ('请用中文回答我。', '别用中文回答了，用英文。', 'answer_language'),
+    ('叫我小王。', '别再叫我小王了，叫王总。', 'name'),
+    ('我喜欢简短的回答。', '更正一下：回答详细一些。', 'answer_length'),
+    ('我喜欢简短的回答。', '不要再简短了，详细点。', 'answer_length'),
 ]
 
 
@@ -86,6 +96,9 @@ KEPT = [
     ('我用Vim写代码。', '我同事把Vim换成了Emacs。'),
     ('回答里不要用emoji。', '以后代码里可以加注释了。'),
     ('请用中文回答我。', '我在学英语。'),
+    ('我喜欢你用列表回答。', '我朋友说段落比列表好。'),
+    ('我喜欢简短的回答。', '这篇报告不要再简短了，详细点。'),
+    ('叫我小王。', '别叫他小王，叫他王总。'),
 ]
 
 
@@ -119,3 +132,26 @@ def test_a_chinese_correction_answers_a_question_framed_in_other_words(
     bundle = {'message': question, 'scope': scope, 'user_id': 'ann'}
     answer = client.post('/v1/recall/bundle', json=bundle, headers=auth).get_json()
     assert answer['ids'][:1] == [second['id']], answer
+
+
+KEPT_WHOLE = [
+    ('我喜欢你用列表回答。', '其实段落更好，别用列表。', '我希望你怎么排版回答？', '段落'),
+    ('我喜欢你用列表回答。', '我更喜欢段落，不喜欢列表了。', '我希望你怎么排版回答？', '段落'),
+    ('请用中文回答我。', '别用中文回答了，用英文。', '我希望你用什么语言回答？', '英文'),
+    ('叫我小王。', '别再叫我小王了，叫王总。', '我希望别人叫我什么？', '王总'),
+    ('回答里不要用表格。', '我不反对表格了，可以用。', '回答里能用表格吗？', '表格'),
+]
+
+
+@pytest.mark.parametrize(('old', 'new', 'question', 'value'), KEPT_WHOLE)
+def test_a_captured_chinese_correction_keeps_the_new_value_with_what_it_replaces(
+    client, auth, scope, old, new, question, value
+):  # type: ignore[no-untyped-def]
+    # capture cuts a turn into clauses: the clause that ends the old value and the one that
+    # gives the new one stay one memory, and that memory answers first
+    capture(client, auth, scope, old, user_id='ann')
+    stored = capture(client, auth, scope, new, user_id='ann')['stored']
+    assert len(stored) == 1, stored
+    body = {'query': question, 'scope': scope, 'user_id': 'ann'}
+    hits = client.post('/v1/memory_search', json=body, headers=auth).get_json()['hits']
+    assert hits and hits[0]['id'] == stored[0]['id'] and value in hits[0]['text'], hits
