@@ -29,6 +29,8 @@ MAX_BACKOFF_MS = 30_000
 
 
 def _retry_when(retries: int, exception: BaseException) -> bool:
+    if isinstance(exception, Interrupted):
+        return True  # the stop's doing, not the job's: it never counts against the job
     if isinstance(exception, WaitForLock):
         return retries < MAX_LOCK_RETRIES
     return retries < MAX_RETRIES
@@ -36,6 +38,12 @@ def _retry_when(retries: int, exception: BaseException) -> bool:
 
 class WaitForLock(dramatiq.Retry):
     """A retry of a job whose lock another live run holds: not a failure of the job."""
+
+
+class Interrupted(dramatiq.Retry):
+    """A job cut short by the process stopping (its extraction worker terminated, a store
+    closed under it): not a failure of the job. Being a `Retry`, dramatiq logs no traceback for
+    it; the job is recorded as queued again and runs at the next start."""
 
 
 # Retries back off 0.5 s to 30 s; a job failing 3 times in a row is marked failed, while one
@@ -60,9 +68,16 @@ def take_result() -> Any:
 
 
 def declare(
-    broker: dramatiq.Broker, job: str, queue: str, runner: Runner
+    broker: dramatiq.Broker,
+    job: str,
+    queue: str,
+    runner: Runner,
+    stopping: threading.Event | None = None,
 ) -> dramatiq.Actor[Any, Any]:
-    """Declare the actor of `job` on `broker`; its body only dispatches to the job's handler."""
+    """Declare the actor of `job` on `broker`; its body only dispatches to the job's handler.
+
+    Whatever a job raises once `stopping` is set is raised as `Interrupted`: the stop ends what
+    the job runs on, and that is no failure of the job."""
 
     def perform(**params: Any) -> None:
         try:
@@ -74,6 +89,12 @@ def declare(
             # no later than the lock's end, and no busier than the backoff
             delay = int(min(backoff, exc.retry_after * 1000 + 50))
             raise WaitForLock(str(exc), delay=max(delay, 50)) from None
+        except Exception as exc:
+            if stopping is None or not stopping.is_set():
+                raise
+            raise Interrupted(
+                f'the process stopped during the job ({type(exc).__name__})', delay=MIN_BACKOFF_MS
+            ) from None
 
     perform.__name__ = perform.__qualname__ = job.replace('.', '_')
     return dramatiq.Actor(

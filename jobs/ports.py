@@ -48,9 +48,15 @@ class JobQueue(Jobs, Protocol):
         """Replay accepted jobs and consume `queues` (default: this process's own)."""
         ...
 
+    def stop(self, grace_s: float = 30.0) -> None:
+        """Stop consuming; running jobs get `grace_s` to finish. One that fails after it (the
+        stop closing what it runs on) is no failure: it stays unfinished and is replayed at
+        the next start."""
+        ...
+
     def close(self, grace_s: float = 30.0) -> None:
-        """Stop consuming and release the broker; running jobs get `grace_s` to finish (one
-        still running after it is replayed at the next start)."""
+        """`stop`, then release the broker and the job store; running jobs get `grace_s` to
+        finish (one still running after it is replayed at the next start)."""
         ...
 
 

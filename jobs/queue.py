@@ -52,6 +52,8 @@ EXPIRY_JOB = JobName.EXPIRY
 WORKER_ID = f'{socket.gethostname()}:{os.getpid()}'  # spawned worker processes import anew
 # how often a forget waiting for a running job asks the job store (it waits in one request)
 RUNNING_POLL_S = 0.05
+# how long a closing queue waits for job threads to end once their extraction was closed
+JOIN_S = 1.0
 
 
 class _JobArgsOutOfLogs(logging.Filter):
@@ -88,14 +90,22 @@ class JobStateMiddleware(dramatiq.Middleware):
     A message whose job was cancelled (its scope or user forgotten) is skipped, not run: the
     broker may still deliver it (a retry waiting for a lock, a Redis queue). The store checks
     and marks the start in one step, so a job is either skipped or seen running (in whichever
-    process) by the forget that cancelled it, which waits for it to end."""
+    process) by the forget that cancelled it, which waits for it to end.
+
+    The store is closed through `close()`: a job thread that outlived the stop's wait for it
+    then reports nothing (its job stays unfinished in the store, so it runs again at the next
+    start) instead of writing to a closed database."""
 
     def __init__(self, store: JobStore) -> None:
         self._store = store
+        # held while a report is written, so the store never closes in the middle of one
+        self._gate = threading.Lock()
+        self._closed = False
 
     def before_process_message(self, broker: dramatiq.Broker, message: Any) -> None:
-        if not self._store.started(message.message_id, WORKER_ID):
-            raise SkipMessage(f'job {message.message_id} was cancelled')
+        with self._gate:
+            if not self._closed and not self._store.started(message.message_id, WORKER_ID):
+                raise SkipMessage(f'job {message.message_id} was cancelled')
 
     def after_process_message(
         self,
@@ -105,16 +115,27 @@ class JobStateMiddleware(dramatiq.Middleware):
         result: Any = None,
         exception: BaseException | None = None,
     ) -> None:
-        if exception is None:
-            self._store.finished(message.message_id, result=actors.take_result())
-        else:
-            actors.take_result()
-            error = f'{type(exception).__name__}: {exception}'
-            self._store.finished(message.message_id, error=error, final=bool(message.failed))
+        value = actors.take_result()
+        with self._gate:
+            if self._closed:
+                log.info('job %s ended after the stop: it runs again at the next start', message)
+            elif exception is None:
+                self._store.finished(message.message_id, result=value)
+            else:
+                error = f'{type(exception).__name__}: {exception}'
+                self._store.finished(message.message_id, error=error, final=bool(message.failed))
 
     def after_skip_message(self, broker: dramatiq.Broker, message: Any) -> None:
         # a cancelled job keeps its state: the store never moves a job out of `cancelled`
-        self._store.finished(message.message_id, error='skipped by the broker', final=True)
+        with self._gate:
+            if not self._closed:
+                self._store.finished(message.message_id, error='skipped by the broker', final=True)
+
+    def close(self) -> None:
+        """Close the store once no report is being written; later reports are dropped."""
+        with self._gate:
+            self._closed = True
+            self._store.close()
 
 
 class _FailureListeners(dramatiq.Middleware):
@@ -126,8 +147,8 @@ class _FailureListeners(dramatiq.Middleware):
     def after_process_message(
         self, broker: Any, message: Any, *, result: Any = None, exception: Any = None
     ) -> None:
-        if exception is None or isinstance(exception, actors.WaitForLock):
-            return  # waiting for another run's lock is not a failed attempt
+        if exception is None or isinstance(exception, (actors.WaitForLock, actors.Interrupted)):
+            return  # waiting for another run's lock, or a stop, is not a failed attempt
         final = bool(getattr(message, 'failed', False))
         for listener in self.listeners:
             try:
@@ -163,10 +184,11 @@ class DramatiqJobQueue:
         self._expiry_interval = expiry_interval
         self._lock = threading.Lock()
         self._worker: dramatiq.Worker | None = None
-        self._stop = threading.Event()
+        self._stop = threading.Event()  # set when the stop begins: see `stop`
         self._scheduler: threading.Thread | None = None
         self._closed = False
-        broker.add_middleware(JobStateMiddleware(store), before=Retries)
+        self._state = JobStateMiddleware(store)
+        broker.add_middleware(self._state, before=Retries)
         # lets a job waiting for a lock back off by its own retry count (jobs.actors)
         broker.add_middleware(CurrentMessage())
         self._failures = _FailureListeners()
@@ -175,7 +197,9 @@ class DramatiqJobQueue:
             broker.declare_queue(queue)
         self._actors: dict[str, dramatiq.Actor[Any, Any]] = {}
         for name in JobName:
-            self._actors[name] = actors.declare(broker, str(name), queue_of(name), runner)
+            self._actors[name] = actors.declare(
+                broker, str(name), queue_of(name), runner, self._stop
+            )
         self._declare = actors.declare
 
     def _actor(self, job: str) -> dramatiq.Actor[Any, Any]:
@@ -183,7 +207,7 @@ class DramatiqJobQueue:
             actor = self._actors.get(job)
             if actor is None:  # not a JobName: the handler table refuses it when it runs
                 actor = self._actors[job] = self._declare(
-                    self.broker, job, queue_of(job), self._runner
+                    self.broker, job, queue_of(job), self._runner, self._stop
                 )
             return actor
 
@@ -295,20 +319,40 @@ class DramatiqJobQueue:
             time.sleep(0.02)
         return False
 
-    def close(self, grace_s: float = 30.0) -> None:
-        """Stop the scheduler and the worker (running jobs get `grace_s` to finish; the outbox
-        replays one that did not at the next start), then the broker."""
+    def stop(self, grace_s: float = 30.0) -> None:
+        """Stop taking jobs: the scheduler ends, and the worker's threads get `grace_s` to
+        finish the jobs they run. From now on a job that fails is `Interrupted` (the stop
+        closes what it runs on), recorded as queued again, and runs at the next start."""
         with self._lock:
-            if self._closed:
+            if self._stop.is_set():
                 return
-            self._closed = True
-        self._stop.set()
+            self._stop.set()
         if self._scheduler is not None:
             self._scheduler.join(timeout=5)
         if self._worker is not None:
             self._worker.stop(timeout=int(grace_s * 1000))
+
+    def close(self, grace_s: float = 30.0) -> None:
+        """`stop` (if not done yet), wait up to `JOIN_S` for the job threads still running,
+        then close the broker and the job store.
+
+        The composition root closes the queue after whatever a job may wait on has been
+        closed (the extraction workers), so its threads have ended by now and have reported
+        to a store still open; one that has not reports nothing (the store keeps its job
+        unfinished, and the next start runs it again)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self.stop(grace_s)
+        if self._worker is not None:
+            deadline = time.monotonic() + JOIN_S
+            for thread in self._worker.workers:
+                thread.join(max(0.0, deadline - time.monotonic()))
+            if any(thread.is_alive() for thread in self._worker.workers):
+                log.info('a job still runs after the stop: it runs again at the next start')
         self.broker.close()
-        self._store.close()
+        self._state.close()
 
 
 class InlineJobQueue:
@@ -357,6 +401,9 @@ class InlineJobQueue:
         return False
 
     def start(self, queues: frozenset[str] | None = None, threads: int | None = None) -> None:
+        """Nothing runs in the background."""
+
+    def stop(self, grace_s: float = 30.0) -> None:
         """Nothing runs in the background."""
 
     def close(self, grace_s: float = 30.0) -> None:

@@ -89,6 +89,12 @@ class Services:
             if self._closed:
                 return
             self._closed = True
+        try:
+            # running jobs finish (or are cut short, runtime/stop.py) before anything they use
+            # closes; the queue itself closes later, in the closing order
+            self.jobs.stop()
+        except Exception:
+            log.exception('stopping the job workers failed')
         for closer in reversed(self._closers):
             started = time.monotonic()
             try:
@@ -242,6 +248,10 @@ def _wire(
     sparse = encoder_for(settings.data_dir)
     embedder = _make_embedder(settings)
     compactors: list[Any] = []  # forget's compaction: the stores this process owns
+    # the job queue closes here in the closing order (newest first): after the extraction
+    # workers, whose closing ends a running extraction, so its job thread ends and reports to
+    # the job store still open; before the graph and vector stores that job threads use
+    stores_end = len(closers)
     if hasattr(store, 'compact'):  # Edge rewrites its shards; a Qdrant server vacuums
         compactors.append(store.compact)
     kg = (
@@ -257,7 +267,7 @@ def _wire(
 
     # embedded: StubBroker + in-process dramatiq Worker + SQLite outbox; else RedisBroker
     jobs = make_job_queue(settings, runner, clock, inline=inline_jobs)
-    closers.append(jobs.close)
+    closers.insert(stores_end, jobs.close)
     writer = MemoryWriter(
         vectors,
         embedder,

@@ -8,6 +8,12 @@ job workers get `STOP_GRACE_S` to finish what they run (a job still running afte
 `running` in the outbox and is replayed at the next start), then every service closes newest
 first (the extraction workers before the graph store, the graph before the vector store), and
 the process ends with `os._exit`, so no daemon thread outlives a module it uses.
+
+A job still running when its extraction workers are terminated fails; that is the stop's doing,
+so it ends as `Interrupted` (jobs/actors.py: no traceback, not counted as a failure) and is
+recorded as queued again. For that the job threads are joined, and the job store closed, only
+after the extraction workers and before the stores the jobs write to: a job reporting to a
+closed job store logged a CRITICAL traceback on every stop in mid-extraction.
 """
 
 from __future__ import annotations
@@ -30,9 +36,11 @@ STOP_BUDGET_S = 8.0  # for the whole closing: a stop must end within 10 s (docke
 
 
 def close_services(services: Services, grace_s: float = STOP_GRACE_S) -> None:
-    """Stop the job workers (running jobs get `grace_s`), then close every service."""
+    """Stop the job workers (running jobs get `grace_s`), then close every service: the job
+    queue and its store close after the extraction workers and before the graph store (see
+    `runtime.bootstrap`), so a job cut short reports to an open store that it runs again."""
     try:
-        services.jobs.close(grace_s=grace_s)
+        services.jobs.stop(grace_s=grace_s)
     except Exception:
         log.exception('stopping the job workers failed')
     services.close()

@@ -200,6 +200,7 @@ class SpacyExtractor:
                 futures[j] = self._submit(pools[slot[j] or 0], parts[j]) if remote else None
 
         for i, part in enumerate(parts):
+            self._check_open()
             submit_up_to(i + ahead)
             if slot[i] is None:
                 early = mine.pop(i, None)
@@ -215,9 +216,16 @@ class SpacyExtractor:
                 )
                 if own is None:
                     break
+                self._check_open()
                 mine[own] = self._extract_here(parts[own])
             yield self._collect(part, future)
             futures[i] = None  # drop the result as soon as it is handed over
+
+    def _check_open(self) -> None:
+        if self._closing:
+            # stopping: a batch parsed in part is not parsed here to its end (which held the
+            # stop for seconds); its graph job is durable and runs again after a restart
+            raise CancelledError('the extractor was closed')
 
     def _submit(
         self, pool: ProcessPoolExecutor, part: Sequence[SourceText]

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import secrets
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -19,7 +22,7 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-TOKEN = 'service-process-token-0123456789'
+TOKEN = secrets.token_hex(16)
 
 
 def free_port() -> int:
@@ -204,5 +207,71 @@ def test_sigterm_in_mid_extraction_exits_0_and_the_graph_job_runs_at_the_next_st
         while call(port, '/v1/kg/entities?scope=agent:p&q=Quentin')['total'] == 0:
             assert proc.poll() is None and time.monotonic() < deadline, 'never extracted'
             time.sleep(0.5)
+    finally:
+        stopped(proc)
+
+
+def graph_jobs(port: int) -> list[dict]:
+    """The service's graph-indexing jobs (system jobs: listed without a scope, admin only)."""
+    return [j for j in call(port, '/v1/jobs?limit=200')['jobs'] if j['job'] == 'index_graph']
+
+
+def test_a_stop_in_mid_extraction_logs_no_error_and_the_cut_job_runs_at_the_next_start(
+    tmp_path: Path,
+) -> None:
+    # the graph job outlives the stop's grace, its extraction worker is terminated and the job
+    # fails: the stop's doing, so no traceback and no ERROR/CRITICAL (its report once reached
+    # a job store already closed: a CRITICAL on every stop), and the job stays not done
+    first = tmp_path / 'first.log'
+    with first.open('wb') as out:
+        proc, port = spawn(tmp_path, out)
+    try:
+        wait_healthy(proc, port, first)
+        places = ['Lisbon', 'Berlin', 'Oslo', 'Madrid', 'Vienna', 'Prague', 'Porto']
+        # 400 texts: the graph job parses them for seconds after the stop's grace (~15 s on
+        # a loaded 2-core machine), so the stop cuts it short
+        items = [
+            {
+                'scope': 'agent:stop',
+                'text': f'Alice Smith {i} moved from {places[i % 7]} to {places[(i + 3) % 7]}'
+                f' in {1500 + i}, where she met Bob Jones {i} at Acme {i}.',
+            }
+            for i in range(399)
+        ]
+        # the last text the graph job reads: its entity shows that the job ran to its end
+        items.append({'scope': 'agent:stop', 'text': 'Quentin Tarrow works at Initech in Oslo.'})
+        call(port, '/v1/memories/batch', {'items': items})
+        deadline = time.monotonic() + 120
+        while not (children(proc.pid) and any(j['state'] == 'running' for j in graph_jobs(port))):
+            assert time.monotonic() < deadline, 'the graph job never ran'
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        stopped(proc)
+    said = first.read_text(errors='replace')
+    assert 'stopped cleanly' in said
+    assert 'Traceback' not in said, said
+    assert not re.search(r' (CRITICAL|ERROR) ', said), said
+    with sqlite3.connect(tmp_path / 'data' / 'jobs.sqlite3') as db:
+        cut = db.execute(
+            "SELECT id, state, error FROM jobs WHERE job = 'index_graph' AND state != 'done'"
+        ).fetchall()
+    # the stop cut the job short and it stays not done: queued again, or (its thread outlived
+    # the stop's wait for it) still running in a process that is gone
+    assert len(cut) == 1, cut
+    _, state, error = cut[0]
+    assert (state, (error or '').split(':')[0]) in {('queued', 'Interrupted'), ('running', '')}
+
+    second = tmp_path / 'second.log'
+    with second.open('wb') as out:
+        proc, port = spawn(tmp_path, out)
+    try:
+        wait_healthy(proc, port, second)
+        deadline = time.monotonic() + 300
+        while call(port, f'/v1/jobs/{cut[0][0]}')['state'] != 'done':
+            assert proc.poll() is None and time.monotonic() < deadline, 'never replayed'
+            time.sleep(0.5)
+        assert call(port, '/v1/kg/entities?scope=agent:stop&q=Quentin')['total'] > 0
     finally:
         stopped(proc)
