@@ -49,7 +49,6 @@ from recall.write.fact_patterns import (
     LANGUAGE_EN,
     LANGUAGE_ZH,
     LEAD,
-    LEAD_ONLY,
     LEAD_VERB_EN,
     LEAD_VERB_ZH,
     LIKES_EN,
@@ -191,8 +190,10 @@ def clauses(text: str) -> list[str]:
     lead = ''
     for piece in split_clauses(CLAUSE_CUT, body):
         piece = (piece or '').strip(' \t"\'“”‘’()（）')
-        if LEAD_ONLY.fullmatch(piece):
-            lead = f'{lead}{piece}, '  # "Actually, I prefer Beth" is one clause
+        if LEAD.fullmatch(f'{piece},'):
+            # "Actually, I prefer Beth", "其实，我在阿里巴巴工作": one clause, the lead no fact
+            sep = '，' if re.search(r'[\u4e00-\u9fff]$', piece) else ', '
+            lead = f'{lead}{piece}{sep}'
         elif re.search(r'[\w\u4e00-\u9fff]', piece):
             out.append(f'{lead}{piece}')
             lead = ''

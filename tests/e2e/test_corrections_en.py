@@ -151,11 +151,22 @@ def test_an_amended_name_is_the_answer_and_holds_the_slot(client, auth, scope): 
     assert read(client, auth, beth['id'])['superseded_by'] == later['id']
 
 
-def test_a_correction_after_a_lead_word_is_replaced_by_the_next_value(client, auth, scope):  # type: ignore[no-untyped-def]
-    # "Actually," was a clause of its own with no fact, so the memory was never all replaced
-    robert = write(client, auth, scope, 'Actually, call me Robert.')
-    later = write(client, auth, scope, 'Call me Bobby.')
-    assert read(client, auth, robert['id'])['superseded_by'] == later['id']
+@pytest.mark.parametrize(
+    ('first', 'next_value'),
+    [
+        ('Actually, call me Robert.', 'Call me Bobby.'),
+        ('其实，我在阿里巴巴工作。', '我跳槽到字节跳动了。'),
+        ('不对，我住在上海。', '我搬到了广州。'),
+    ],
+)
+def test_a_correction_after_a_lead_word_is_replaced_by_the_next_value(
+    client, auth, scope, first, next_value
+):  # type: ignore[no-untyped-def]
+    # "Actually," / "其实，" was a clause of its own with no fact, so the memory was never all
+    # replaced
+    said_first = write(client, auth, scope, first)
+    later = write(client, auth, scope, next_value)
+    assert read(client, auth, said_first['id'])['superseded_by'] == later['id']
 
 
 def test_a_preference_said_as_a_correction_amends_only_the_latest(client, auth, scope):  # type: ignore[no-untyped-def]
