@@ -26,7 +26,7 @@ from core.clock import to_epoch
 from recall.models import ANY_USER, MEMORIES, Chunk
 from recall.write.merging import stated_at
 from recall.write.superseder import Superseder
-from recall.write.supersession import RECORD_KINDS
+from recall.write.supersession import RECORD_KINDS, Stated
 from vectors.models import PointFilter, StoredPoint
 from vectors.paging import scroll_pages
 from vectors.ports import VectorStore
@@ -40,8 +40,9 @@ def restore(
     """Undo what the deleted memories `gone` (their payloads as read before the delete) had
     outdated, in the store. Call it after the delete, under the scopes' write locks. Returns
     every payload change made."""
-    ids = {p.id for p in gone}
-    return _dropped(vectors, superseder, [(c, ids) for c in _naming(vectors, gone, ids)], now)
+    stating = [p for p in gone if _states_facts(p.payload)]
+    ids = {p.id for p in stating}
+    return _dropped(vectors, superseder, [(c, ids) for c in _naming(vectors, stating, ids)], now)
 
 
 def relink(
@@ -120,14 +121,12 @@ def _renamed(chunk: Chunk, renamed: Mapping[tuple[str, str], str]) -> Chunk:
 
 def _naming(vectors: VectorStore, gone: Sequence[StoredPoint], ids: Collection[str]) -> list[Chunk]:
     """The stored memories with a record naming one of `ids`. Supersession only ever links two
-    memories of one owner in one scope, so only those owners' memories are read; records of
-    texts (documents, summaries) are never superseded and are left out."""
+    memories of one owner in one scope, so only those owners' memories are read: all of them,
+    since a record's holder may state its fact in another slot or predate slot tags, so no
+    indexed field narrows the read (~0.13 ms a memory on Edge). Records of texts (documents,
+    summaries) are never superseded and are left out."""
     owners = sorted(
-        {
-            (str(p.payload.get('scope')), str(p.payload.get('owner') or ANY_USER))
-            for p in gone
-            if p.payload.get('kind') not in RECORD_KINDS
-        }
+        {(str(p.payload.get('scope')), str(p.payload.get('owner') or ANY_USER)) for p in gone}
     )
     found: list[Chunk] = []
     for scope, owner in owners:
@@ -141,6 +140,19 @@ def _naming(vectors: VectorStore, gone: Sequence[StoredPoint], ids: Collection[s
                 if p.id not in ids and _names(p.payload, ids)
             ]
     return found
+
+
+def _states_facts(payload: Mapping[str, Any]) -> bool:
+    """Whether a memory could be the one a record names: only a memory that states facts
+    replaces or outdates any (recall.write.supersession), and most memories state none, which
+    spares their delete the read of their owner's memories. Its slot tags are what the rules
+    read when it was written, its facts what they read now."""
+    if payload.get('kind') in RECORD_KINDS:
+        return False
+    if payload.get('slots'):
+        return True
+    text, speaker = str(payload.get('text', '')), payload.get('speaker')
+    return bool(Stated.of('', text, speaker if isinstance(speaker, str) else None).facts)
 
 
 def _names(payload: Mapping[str, Any], ids: Collection[str]) -> bool:
