@@ -762,6 +762,11 @@ RULE_ZH = re.compile(
     r'(?:(?P<neg>不要再?|别再?|不许|禁止|不准|不用再?|不能再?)|(?P<pos>可以|能够?|允许|准许))'
     r'(?P<a>[\u4e00-\u9fffA-Za-z0-9 ]{2,16})$'
 )
+# "别担心", "不要客气": a feeling the speaker waves away is a passing remark, not a rule for the
+# assistant, which names something to do or use
+RULE_FEELING = re.compile(
+    r'^(?:担心|着急|急|客气|难过|伤心|生气|害怕|怕|紧张|介意|在意|慌|灰心|多想|见外)'
+)
 # what the topic and the action lose to name the same rule in both: time words, 在…里, 了/吧
 RULE_NOISE = re.compile(
     rf'^(?:{TIME_ZH}|都|也|还|再|你|在)+|(?:里|中|上|里面|当中)$|(?:了|吧|啊|呢|的)+$'

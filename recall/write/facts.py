@@ -68,6 +68,7 @@ from recall.write.fact_patterns import (
     QUALIFIERS,
     REPLACED_BY,
     RETRACT_EN,
+    RULE_FEELING,
     RULE_LOCATIVE,
     RULE_NOISE,
     RULE_ZH,
@@ -470,7 +471,7 @@ def _rule_facts(rest: str, index: int) -> list[Fact]:
         for _ in range(3):
             part = RULE_NOISE.sub('', part)
         parts.append(part.replace('使用', '用'))
-    if len(parts[1]) < 2:
+    if len(parts[1]) < 2 or RULE_FEELING.match(parts[1]):
         return []
     value = normalize_text(''.join(parts))
     return [Fact(SELF, 'rule', value, positive=not m.group('neg'), clause=index)]

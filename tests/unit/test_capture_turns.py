@@ -213,6 +213,8 @@ def test_the_labelled_set_has_150_utterances_per_language_and_a_held_out_quarter
         '我用中文问你',
         '不要紧',
         '别担心',
+        '不要客气',
+        '别着急，慢慢来',
     ],
 )
 def test_passing_remarks_that_look_like_facts_are_not_captured(text: str):
