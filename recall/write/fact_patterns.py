@@ -451,6 +451,14 @@ FORMATS = (
     ('markdown', r'markdown'),
 )  # fmt: skip
 
+# a Chinese format word that is about something the speaker does or likes, not about answers:
+# the object of their own reading or making ("我喜欢看表格", "我喜欢做表格"), or a word that
+# describes another thing ("我喜欢看段落很长的小说", "列表式的清单"). Only where the clause does not
+# speak of answers or of the assistant ("你用表格整理", "用表格的形式回答" stay answer formats).
+FORMAT_ANSWERS_ZH = re.compile(r'回答|回复|答复|输出|排版|格式|形式|你|您')
+FORMAT_OWN_ACT_ZH = re.compile(r'(?:看|读|阅读|做|画|制作|收集|抄|背)(?:一些|很多|那些|这些)?$')
+FORMAT_DESCRIBES_ZH = re.compile(r'^(?:式|类|型|[^，。,；;]{0,6}?的(?=[\u4e00-\u9fff]))')
+
 # a format called a nuisance after it is named: "Bullet points are annoying", "表格看着不方便"
 FORMAT_DISLIKED = re.compile(
     r'(?i)^\W*(?:are|is|were|get|gets)\s+(?:so |too |really |just )?(?:annoying|unnecessary|'
@@ -460,6 +468,8 @@ FORMAT_DISLIKED = re.compile(
 
 # a value named before the one it is changed into: "把列表换成段落", "中文改为英文"
 REPLACED_BY = re.compile(r'^\W*(?:都|全)?(?:换成|改成|改为|换为|变成|替换成|换回)')
+# a value named and then dropped: "英文不要了", "列表就不用了"
+DROPPED_AFTER = re.compile(r'^(?:就|也)?(?:不要|不用|别用|算了)了?吧?\W*$')
 
 FORMAT_RE = [(name, re.compile(rf'(?i)(?:\b|(?<=[\u4e00-\u9fff]))(?:{p})')) for name, p in FORMATS]
 
@@ -496,8 +506,27 @@ ANSWER_CUE = re.compile(
     rf'\bswitch (?:back )?to (?:{_LANG_EN})\W*(?:please|now|again)?\W*$|'
     # "English, please, not Spanish": a language asked for on its own
     rf'^\W*(?:{_LANG_EN})\W+please\b|'
+    rf'^\W*(?:{_LANG_ZH})\W+(?:谢谢|麻烦了|拜托了)|'
     r'回答|回复|答复|交流|沟通|(?:跟|和|对)我(?:说|讲|聊)|换回|切换|请说|全部用|都用|一律用|就好|就行|'
     r'(?:让|要|希望|请)你(?:用|说|讲)'
+)
+
+# a Chinese clause whose only object is a language, said to the assistant ("请用中文",
+# "改成中文吧", "别用英文了", "以后都说中文吧", "我要中文", "英文不要了"): the language of the
+# answers, with no answer word needed. Another subject ("我用英文写论文", "我在学英语",
+# "他说英文") or another object after the language is no request.
+_ZH_LEADS = (
+    r'(?:其实|不过|那就|那么|那|嗯|好吧|算了|以后|今后|之后|从现在(?:起|开始)|现在|还是|'
+    r'请你?|麻烦你?|你|咱们|我们|就|都|全部|一律|直接|再)*'
+)
+LANG_ALONE_ZH = re.compile(
+    rf'^{_ZH_LEADS}(?:'
+    r'(?:别再?|不要再?|不用再?|不必再?|换|改)?'
+    r'(?:用|说|讲|改成|换成|改用|换用|切换到|切换成|切到|换回|改回|回到|用回|换)'
+    r'|我?(?:还是|就)?不?(?:要|想要|需要))'
+    rf'(?:{_LANG_ZH})(?:聊|聊天|说话|讲话|对话)?'
+    r'(?:吧|了|啊|呀|哦|嘛|好了|就行|就好|就可以了?|可以吗|行吗|好吗|比较好|更好|最好|谢谢)*$|'
+    rf'^{_ZH_LEADS}(?:{_LANG_ZH})(?:就|也)?(?:不要|不用|别用|算了)了?吧?$'
 )
 
 # a clause about someone else's words: "My French teacher answers in French"

@@ -31,12 +31,16 @@ from recall.write.fact_patterns import (
     COMPARED_DOWN,
     CORRECTION,
     CORRECTION_PAIR,
+    DROPPED_AFTER,
     EDITOR,
     EDITOR_CUE,
     EDITOR_TO,
     EN_TRAIL,
+    FORMAT_ANSWERS_ZH,
     FORMAT_CUE,
+    FORMAT_DESCRIBES_ZH,
     FORMAT_DISLIKED,
+    FORMAT_OWN_ACT_ZH,
     FORMAT_RE,
     HABIT_EN,
     HABIT_ZH,
@@ -44,6 +48,7 @@ from recall.write.fact_patterns import (
     HOBBY_ZH,
     HOTEL_ZH,
     KIN_POSSESSOR,
+    LANG_ALONE_ZH,
     LANG_WORD,
     LANGS,
     LANGUAGE_EN,
@@ -234,7 +239,8 @@ def _format_facts(clause: str, index: int, text: str) -> list[Fact]:
     found: list[tuple[int, str]] = []
     for name, pattern in FORMAT_RE:
         for m in pattern.finditer(clause):
-            found.append((m.start(), name))
+            if not _format_elsewhere(clause, m.start(), m.end()):
+                found.append((m.start(), name))
     # a bare "Prose, not bullet points, please": the cue may stand in another short clause
     cued = FORMAT_CUE.search(clause) or (len(clause.split()) <= 4 and FORMAT_CUE.search(text))
     if not found or not cued:
@@ -261,11 +267,20 @@ def _format_facts(clause: str, index: int, text: str) -> list[Fact]:
     return [Fact(SELF, 'answer_format', n, positive=False, clause=index) for n in negative]
 
 
+def _format_elsewhere(clause: str, start: int, end: int) -> bool:
+    """Whether the Chinese format word at `start:end` is about a thing the speaker reads, makes
+    or describes ("我喜欢看段落很长的小说"), in a clause that does not speak of answers."""
+    if not re.search(r'[\u4e00-\u9fff]', clause[start:end]) or FORMAT_ANSWERS_ZH.search(clause):
+        return False
+    before = re.sub(r'^.*?(?:喜欢|偏好|爱|想)', '', clause[:start])
+    return bool(FORMAT_OWN_ACT_ZH.search(before) or FORMAT_DESCRIBES_ZH.match(clause[end:]))
+
+
 def _language_facts(clause: str, index: int, text: str) -> list[Fact]:
     """The answer language a clause asks for: a language named where the turn speaks of answers
     ("answer in English", "English replies", "回复都用英文", "…，改成英文"), the ones after
     "instead of"/"not"/"不要" retracted, as formats are."""
-    if not ANSWER_CUE.search(text):
+    if not ANSWER_CUE.search(text) and not LANG_ALONE_ZH.match(clause.strip(' ，。！!；;')):
         return []
     named: list[tuple[int, int, str]] = []
     for m in LANG_WORD.finditer(clause):
@@ -386,6 +401,7 @@ def _over(clause: str, start: int, end: int) -> bool:
     return bool(
         NEG_CUE.search(clause[:start][-40:])
         or REPLACED_BY.match(clause[end:])
+        or DROPPED_AFTER.match(clause[end:])
         or (COMPARED_DOWN[0].search(clause[:start]) and COMPARED_DOWN[1].match(clause[end:]))
     )
 

@@ -65,6 +65,16 @@ CORRECTIONS = [
     ('叫我小王。', '别再叫我小王了，叫王总。', 'name'),
     ('我喜欢简短的回答。', '更正一下：回答详细一些。', 'answer_length'),
     ('我喜欢简短的回答。', '不要再简短了，详细点。', 'answer_length'),
+    # a language as the only object, said to the assistant: no answer word needed
+    ('请用英文回答我。', '改成中文吧。', 'answer_language'),
+    ('请用英文回答我。', '以后都说中文吧。', 'answer_language'),
+    ('请用英文回答我。', '还是说中文比较好。', 'answer_language'),
+    ('我希望你用英语跟我说话。', '我要中文。', 'answer_language'),
+    ('以后回答都用英文。', '英文不要了，换中文。', 'answer_language'),
+    ('以后回答都用英文。', '别用英文了。', 'answer_language'),
+    ('Please answer in English.', '请用中文。', 'answer_language'),
+    ('请用英文回答我。', '中文，谢谢。', 'answer_language'),
+    ('请用英文回答我。', '我们用中文聊吧。', 'answer_language'),
 ]
 
 
@@ -99,6 +109,13 @@ KEPT = [
     ('我喜欢你用列表回答。', '我朋友说段落比列表好。'),
     ('我喜欢简短的回答。', '这篇报告不要再简短了，详细点。'),
     ('叫我小王。', '别叫他小王，叫他王总。'),
+    ('请用英文回答我。', '我用中文写论文。'),
+    ('请用英文回答我。', '我要学中文。'),
+    ('请用英文回答我。', '他说中文。'),
+    # a format word about what the speaker reads or makes, not about answers
+    ('回答请用要点列表。', '我喜欢看段落很长的小说。'),
+    ('我喜欢你用列表回答。', '我喜欢看表格。'),
+    ('我喜欢你用段落回答。', '我喜欢读列表式的清单。'),
 ]
 
 
@@ -115,6 +132,9 @@ def test_a_chinese_statement_of_another_subject_or_slot_corrects_nothing(
 ANSWERED = [
     ('请用中文回答我。', '英文就好。', '回答应该用哪种语言？'),
     ('我喜欢你用列表回答。', '写成一段话。', '我希望你怎么排版回答？'),
+    ('请用英文回答我。', '改成中文吧。', '回答应该用哪种语言？'),
+    ('以后回答都用英文。', '以后都说中文吧。', '我希望你用什么语言回答？'),
+    ('请用英文回答我。', '还是说中文比较好。', '回答应该用哪种语言？'),
 ]
 
 
