@@ -280,7 +280,9 @@ def _language_facts(clause: str, index: int, text: str) -> list[Fact]:
     """The answer language a clause asks for: a language named where the turn speaks of answers
     ("answer in English", "English replies", "回复都用英文", "…，改成英文"), the ones after
     "instead of"/"not"/"不要" retracted, as formats are."""
-    if not ANSWER_CUE.search(text) and not LANG_ALONE_ZH.match(clause.strip(' ，。！!；;')):
+    # the turn's own clauses, leads kept: "以后中文" asks for a language, "中文" alone does not
+    asked = any(LANG_ALONE_ZH.match(c.strip(' ，。！!；;')) for c in clauses(text))
+    if not ANSWER_CUE.search(text) and not asked:
         return []
     named: list[tuple[int, int, str]] = []
     for m in LANG_WORD.finditer(clause):

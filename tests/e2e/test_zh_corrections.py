@@ -75,6 +75,11 @@ CORRECTIONS = [
     ('Please answer in English.', '请用中文。', 'answer_language'),
     ('请用英文回答我。', '中文，谢谢。', 'answer_language'),
     ('请用英文回答我。', '我们用中文聊吧。', 'answer_language'),
+    ('请说英文。', '以后中文。', 'answer_language'),
+    ('I prefer English answers.', '中文吧。', 'answer_language'),
+    ('英文就好。', '还是中文好。', 'answer_language'),
+    ('请说英文。', '你用中文答。', 'answer_language'),
+    ('请说英文。', '用中文会更好。', 'answer_language'),
 ]
 
 
@@ -112,6 +117,7 @@ KEPT = [
     ('请用英文回答我。', '我用中文写论文。'),
     ('请用英文回答我。', '我要学中文。'),
     ('请用英文回答我。', '他说中文。'),
+    ('请用英文回答我。', '我中文不好。'),
     # a format word about what the speaker reads or makes, not about answers
     ('回答请用要点列表。', '我喜欢看段落很长的小说。'),
     ('我喜欢你用列表回答。', '我喜欢看表格。'),
