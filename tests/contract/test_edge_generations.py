@@ -108,6 +108,35 @@ def test_edge_opens_a_folder_without_generations_and_keeps_one_generation(
         again.close()
 
 
+def test_edge_a_build_rolls_the_new_generation_s_log_past_the_points_upserts(
+    tmp_path: Path,
+) -> None:
+    """Loading a shard replays every record its log keeps, with the GIL held: the generation a
+    build loads keeps no upsert of its points in its log (their text is in its segments only),
+    and the log's numbering goes on, so a point rewritten after the build keeps its new payload
+    across a reopening."""
+    root = tmp_path / 'vectors'
+    store = EdgeVectorStore(root, auto_optimize=False)
+    try:
+        store.ensure_collection(SPEC)
+        store.upsert(C, [point(n, text=f'{MARKER} {n}') for n in range(1, 301)])
+        assert holds(root / C / 'wal', MARKER)
+        store.optimize()
+        assert shard_folders(root) == [f'{C}.g1']
+        assert not holds(root / f'{C}.g1' / 'wal', MARKER)
+        store.upsert(C, [point(7, text='rewritten after the build')])
+    finally:
+        store.close()
+    again = EdgeVectorStore(root, auto_optimize=False)
+    try:
+        again.ensure_collection(SPEC)
+        assert again.count(C, ALL) == 300
+        assert again.retrieve(C, [pid(7)])[0].payload['text'] == 'rewritten after the build'
+        assert again.retrieve(C, [pid(8)])[0].payload['text'] == f'{MARKER} 8'
+    finally:
+        again.close()
+
+
 @pytest.mark.parametrize('work', ['optimize', 'compact'])
 def test_edge_opens_the_new_generation_before_searches_wait_for_the_swap(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, work: str
