@@ -36,17 +36,20 @@ sys.path.insert(0, str(ROOT))
 
 from bench._common import print_table, write_json  # noqa: E402
 from bench.kinds_suite import METRICS, mean_scores, score  # noqa: E402
+from recall.read.context import query_terms  # noqa: E402
 from recall.read.fusion import (  # noqa: E402
     FEATURES,
     LEARNED_CHANNELS,
     MODEL_PATH,
     LinearModel,
+    ScriptCorrection,
     calibrated,
     feature_matrix,
     learned_logits,
     learned_scores,
     shipped_model,
 )
+from recall.read.slots import is_cjk  # noqa: E402
 
 TOP_K = 10
 RANK_WINDOW = max(TOP_K * 3, 30)  # recall.service RANK_WINDOW_FACTOR / MIN_RANK_WINDOW
@@ -67,6 +70,8 @@ class Search:
         # the LoCoMo conversation a search belongs to ('' for the other kinds)
         self.conversation = '-'.join(scope.split('-')[-2:]) if '-conv-' in scope else ''
         self.gold = tuple(frozenset(p) for p in raw['gold'])
+        # a Chinese query, as the service tells one (recall.read.ranking.Signals)
+        self.cjk = is_cjk(query_terms(str(raw.get('question', ''))))
         lists = {c: [(i, float(v)) for i, v in pts] for c, pts in raw['lists'].items()}
         self.lists = lists
         factors = raw['factors']
@@ -89,7 +94,7 @@ class Search:
 
 def replay(s: Search, model: LinearModel, floor: float = FLOOR) -> list[frozenset[str]]:
     """The refs the service's learned ranking returns for this search (RecallService._rank)."""
-    base = learned_scores(model, s.features, s.turn)
+    base = learned_scores(model, s.features, s.turn, s.cjk)
     order = np.lexsort((np.arange(len(s.ids)), -base))
     order = order[s.learnable[order]][:RANK_WINDOW]
     order = order[s.confidence[order] >= floor]
@@ -145,6 +150,49 @@ def fit(searches: Sequence[Search], label: str) -> LinearModel:
     )
 
 
+CJK_L2 = 1e-2  # the Chinese kinds hold ~300 questions: a firmer pull towards no correction
+CJK_STEPS = 600
+
+
+def fit_cjk(searches: Sequence[Search], base: LinearModel, label: str) -> ScriptCorrection:
+    """The Chinese correction of `base` (recall.read.fusion.ScriptCorrection): logistic
+    regression on the Chinese searches' learnable candidates with `base`'s logit held fixed as
+    an offset, over `base`'s standardised features; each kind weighs the same, and within a
+    kind positives and negatives weigh the same."""
+    plain = base.model_copy(update={'cjk': None})
+    rows = [s for s in searches if s.cjk]
+    kinds = sorted({s.kind for s in rows})
+    mean, scale = np.asarray(plain.mean), np.asarray(plain.scale)
+    zs, offsets, ys, ws = [], [], [], []
+    for kind in kinds:
+        mine = [s for s in rows if s.kind == kind]
+        x = np.vstack([s.features[s.learnable] for s in mine])
+        y = np.concatenate([s.label[s.learnable] for s in mine]).astype(float)
+        pos, neg = max(1.0, y.sum()), max(1.0, len(y) - y.sum())
+        zs.append((x - mean) / scale)
+        offsets.append(learned_logits(plain, x))
+        ys.append(y)
+        ws.append(np.where(y > 0, 0.5 / pos, 0.5 / neg) / len(kinds))
+    z, offset = np.vstack(zs), np.concatenate(offsets)
+    y, w = np.concatenate(ys), np.concatenate(ws)
+    coef, bias = np.zeros(z.shape[1]), 0.0
+    for _ in range(CJK_STEPS):
+        prob = 1.0 / (1.0 + np.exp(-(offset + z @ coef + bias)))
+        err = (prob - y) * w
+        coef -= FIT_RATE * (z.T @ err + CJK_L2 * coef)
+        bias -= FIT_RATE * err.sum()
+    return ScriptCorrection(
+        weights=[round(float(v), 6) for v in coef], bias=round(float(bias), 6), fitted_on=label
+    )
+
+
+def cjk_training(searches: Sequence[Search], held: str) -> list[Search]:
+    """The Chinese searches a correction scored on `held` may learn from: not `held`, not
+    `mixed`, and for `mixed` not `zh` either (mixed asks zh's questions again)."""
+    left_out = {held, 'mixed'} | ({'zh'} if held == 'mixed' else set())
+    return [s for s in searches if s.cjk and s.kind not in left_out]
+
+
 def evaluate(searches: Sequence[Search], rank: Any) -> dict[str, float]:
     """Mean scores of `rank(search)` over `searches`."""
     return mean_scores([score(rank(s), s.gold) for s in searches])
@@ -152,12 +200,12 @@ def evaluate(searches: Sequence[Search], rank: Any) -> dict[str, float]:
 
 def returned(s: Search, model: LinearModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Logits, gold labels and turn flags of the hits the learned ranking returns."""
-    base = learned_scores(model, s.features, s.turn)
+    base = learned_scores(model, s.features, s.turn, s.cjk)
     order = np.lexsort((np.arange(len(s.ids)), -base))
     order = order[s.learnable[order]][:RANK_WINDOW]
     order = order[s.confidence[order] >= FLOOR]
     final = order[np.lexsort((order, -(base[order] * s.decay[order])))][:TOP_K]
-    return learned_logits(model, s.features[final]), s.label[final], s.turn[final]
+    return learned_logits(model, s.features[final], s.cjk), s.label[final], s.turn[final]
 
 
 def platt(logits: Sequence[np.ndarray], labels: Sequence[np.ndarray]) -> tuple[float, float]:
@@ -317,11 +365,36 @@ def calibrate_shipped(searches: Sequence[Search]) -> int:
     return 0
 
 
+def write_cjk(searches: Sequence[Search], source: str) -> int:
+    """Fit the shipped model's Chinese correction on every Chinese kind but `mixed` (which
+    asks zh's questions again) and write it into the shipped model."""
+    shipped = shipped_model()
+    assert shipped is not None
+    chinese = [s for s in searches if s.cjk and s.kind != 'mixed']
+    kinds = sorted({s.kind for s in chinese})
+    correction = fit_cjk(chinese, shipped, f'{", ".join(kinds)} ({source})')
+    print_table(
+        ['feature', 'Chinese correction'],
+        [[f, w] for f, w in zip(FEATURES, correction.weights, strict=True)]
+        + [['bias', correction.bias]],
+    )
+    MODEL_PATH.write_text(
+        shipped.model_copy(update={'cjk': correction}).model_dump_json(indent=2) + '\n'
+    )
+    print(f'wrote {MODEL_PATH.relative_to(ROOT)}')
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Cross-validate by kind, print the table, optionally ship the model fitted on all."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('explained', type=Path)
     parser.add_argument('--write-model', action='store_true')
+    parser.add_argument(
+        '--write-cjk',
+        action='store_true',
+        help="only fit the shipped model's Chinese correction on every Chinese kind and write it",
+    )
     parser.add_argument(
         '--calibrate-shipped',
         action='store_true',
@@ -331,18 +404,27 @@ def main(argv: list[str] | None = None) -> int:
     searches = [Search(r) for r in json.loads(args.explained.read_text())]
     if args.calibrate_shipped:
         return calibrate_shipped(searches)
+    if args.write_cjk:
+        return write_cjk(searches, args.explained.name)
     kinds = list(dict.fromkeys(s.kind for s in searches))
     shipped = shipped_model()
     assert shipped is not None
+    plain = shipped.model_copy(update={'cjk': None})
     rows: list[list[Any]] = []
     report: dict[str, Any] = {}
     held_out: dict[str, Hits] = {}
     for held in kinds:
         test = [s for s in searches if s.kind == held]
         model = fit(training_set(searches, held), f'kinds suite without {held}')
+        chinese = cjk_training(searches, held)
+        corrected = plain.model_copy(
+            update={'cjk': fit_cjk(chinese, plain, f'Chinese kinds without {held}')}
+        )
         results = {
             'held-out fit': evaluate(test, lambda s, m=model: replay(s, m)),
             'shipped': evaluate(test, lambda s: replay(s, shipped)),
+            'LoCoMo model': evaluate(test, lambda s: replay(s, plain)),
+            '+ held-out Chinese correction': evaluate(test, lambda s, m=corrected: replay(s, m)),
             'bm25 alone': evaluate(test, lambda s: channel_alone(s, 'bm25')),
             'dense alone': evaluate(test, lambda s: channel_alone(s, 'dense')),
         }
@@ -360,7 +442,15 @@ def main(argv: list[str] | None = None) -> int:
             ]
         )
     print(f'\nleave one kind out: recall@10 / R@5 / MRR ({", ".join(METRICS)}), floor {FLOOR}')
-    header = ['held-out fit', 'shipped', 'bm25 alone', 'dense alone', 'held-out conversation']
+    header = [
+        'held-out fit',
+        'shipped',
+        'LoCoMo model',
+        '+ held-out Chinese correction',
+        'bm25 alone',
+        'dense alone',
+        'held-out conversation',
+    ]
     print_table(['held-out kind', *header], [r + [''] * (1 + len(header) - len(r)) for r in rows])
     final = fit(searches, f'kinds suite, all {len(kinds)} kinds ({args.explained.name})')
     other, turns = platt_by_type(list(held_out.values()))

@@ -28,7 +28,7 @@ from recall.read.fusion import (
     shipped_model,
     turn_flags,
 )
-from recall.read.slots import asked, replaced_in
+from recall.read.slots import asked, is_cjk, replaced_in
 from recall.read.weights import (
     BELOW_REPLACEMENT,
     CONTEXT_SHARE,
@@ -114,6 +114,8 @@ class Signals:
         self.named = query_names(req.query, {s for s in self._spoken.values() if s})
         self._period = query_period(req.query, moment)
         self._own: dict[str, float] = {}
+        # a Chinese query weighs the channels by the learned model's Chinese correction
+        self.cjk = is_cjk(terms)
 
     @property
     def names_time(self) -> bool:
@@ -195,9 +197,10 @@ def _learned_order(
     window get the costly signals."""
     lists = {c: [(p.id, p.score) for p in pts] for c, pts in found.channels.items()}
     if not req.explain:
-        return learned_head(model, ids, lists, size, signals.cheap, signals.full)
+        return learned_head(model, ids, lists, size, signals.cheap, signals.full, signals.cjk)
     extras = {i: signals.full(i) for i in ids}
-    probability = learned_scores(model, feature_matrix(ids, lists, extras), turn_flags(ids, extras))
+    matrix = feature_matrix(ids, lists, extras)
+    probability = learned_scores(model, matrix, turn_flags(ids, extras), signals.cjk)
     return {i: float(p) for i, p in zip(ids, probability, strict=True)}, extras
 
 

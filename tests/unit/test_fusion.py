@@ -9,6 +9,7 @@ from recall.read.fusion import (
     FEATURES,
     RRF_K,
     LinearModel,
+    ScriptCorrection,
     feature_matrix,
     learned_head,
     learned_logits,
@@ -79,12 +80,16 @@ def _random_candidates(seed: int) -> tuple[list[str], dict[str, Any], dict[str, 
 
 
 def _learned_head(
-    scored: list[str], lists: dict[str, Any], signals: dict[str, dict[str, float]], size: int
+    scored: list[str],
+    lists: dict[str, Any],
+    signals: dict[str, dict[str, float]],
+    size: int,
+    cjk: bool = False,
 ) -> list[str]:
     model = shipped_model()
     assert model is not None
     rows = feature_matrix(scored, lists, signals)
-    probability = learned_scores(model, rows, turn_flags(scored, signals))
+    probability = learned_scores(model, rows, turn_flags(scored, signals), cjk)
     score = dict(zip(scored, probability, strict=True))
     return sorted(scored, key=lambda i: (-score[i], i))[:size]
 
@@ -96,10 +101,11 @@ def test_scoring_only_reachable_candidates_keeps_the_head_of_the_learned_order()
     for seed in range(30):
         ids, lists, signals = _random_candidates(seed)
         cheap = {i: {k: v for k, v in s.items() if k != 'confidence'} for i, s in signals.items()}
-        base, _ = learned_head(model, ids, lists, 30, cheap.__getitem__, signals.__getitem__)
+        cjk = seed % 2 == 1  # a Chinese query's head, with the model's Chinese correction
+        base, _ = learned_head(model, ids, lists, 30, cheap.__getitem__, signals.__getitem__, cjk)
         kept = sorted(base, key=lambda i: (-base[i], i))
-        assert kept[:30] == _learned_head(ids, lists, signals, 30)
-        assert _learned_head(list(base), lists, signals, 30) == kept[:30]
+        assert kept[:30] == _learned_head(ids, lists, signals, 30, cjk)
+        assert _learned_head(list(base), lists, signals, 30, cjk) == kept[:30]
         pruned_somewhere |= len(kept) < len(ids)
     assert pruned_somewhere
 
@@ -180,3 +186,41 @@ def test_turns_take_their_own_calibration_and_each_type_keeps_the_logit_order():
     assert np.allclose(learned_scores(plain, rows), 1 / (1 + np.exp(-(1.2 * logit - 1.0))))
     with pytest.raises(ValidationError, match='slope'):
         LinearModel.model_validate({**plain.model_dump(), 'turn_calibration': (0.0, 1.0)})
+
+
+def test_only_a_chinese_query_takes_the_chinese_correction_of_the_logit():
+    correction = ScriptCorrection(weights=[0.1 * n for n in range(len(FEATURES))], bias=0.7)
+    base = LinearModel(
+        features=list(FEATURES),
+        mean=[0.2] * len(FEATURES),
+        scale=[0.5] * len(FEATURES),
+        weights=[0.5] * len(FEATURES),
+        bias=-2.0,
+    )
+    model = base.model_copy(update={'cjk': correction})
+    rows = np.random.default_rng(5).random((30, len(FEATURES)))
+    z = (rows - 0.2) / 0.5
+    # any other query ranks exactly as the model without a correction ranks it
+    assert np.array_equal(learned_logits(model, rows), learned_logits(base, rows))
+    assert np.array_equal(learned_logits(base, rows, cjk=True), learned_logits(base, rows))
+    expected = learned_logits(base, rows) + z @ np.asarray(correction.weights) + 0.7
+    assert np.allclose(learned_logits(model, rows, cjk=True), expected)
+    assert np.allclose(learned_scores(model, rows, cjk=True), 1 / (1 + np.exp(-expected)))
+
+
+def test_a_chinese_correction_needs_one_weight_per_feature():
+    model = shipped_model()
+    assert model is not None
+    short = {'weights': [0.0] * (len(FEATURES) - 1), 'bias': 0.0}
+    with pytest.raises(ValidationError, match='one weight per feature'):
+        LinearModel.model_validate({**model.model_dump(), 'cjk': short})
+
+
+def test_the_shipped_chinese_correction_weighs_bm25_up_and_the_dense_rank_down():
+    # MiniLM reads little Chinese: on a Chinese query BM25's rank carries more than on the
+    # English dialogue the base model was fitted on, the dense rank less
+    model = shipped_model()
+    assert model is not None and model.cjk is not None
+    weight = dict(zip(FEATURES, model.cjk.weights, strict=True))
+    assert weight['bm25_rrf'] > 0 and weight['bm25_norm'] > 0
+    assert weight['dense_rrf'] < 0

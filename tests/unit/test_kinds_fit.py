@@ -10,7 +10,9 @@ import numpy as np
 from bench.kinds_fit import (
     Search,
     channel_alone,
+    cjk_training,
     fit,
+    fit_cjk,
     platt,
     platt_by_type,
     replay,
@@ -19,7 +21,9 @@ from bench.kinds_fit import (
 )
 
 
-def _search(kind: str, gold_at_bm25: int, n: int = 6) -> dict[str, Any]:
+def _search(
+    kind: str, gold_at_bm25: int, n: int = 6, question: str = 'What did Ann buy?'
+) -> dict[str, Any]:
     ids = [f'{kind}-{i}' for i in range(n)]
     bm25 = [(ids[i], float(n - i)) for i in range(n)]
     dense = [(ids[n - 1 - i], 0.9 - 0.1 * i) for i in range(n)]
@@ -30,6 +34,7 @@ def _search(kind: str, gold_at_bm25: int, n: int = 6) -> dict[str, Any]:
     return {
         'kind': kind,
         'scope': f'agent:kinds-{kind}',
+        'question': question,
         'gold': [[f'r{gold_at_bm25}']],
         'lists': {'bm25': bm25, 'dense': dense},
         'factors': factors,
@@ -67,3 +72,27 @@ def test_turns_and_other_memories_get_a_calibration_each():
     other, turn = platt_by_type([(logits, labels, turns)])
     assert abs(other[0] - 1.0) < 0.2 and abs(other[1]) < 0.2
     assert abs(turn[0] - 0.5) < 0.25 and abs(turn[1] + 3.0) < 0.5
+
+
+def test_a_chinese_correction_learns_what_chinese_searches_show_and_leaves_others_alone():
+    # the base model trusts the dense list (English searches whose gold dense ranks first); on
+    # Chinese searches BM25 finds the gold and the dense list puts it last
+    english = [Search(_search(k, 5)) for k in ('a', 'b') for _ in range(3)]
+    chinese = [Search(_search(k, 0, question='我喜欢什么动物？')) for k in ('zh', 'bank_zh')]
+    assert all(s.cjk for s in chinese) and not any(s.cjk for s in english)
+    base = fit(english, 'fixture')
+    assert replay(chinese[0], base)[0] == frozenset({'r5'})
+    corrected = base.model_copy(update={'cjk': fit_cjk(chinese * 3, base, 'fixture')})
+    assert replay(chinese[0], corrected)[0] == frozenset({'r0'})
+    for s in english:
+        assert replay(s, corrected) == replay(s, base)
+
+
+def test_a_chinese_correction_is_fitted_without_the_held_out_kind_and_mixed():
+    question = '我住在哪里？'
+    searches = [Search(_search(k, 0, question=question)) for k in ('zh', 'bank_zh', 'mixed')]
+    searches.append(Search(_search('notes', 0)))
+    assert {s.kind for s in cjk_training(searches, 'zh')} == {'bank_zh'}
+    assert {s.kind for s in cjk_training(searches, 'bank_zh')} == {'zh'}
+    # mixed asks zh's questions again
+    assert {s.kind for s in cjk_training(searches, 'mixed')} == {'bank_zh'}
