@@ -94,13 +94,20 @@ class EdgeSearch:
         self._shards.get(collection)  # an unopened collection raises, whatever the filter
         if limit <= 0 or matches_nothing(flt):
             return []
+        params = None
         if isinstance(vector, SparseVector):
             if not vector.indices:
                 return []
             query_vector: Any = qe.SparseVector(vector.indices, vector.values)
+            if vector.scoped_idf and flt.scopes is not None:
+                # Edge counts the IDF over the points this filter matches
+                corpus = self._edge_filter(PointFilter(scopes=flt.scopes))
+                params = qe.SearchParams(idf=qe.IdfParams(corpus=corpus))
         else:
             query_vector = vector
-        return self._search(collection, channel, query_vector, flt, limit, lighten=True)
+        return self._search(
+            collection, channel, query_vector, flt, limit, lighten=True, params=params
+        )
 
     def _search(
         self,
@@ -111,8 +118,10 @@ class EdgeSearch:
         limit: int,
         *,
         lighten: bool,
+        params: Any = None,
     ) -> list[ScoredPoint]:
-        """`query` once its vector is Edge's; `lighten` leaves out vacuous exclusions."""
+        """`query` once its vector is Edge's; `lighten` leaves out vacuous exclusions; `params`:
+        Edge's search parameters (the IDF corpus), if any."""
         since = self._payloads.generation
         # noted before the exclusions are counted (see the check below)
         begun, done = self._shards.writes_begun, self._shards.writes_done
@@ -124,6 +133,7 @@ class EdgeSearch:
                 query=qe.Query.Nearest(query_vector, using=channel),
                 filter=self._edge_filter(searched),
                 with_payload=False,  # from the cache, or read by id
+                params=params,
             )
             found = shard.query(request)
         scored = [(str(p.id), float(p.score)) for p in found]
@@ -136,7 +146,9 @@ class EdgeSearch:
             # answer still holds `limit` points when the store has them
             payloads = self._fresh_payloads(collection, ids)
             if any(i in payloads and not matches(payloads[i], flt) for i in ids):
-                return self._search(collection, channel, query_vector, flt, limit, lighten=False)
+                return self._search(
+                    collection, channel, query_vector, flt, limit, lighten=False, params=params
+                )
             return [
                 ScoredPoint.model_construct(id=i, score=score, payload=payloads[i])
                 for i, score in scored

@@ -87,7 +87,11 @@ class InMemoryVectorStore:
             return []
         scored: list[tuple[float, str]] = []
         if isinstance(vector, SparseVector):
-            idf = _idf(store, vector.indices)
+            corpus = store
+            if vector.scoped_idf and flt.scopes is not None:
+                within = PointFilter(scopes=flt.scopes)
+                corpus = {i: p for i, p in store.items() if matches(p.payload, within)}
+            idf = _idf(corpus, vector.indices)
             for ident, point in store.items():
                 hits = [
                     (i, w)
@@ -174,8 +178,9 @@ class InMemoryVectorStore:
 
 
 def _idf(store: Mapping[str, _Point], terms: Sequence[int]) -> dict[int, float]:
-    # Qdrant's Modifier.IDF: ln(1 + (N - n + 0.5) / (n + 0.5)) over the whole collection, where
-    # N counts points with a non-empty sparse vector (as Edge counts it) and n those with the term
+    # Qdrant's Modifier.IDF: ln(1 + (N - n + 0.5) / (n + 0.5)) over the whole collection (or the
+    # corpus a query names), where N counts points with a non-empty sparse vector (as Edge counts
+    # it) and n those with the term
     total = sum(1 for p in store.values() if p.sparse)
     idf: dict[int, float] = {}
     for term in terms:

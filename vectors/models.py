@@ -24,6 +24,9 @@ class SparseVector(BaseModel):
 
     indices: list[int] = Field(default_factory=list)
     values: list[float] = Field(default_factory=list)
+    # a query's IDF counted over the points of the scopes it searches, not the whole collection
+    # (stored vectors ignore it)
+    scoped_idf: bool = False
 
 
 class VectorPoint(BaseModel):

@@ -101,10 +101,14 @@ class QdrantVectorStore:
         """Top points of one channel, filtered on the server, best first."""
         if limit <= 0 or _matches_nothing(flt):
             return []
+        params = None
         if isinstance(vector, SparseVector):
             if not vector.indices:
                 return []
             query: Any = models.SparseVector(indices=vector.indices, values=vector.values)
+            corpus = _qdrant_filter(PointFilter(scopes=flt.scopes)) if vector.scoped_idf else None
+            if corpus is not None:  # None: every scope, the whole collection's IDF
+                params = models.SearchParams(idf=models.IdfCorpusParams(corpus=corpus))
         else:
             query = vector
         with _reachable():
@@ -113,6 +117,7 @@ class QdrantVectorStore:
                 query=query,
                 using=channel,
                 query_filter=_qdrant_filter(flt),
+                search_params=params,
                 limit=limit,
                 with_payload=True,
                 with_vectors=False,

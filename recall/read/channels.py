@@ -21,10 +21,11 @@ from typing import Any
 from core.overlap import Deferred, Overlap
 from recall.models import ANY_USER, EPISODES, MEMORIES
 from recall.ports import GraphIndex
-from recall.read.context import CONTEXT_DEPTH, context_list, neighbours_of
+from recall.read.context import CONTEXT_DEPTH, context_list, neighbours_of, query_terms
 from recall.read.evidence import GraphVerdict, slot_verdict
 from recall.read.filters import apply_search_filters
 from recall.read.fusion import Fused, FusionConfig, fuse, graph_weight
+from recall.read.slots import is_cjk
 from recall.read.ties import stable_top
 from recall.read.weights import CANDIDATE_FACTOR, MAX_CANDIDATES, MIN_CANDIDATES
 from recall.schemas import SearchMode, SearchRequest
@@ -117,6 +118,11 @@ class ChannelReader:
         if req.mode in (SearchMode.HYBRID, SearchMode.BM25):
             t = time.perf_counter()
             sparse = self._sparse.encode_query(req.query)
+            if is_cjk(query_terms(req.query)):
+                # a store mostly of another language makes every Chinese character look rare,
+                # function characters (我, 的, 是) nearly as rare as content ones: a Chinese
+                # query's IDF is counted over the scopes it searches
+                sparse = sparse.model_copy(update={'scoped_idf': True})
             latency['encode_bm25'] = _ms(t)
             if sparse.indices:
                 out['bm25'] = Deferred(lambda: sparse)

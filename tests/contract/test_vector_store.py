@@ -225,6 +225,33 @@ def test_points_without_terms_do_not_count_in_the_idf_corpus(store: VectorStore)
     assert hit.score == pytest.approx(math.log(2), rel=1e-4)
 
 
+def test_a_scoped_idf_counts_only_the_points_of_the_scopes_searched(store: VectorStore) -> None:
+    # term 8 is common in the collection (scope b) but rare in scope a, term 7 the other way
+    store.upsert(
+        C, [point(1, sparse={7: 1.0}), point(2, sparse={7: 1.0}), point(3, sparse={8: 1.0})]
+    )
+    store.upsert(C, [point(n, sparse={8: 1.0}, scope='agent:b') for n in range(4, 10)])
+    query = SparseVector(indices=[7, 8], values=[1.0, 1.0])
+
+    def idf(n: int, total: int) -> float:
+        return math.log(1 + (total - n + 0.5) / (n + 0.5))
+
+    whole = store.query(C, 'bm25', query, scoped('agent:a'), 10)
+    assert set(ids_of(whole[:2])) == {pid(1), pid(2)} and whole[2].id == pid(3)
+    assert whole[0].score == pytest.approx(idf(2, 9), rel=1e-4)
+    assert whole[2].score == pytest.approx(idf(7, 9), rel=1e-4)
+    scoped_query = query.model_copy(update={'scoped_idf': True})
+    within = store.query(C, 'bm25', scoped_query, scoped('agent:a'), 10)
+    assert within[0].id == pid(3) and set(ids_of(within[1:])) == {pid(1), pid(2)}
+    assert within[0].score == pytest.approx(idf(1, 3), rel=1e-4)
+    assert within[1].score == pytest.approx(idf(2, 3), rel=1e-4)
+    # the search's other conditions filter the hits, not the corpus
+    narrowed = store.query(C, 'bm25', scoped_query, scoped('agent:a', any_of={'kind': ['x']}), 10)
+    assert narrowed == []
+    both = store.query(C, 'bm25', scoped_query, scoped('agent:a', 'agent:b'), 10)
+    assert both[0].score == pytest.approx(idf(2, 9), rel=1e-4)
+
+
 def test_an_empty_sparse_query_returns_nothing(store: VectorStore) -> None:
     store.upsert(C, [point(1)])
     assert store.query(C, 'bm25', SparseVector(), ALL, 5) == []
