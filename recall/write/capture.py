@@ -503,15 +503,24 @@ def _lesson_clauses(clauses: list[str]) -> list[str]:
 
 def _sentences_of(text: str) -> list[str]:
     """Sentences, with an anaphoric correction ("don't do that", "不要这样") joined to the
-    sentence it points at."""
+    sentence it points at, and a correction told across a semicolon ("Stop using pounds;
+    kilograms please") kept whole."""
     out: list[str] = []
     for sentence in _sentences(text):
         body = _TRIM.sub('', sentence)
-        if out and ANAPHORIC_LESSON.match(body):
+        if out and (ANAPHORIC_LESSON.match(body) or _completes(out[-1], body)):
             out[-1] = f'{_TRIM.sub("", out[-1])}; {body}'
         else:
             out.append(sentence)
     return out
+
+
+def _completes(before: str, body: str) -> bool:
+    """Whether `body` gives the new value of the slot the sentence `before`, ended by a
+    semicolon, negates or retracts: one correction, so one memory."""
+    if not re.search(r'[;；]\s*$', before):
+        return False
+    return len(joined_corrections([_TRIM.sub('', before), body])) == 1
 
 
 def _analyse(text: str, now: datetime | None) -> tuple[list[Candidate], list[Skipped]]:

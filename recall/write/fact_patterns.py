@@ -507,6 +507,11 @@ ANSWER_CUE = re.compile(
     # "English, please, not Spanish": a language asked for on its own
     rf'^\W*(?:{_LANG_EN})\W+please\b|'
     rf'^\W*(?:{_LANG_ZH})\W+(?:谢谢|麻烦了|拜托了)|'
+    # an order to change the language itself, standing alone: "Use Spanish instead of English",
+    # "Switch to Spanish, not English", "No more English" ("use English names" is no such order)
+    r'(?:^|[,.;!:]\s*)(?:(?:please|ok|okay|so|now|just|then)\W+)*(?:use|switch (?:back )?to|'
+    rf'change to|go back to|stick to|no more|stop using)\s+(?:{_LANG_EN})\b'
+    r'(?!\s+(?!(?:now|please|instead|only|again|from|then|here|too|for|and|not|rather|over)\b)\w)|'
     r'回答|回复|答复|交流|沟通|(?:跟|和|对)我(?:说|讲|聊)|换回|切换|请说|全部用|都用|一律用|就好|就行|'
     r'(?:让|要|希望|请)你(?:用|说|讲)'
 )

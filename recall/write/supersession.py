@@ -161,7 +161,7 @@ def replaced(
                     slot=o.slot,
                     subject=_shown_subject(old.subject(o)),
                     old_value=o.shown(),
-                    new_value=n.shown(),
+                    new_value=_replacement(new, n).shown(),
                     by=new.id,
                     rule=rule_name or rule,
                     clause=o.clause,
@@ -169,6 +169,19 @@ def replaced(
             )
             break
     return out
+
+
+def _replacement(new: Stated, fact: Fact) -> Fact:
+    """The value `new` gives the slot `fact` negates: "Stop using pounds; kilograms please" says
+    the unit is kilograms, not only that it is no longer pounds."""
+    if fact.positive or not fact.single:
+        return fact
+    given = (
+        f
+        for f in new.facts
+        if f.positive and not f.past and f.slot == fact.slot and new.subject(f) == new.subject(fact)
+    )
+    return next(given, fact)
 
 
 def amended_slots(new: Stated, old: Stated) -> set[str]:
