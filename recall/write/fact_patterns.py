@@ -411,7 +411,7 @@ ANSWER_CUE = re.compile(
     r'(?:rather|prefer|want|like|need) you (?:to )?(?:speak|spoke|talk|talked))\b|'
     rf'\bswitch (?:back )?to (?:{_LANG_EN})\W*(?:please|now|again)?\W*$|'
     # "English, please, not Spanish": a language asked for on its own
-    rf'^\W*(?:{_LANG_EN})\W+please\b|'
+    rf'(?:^|[,.;!:]\s*)(?:{_LANG_EN})\W+please\b|'
     rf'^\W*(?:{_LANG_ZH})\W+(?:谢谢|麻烦了|拜托了)|'
     # an order to change the language itself, standing alone: "Use Spanish instead of English",
     # "Switch to Spanish, not English", "No more English" ("use English names" is no such order)
@@ -456,7 +456,7 @@ LANG_WORD = re.compile(
     rf'\b(?P<lead>{_LANG_EN})(?=\s+(?:answers?|replies|responses?)\b)|'
     rf'\b(?:rather|prefer|want|like|need) you (?:to )?(?:speak|spoke|talk|talked) (?:in )?'
     rf'(?P<you>{_LANG_EN})\b)|'
-    rf'^(?P<bare>{_LANG_EN})$|'
+    rf'^(?P<bare>{_LANG_EN})(?=$|\W+please\W*$)|'
     rf'(?P<zh>{_LANG_ZH})'
 )
 

@@ -43,6 +43,8 @@ LANGUAGE_SWITCHES = [
     ('Please answer in English.', 'No more English, use German.', 'german'),
     ('Please answer in English.', 'Use Spanish instead of English.', 'spanish'),
     ('Please reply in English.', 'Reply in French from now on.', 'french'),
+    ('Please answer in English.', 'Stop using English; Spanish please.', 'spanish'),
+    ('Please answer in English.', 'No more English, Spanish please.', 'spanish'),
 ]
 
 
