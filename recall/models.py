@@ -41,6 +41,9 @@ def memories_spec(dense_dim: int) -> CollectionSpec:
             'doc_path',
             'speaker',
             'prev_id',
+            # the supersession records naming a memory: a delete finds them by these
+            'superseded_by',
+            'stale[].by',
         ),
         bool_fields=('pinned', 'superseded', 'staged'),
         float_fields=('importance', 'created_at', 'accessed_at', 'updated_at', 'expires_at'),

@@ -9,10 +9,16 @@ from vectors.models import PointFilter
 
 
 def _values(payload: dict[str, Any], key: str) -> list[Any]:
-    value = payload.get(key)
-    if value is None:
-        return []
-    return list(value) if isinstance(value, list) else [value]
+    """The values at `key`, a Qdrant path: `a.b` reads a nested object, `a[].b` the `b` of each
+    element of the list `a`."""
+    found: list[Any] = [payload]
+    for part in key.split('.'):
+        each = part.endswith('[]')
+        step = [v.get(part[:-2] if each else part) for v in found if isinstance(v, dict)]
+        if each:  # as Qdrant: `a[]` reads the elements of a list, nothing of anything else
+            step = [x for v in step if isinstance(v, list) for x in v]
+        found = [x for v in step for x in (v if isinstance(v, list) else [v]) if x is not None]
+    return found
 
 
 def _same(a: Any, b: Any) -> bool:

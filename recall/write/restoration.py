@@ -32,6 +32,8 @@ from vectors.paging import scroll_pages
 from vectors.ports import VectorStore
 
 _PAGE = 512
+# the payload keys a supersession record names a memory by (both indexed, recall.models)
+_NAMING_KEYS = ('superseded_by', 'stale[].by')
 
 
 def restore(
@@ -121,24 +123,31 @@ def _renamed(chunk: Chunk, renamed: Mapping[tuple[str, str], str]) -> Chunk:
 
 def _naming(vectors: VectorStore, gone: Sequence[StoredPoint], ids: Collection[str]) -> list[Chunk]:
     """The stored memories with a record naming one of `ids`. Supersession only ever links two
-    memories of one owner in one scope, so only those owners' memories are read: all of them,
-    since a record's holder may state its fact in another slot or predate slot tags, so no
-    indexed field narrows the read (~0.13 ms a memory on Edge). Records of texts (documents,
-    summaries) are never superseded and are left out."""
+    memories of one owner in one scope, so only those owners' memories are asked, and only
+    those whose indexed `superseded_by` or `stale[].by` is one of `ids`: the read is bounded by
+    the records found, not the owner's memories. Records of texts (documents, summaries) are
+    never superseded and are left out."""
     owners = sorted(
         {(str(p.payload.get('scope')), str(p.payload.get('owner') or ANY_USER)) for p in gone}
     )
+    wanted = sorted(ids)
     found: list[Chunk] = []
     for scope, owner in owners:
-        flt = PointFilter(
-            scopes=[scope], any_of={'owner': [owner]}, none_of={'kind': sorted(RECORD_KINDS)}
-        )
-        for page in scroll_pages(vectors, MEMORIES, flt, _PAGE):
-            found += [
-                Chunk.from_payload(p.payload)
-                for p in page
-                if p.id not in ids and _names(p.payload, ids)
-            ]
+        held: dict[str, Chunk] = {}
+        for key in _NAMING_KEYS:
+            for start in range(0, len(wanted), _PAGE):
+                flt = PointFilter(
+                    scopes=[scope],
+                    any_of={'owner': [owner], key: list(wanted[start : start + _PAGE])},
+                    none_of={'kind': sorted(RECORD_KINDS)},
+                )
+                for page in scroll_pages(vectors, MEMORIES, flt, _PAGE):
+                    held.update(
+                        (p.id, Chunk.from_payload(p.payload))
+                        for p in page
+                        if p.id not in ids and _names(p.payload, ids)
+                    )
+        found += [held[i] for i in sorted(held)]  # in id order, as a scroll of the owner's
     return found
 
 

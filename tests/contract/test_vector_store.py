@@ -341,6 +341,44 @@ def test_any_of_and_none_of_on_keyword_bool_and_list_fields(store: VectorStore) 
     assert found(none_of={'kind': []}) == ['1', '2', '3', '4']
 
 
+def test_a_nested_key_matches_a_field_of_any_element_of_a_list(store: VectorStore) -> None:
+    # how a delete finds the supersession records naming a memory (recall.write.restoration)
+    store.upsert(
+        C,
+        [
+            point(1, stale=[{'by': 'x', 'slot': 's'}, {'by': 'y'}]),
+            point(2, stale=[{'slot': 's'}], superseded_by='x'),
+            point(3, stale=[]),
+            point(4, stale={'by': 'x'}),  # an object, not a list: `stale[]` reads no element
+        ],
+    )
+
+    def found(key: str, values: list[Any]) -> list[int]:
+        flt = scoped('agent:a', any_of={key: values})
+        assert store.count(C, flt) == len(store.scroll(C, flt, 10)[0])
+        return [uuid.UUID(p.id).int for p in store.scroll(C, flt, 10)[0]]
+
+    assert found('stale[].by', ['x']) == [1]
+    assert found('stale[].by', ['y', 'z']) == [1]
+    assert found('stale[].by', ['s']) == []
+    assert found('superseded_by', ['x']) == [2]
+
+
+def test_an_index_added_to_an_existing_edge_collection_finds_its_old_points(
+    tmp_path: Path,
+) -> None:
+    # a new keyword index (memories_spec gained `stale[].by`) is built at open over old data
+    store = make_edge(tmp_path / 'vectors')
+    store.ensure_collection(SPEC)
+    store.upsert(C, [point(1, stale=[{'by': 'x'}]), point(2, stale=[{'by': 'y'}])])
+    store.close()
+    store = make_edge(tmp_path / 'vectors')
+    store.ensure_collection(SPEC.model_copy(update={'keyword_fields': ('scope', 'stale[].by')}))
+    flt = scoped('agent:a', any_of={'stale[].by': ['x']})
+    assert [uuid.UUID(p.id).int for p in store.scroll(C, flt, 10)[0]] == [1]
+    store.close()
+
+
 def test_a_range_matches_a_list_field_when_any_element_is_in_range(store: VectorStore) -> None:
     store.upsert(C, [point(1, scores=[1.0, 5.0]), point(2, scores=[2.0]), point(3, scores=[])])
     flt = scoped('agent:a', ranges={'scores': Range(gte=4.0)})
