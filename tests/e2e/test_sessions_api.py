@@ -307,8 +307,13 @@ def test_a_scopes_jobs_are_listed_newest_first_to_whoever_may_read_it(client, sc
     second = complete(client, 'list-2', session(scope, 'Project Plover'))
     listed = client.get(f'/v1/jobs?scope={scope}', headers=AUTH)
     assert listed.status_code == 200, listed.get_json()
+    # a completed session's job enqueues follow-up jobs in the same scope, which may be accepted
+    # before or after `second` on a loaded machine: the order asserted is the two sessions' own
     ids = [j['id'] for j in listed.get_json()['jobs']]
-    assert ids[:2] == [second['job_id'], first['job_id']]
+    assert [i for i in ids if i in (first['job_id'], second['job_id'])] == [
+        second['job_id'],
+        first['job_id'],
+    ]
     everything = client.get('/v1/jobs?limit=200', headers=AUTH).get_json()['jobs']
     assert first['job_id'] in {j['id'] for j in everything}
 
