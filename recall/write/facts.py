@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from core.names import is_organisation
 from recall.normalize import normalize_text
@@ -276,13 +277,20 @@ def _format_elsewhere(clause: str, start: int, end: int) -> bool:
     return bool(FORMAT_OWN_ACT_ZH.search(before) or FORMAT_DESCRIBES_ZH.match(clause[end:]))
 
 
+# asked once per clause of the same text: re-splitting the text each time made reading a text
+# quadratic in its clauses
+@lru_cache(maxsize=256)
+def _language_alone(text: str) -> bool:
+    """Whether a clause of the turn is a language alone with its lead ("以后中文" asks for a
+    language, "中文" alone does not)."""
+    return any(LANG_ALONE_ZH.match(c.strip(' ，。！!；;')) for c in clauses(text))
+
+
 def _language_facts(clause: str, index: int, text: str) -> list[Fact]:
     """The answer language a clause asks for: a language named where the turn speaks of answers
     ("answer in English", "English replies", "回复都用英文", "…，改成英文"), the ones after
     "instead of"/"not"/"不要" retracted, as formats are."""
-    # the turn's own clauses, leads kept: "以后中文" asks for a language, "中文" alone does not
-    asked = any(LANG_ALONE_ZH.match(c.strip(' ，。！!；;')) for c in clauses(text))
-    if not ANSWER_CUE.search(text) and not asked:
+    if not ANSWER_CUE.search(text) and not _language_alone(text):
         return []
     named: list[tuple[int, int, str]] = []
     for m in LANG_WORD.finditer(clause):
@@ -551,6 +559,13 @@ def facts_of(text: str) -> list[Fact]:
     """Every fact `text` states, clause by clause; a clause without a subject takes the one
     before it ("I live in Leeds and work at Arup": both are the speaker's), the first one the
     speaker's ("Moved to Berlin last month")."""
+    return list(_facts_read(text))
+
+
+# a write weighs each new memory against ~18 neighbours, so one text is read again at every
+# write near it: reading it once made ingest 5.8x slower than embedding (bench/service_bench.py)
+@lru_cache(maxsize=16384)
+def _facts_read(text: str) -> tuple[Fact, ...]:
     out: list[Fact] = []
     subject = SELF
     for index, clause in enumerate(clauses(text)):
@@ -574,7 +589,7 @@ def facts_of(text: str) -> list[Fact]:
         named = [f.value for f in facts if f.slot == 'partner' and f.positive and not f.past]
         if named:
             subject = named[-1]
-    return out
+    return tuple(out)
 
 
 def correction_facts(text: str) -> list[Fact]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from recall.models import Supersession
@@ -55,13 +56,12 @@ class Stated:
         a change of a slot the memory names ("I got promoted, I am a manager now") is part of
         that fact, not a clause of its own. `slots`: the memory's slot tags, where a correction
         is tagged with the slot it corrected."""
-        facts = _corrected(_with_corrections(text), slots)
+        read, changes = _read(text)
+        facts = _corrected(read, slots)
         filled = {f.slot for f in facts}
         stated = {f.clause for f in facts}
         count = sum(
-            1
-            for index, clause in enumerate(clauses(text))
-            if index in stated or changed_slot(clause) not in filled
+            1 for index, changed in enumerate(changes) if index in stated or changed not in filled
         )
         return cls(ident, facts, speaker, count)
 
@@ -70,6 +70,13 @@ class Stated:
         if fact.subject == SELF:
             return self.speaker.casefold() if self.speaker else SELF
         return fact.subject
+
+
+# a write weighs each new memory against its neighbours, whose texts it read at earlier writes
+@lru_cache(maxsize=16384)
+def _read(text: str) -> tuple[tuple[Fact, ...], tuple[str | None, ...]]:
+    """The facts of `text` with its corrections, and the slot each clause tells a change of."""
+    return _with_corrections(text), tuple(changed_slot(c) for c in clauses(text))
 
 
 def _with_corrections(text: str) -> tuple[Fact, ...]:
