@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench._common import print_table, write_json  # noqa: E402
-from bench.kinds_suite import METRICS, mean_scores, score  # noqa: E402
+from bench.kinds_suite import METRICS, MIXED_CONVERSATION, mean_scores, score  # noqa: E402
 from recall.read.context import query_terms  # noqa: E402
 from recall.read.fusion import (  # noqa: E402
     FEATURES,
@@ -150,40 +150,61 @@ def fit(searches: Sequence[Search], label: str) -> LinearModel:
     )
 
 
-CJK_L2 = 1e-2  # the Chinese kinds hold ~300 questions: a firmer pull towards no correction
-CJK_STEPS = 600
+CORRECTION_L2 = 1e-2  # a correction learns from a few hundred questions: a firm pull towards none
+CORRECTION_STEPS = 600
 
 
-def fit_cjk(searches: Sequence[Search], base: LinearModel, label: str) -> ScriptCorrection:
-    """The Chinese correction of `base` (recall.read.fusion.ScriptCorrection): logistic
-    regression on the Chinese searches' learnable candidates with `base`'s logit held fixed as
-    an offset, over `base`'s standardised features; each kind weighs the same, and within a
-    kind positives and negatives weigh the same."""
-    plain = base.model_copy(update={'cjk': None})
-    rows = [s for s in searches if s.cjk]
-    kinds = sorted({s.kind for s in rows})
+def fit_correction(rows: Sequence[tuple[str, np.ndarray, np.ndarray, np.ndarray]],
+                   base: LinearModel, cjk: bool, label: str) -> ScriptCorrection:  # fmt: skip
+    """A correction of `base` (recall.read.fusion.ScriptCorrection): logistic regression on
+    `rows` (kind, features, gold labels, turn flags), with `base`'s logit for such a query held
+    fixed as an offset, over `base`'s standardised features; each kind weighs the same, and
+    within a kind positives and negatives weigh the same."""
+    plain = base.model_copy(update={'cjk': None, 'prose': None})
+    kinds = sorted({kind for kind, *_ in rows})
     mean, scale = np.asarray(plain.mean), np.asarray(plain.scale)
     zs, offsets, ys, ws = [], [], [], []
     for kind in kinds:
-        mine = [s for s in rows if s.kind == kind]
-        x = np.vstack([s.features[s.learnable] for s in mine])
-        y = np.concatenate([s.label[s.learnable] for s in mine]).astype(float)
+        x = np.vstack([f for k, f, _, _ in rows if k == kind])
+        y = np.concatenate([g for k, _, g, _ in rows if k == kind]).astype(float)
+        turns = np.concatenate([t for k, _, _, t in rows if k == kind])
         pos, neg = max(1.0, y.sum()), max(1.0, len(y) - y.sum())
         zs.append((x - mean) / scale)
-        offsets.append(learned_logits(plain, x))
+        offsets.append(learned_logits(plain, x, cjk, turns))
         ys.append(y)
         ws.append(np.where(y > 0, 0.5 / pos, 0.5 / neg) / len(kinds))
     z, offset = np.vstack(zs), np.concatenate(offsets)
     y, w = np.concatenate(ys), np.concatenate(ws)
     coef, bias = np.zeros(z.shape[1]), 0.0
-    for _ in range(CJK_STEPS):
+    for _ in range(CORRECTION_STEPS):
         prob = 1.0 / (1.0 + np.exp(-(offset + z @ coef + bias)))
         err = (prob - y) * w
-        coef -= FIT_RATE * (z.T @ err + CJK_L2 * coef)
+        coef -= FIT_RATE * (z.T @ err + CORRECTION_L2 * coef)
         bias -= FIT_RATE * err.sum()
     return ScriptCorrection(
         weights=[round(float(v), 6) for v in coef], bias=round(float(bias), 6), fitted_on=label
     )
+
+
+def fit_cjk(searches: Sequence[Search], base: LinearModel, label: str) -> ScriptCorrection:
+    """The Chinese correction of `base`: fitted on the Chinese searches' learnable candidates."""
+    rows = [
+        (s.kind, s.features[s.learnable], s.label[s.learnable], s.turn[s.learnable])
+        for s in searches
+        if s.cjk
+    ]
+    return fit_correction(rows, base, True, label)
+
+
+def fit_prose(searches: Sequence[Search], base: LinearModel, label: str) -> ScriptCorrection:
+    """The prose correction of `base`: fitted on the learnable candidates that are not dialogue
+    turns, of the queries not in Chinese."""
+    rows = []
+    for s in searches:
+        keep = s.learnable & (s.turn <= 0)
+        if not s.cjk and keep.any():
+            rows.append((s.kind, s.features[keep], s.label[keep], s.turn[keep]))
+    return fit_correction(rows, base, False, label)
 
 
 def cjk_training(searches: Sequence[Search], held: str) -> list[Search]:
@@ -191,6 +212,20 @@ def cjk_training(searches: Sequence[Search], held: str) -> list[Search]:
     `mixed`, and for `mixed` not `zh` either (mixed asks zh's questions again)."""
     left_out = {held, 'mixed'} | ({'zh'} if held == 'mixed' else set())
     return [s for s in searches if s.cjk and s.kind not in left_out]
+
+
+def prose_training(searches: Sequence[Search], held: str) -> list[Search]:
+    """The English searches a prose correction scored on `held` may learn from: not `held`,
+    not `mixed`, and for `mixed` neither bank_en nor MIXED_CONVERSATION (mixed asks their
+    questions again)."""
+    left_out = {held, 'mixed'} | ({'bank_en'} if held == 'mixed' else set())
+    return [
+        s
+        for s in searches
+        if not s.cjk
+        and s.kind not in left_out
+        and not (held == 'mixed' and s.conversation == MIXED_CONVERSATION)
+    ]
 
 
 def evaluate(searches: Sequence[Search], rank: Any) -> dict[str, float]:
@@ -205,7 +240,8 @@ def returned(s: Search, model: LinearModel) -> tuple[np.ndarray, np.ndarray, np.
     order = order[s.learnable[order]][:RANK_WINDOW]
     order = order[s.confidence[order] >= FLOOR]
     final = order[np.lexsort((order, -(base[order] * s.decay[order])))][:TOP_K]
-    return learned_logits(model, s.features[final], s.cjk), s.label[final], s.turn[final]
+    logits = learned_logits(model, s.features[final], s.cjk, s.turn[final])
+    return logits, s.label[final], s.turn[final]
 
 
 def platt(logits: Sequence[np.ndarray], labels: Sequence[np.ndarray]) -> tuple[float, float]:
@@ -365,22 +401,53 @@ def calibrate_shipped(searches: Sequence[Search]) -> int:
     return 0
 
 
-def write_cjk(searches: Sequence[Search], source: str) -> int:
-    """Fit the shipped model's Chinese correction on every Chinese kind but `mixed` (which
-    asks zh's questions again) and write it into the shipped model."""
+def corrections(searches: Sequence[Search], base: LinearModel, held: str | None) -> LinearModel:
+    """`base` with its Chinese and prose corrections and its calibrations fitted without the
+    kind `held` (None: on every kind, `mixed` left out of the corrections as it asks the other
+    kinds' questions again)."""
+    plain = base.model_copy(update={'cjk': None, 'prose': None})
+    name = f'without {held}' if held else 'every kind but mixed'
+    chinese = cjk_training(searches, held or 'mixed')
+    english = prose_training(searches, held or 'mixed')
+    if held is None:  # mixed is held out of the corrections, its parts are not
+        chinese = [s for s in searches if s.cjk and s.kind != 'mixed']
+        english = [s for s in searches if not s.cjk and s.kind != 'mixed']
+    model = plain.model_copy(
+        update={
+            'cjk': fit_cjk(chinese, plain, f'Chinese kinds, {name}'),
+            'prose': fit_prose(english, plain, f'English kinds, {name}'),
+        }
+    )
+    train = [s for s in searches if s.kind != held] if held else list(searches)
+    if held == 'mixed':
+        train = [s for s in train if s.kind != 'mixed']
+    # the corrections move other memories against turns, and so which hits are returned: fit,
+    # take the hits the calibrated model returns, fit again (as calibrate_shipped)
+    kinds = sorted({s.kind for s in train})
+    for _ in range(2):
+        groups = [hits_of([s for s in train if s.kind == k], model) for k in kinds]
+        other, turns = platt_by_type(groups)
+        model = model.model_copy(update={'calibration': other, 'turn_calibration': turns})
+    return model
+
+
+def write_corrections(searches: Sequence[Search]) -> int:
+    """Fit the shipped model's Chinese and prose corrections and its calibrations on every kind
+    and write them into the shipped model."""
     shipped = shipped_model()
     assert shipped is not None
-    chinese = [s for s in searches if s.cjk and s.kind != 'mixed']
-    kinds = sorted({s.kind for s in chinese})
-    correction = fit_cjk(chinese, shipped, f'{", ".join(kinds)} ({source})')
+    model = corrections(searches, shipped, None)
+    assert model.cjk is not None and model.prose is not None
     print_table(
-        ['feature', 'Chinese correction'],
-        [[f, w] for f, w in zip(FEATURES, correction.weights, strict=True)]
-        + [['bias', correction.bias]],
+        ['feature', 'Chinese correction', 'prose correction'],
+        [
+            [f, c, p]
+            for f, c, p in zip(FEATURES, model.cjk.weights, model.prose.weights, strict=True)
+        ]
+        + [['bias', model.cjk.bias, model.prose.bias]],
     )
-    MODEL_PATH.write_text(
-        shipped.model_copy(update={'cjk': correction}).model_dump_json(indent=2) + '\n'
-    )
+    print(f'calibration: other memories {model.calibration}, turns {model.turn_calibration}')
+    MODEL_PATH.write_text(model.model_dump_json(indent=2) + '\n')
     print(f'wrote {MODEL_PATH.relative_to(ROOT)}')
     return 0
 
@@ -391,9 +458,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('explained', type=Path)
     parser.add_argument('--write-model', action='store_true')
     parser.add_argument(
-        '--write-cjk',
+        '--write-corrections',
         action='store_true',
-        help="only fit the shipped model's Chinese correction on every Chinese kind and write it",
+        help="only fit the shipped model's Chinese and prose corrections and its calibrations "
+        'on every kind and write them',
     )
     parser.add_argument(
         '--calibrate-shipped',
@@ -404,27 +472,24 @@ def main(argv: list[str] | None = None) -> int:
     searches = [Search(r) for r in json.loads(args.explained.read_text())]
     if args.calibrate_shipped:
         return calibrate_shipped(searches)
-    if args.write_cjk:
-        return write_cjk(searches, args.explained.name)
+    if args.write_corrections:
+        return write_corrections(searches)
     kinds = list(dict.fromkeys(s.kind for s in searches))
     shipped = shipped_model()
     assert shipped is not None
-    plain = shipped.model_copy(update={'cjk': None})
+    plain = shipped.model_copy(update={'cjk': None, 'prose': None})
     rows: list[list[Any]] = []
     report: dict[str, Any] = {}
     held_out: dict[str, Hits] = {}
     for held in kinds:
         test = [s for s in searches if s.kind == held]
         model = fit(training_set(searches, held), f'kinds suite without {held}')
-        chinese = cjk_training(searches, held)
-        corrected = plain.model_copy(
-            update={'cjk': fit_cjk(chinese, plain, f'Chinese kinds without {held}')}
-        )
+        corrected = corrections(searches, plain, held)
         results = {
             'held-out fit': evaluate(test, lambda s, m=model: replay(s, m)),
             'shipped': evaluate(test, lambda s: replay(s, shipped)),
             'LoCoMo model': evaluate(test, lambda s: replay(s, plain)),
-            '+ held-out Chinese correction': evaluate(test, lambda s, m=corrected: replay(s, m)),
+            '+ held-out corrections': evaluate(test, lambda s, m=corrected: replay(s, m)),
             'bm25 alone': evaluate(test, lambda s: channel_alone(s, 'bm25')),
             'dense alone': evaluate(test, lambda s: channel_alone(s, 'dense')),
         }
@@ -446,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
         'held-out fit',
         'shipped',
         'LoCoMo model',
-        '+ held-out Chinese correction',
+        '+ held-out corrections',
         'bm25 alone',
         'dense alone',
         'held-out conversation',

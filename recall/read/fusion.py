@@ -172,14 +172,10 @@ MODEL_PATH = Path(__file__).resolve().parents[1] / 'assets' / 'fusion_model.json
 
 
 class ScriptCorrection(BaseModel):
-    """Weights added to the logit for a query written mostly in Chinese (recall.read.slots
-    `is_cjk`), over the same standardised FEATURES.
-
-    The base model is fitted on English dialogue, where the dense model reads the question; on a
-    Chinese question the default embedder (MiniLM, trained on English) finds the answer about
-    half as often as BM25 (kinds suite, dense alone R@5 0.42-0.50 against 0.87-0.93), so each
-    channel's evidence weighs differently there. Fitted on the Chinese kinds with the base logit
-    held fixed (bench/kinds_fit.py), so a query in any other script ranks exactly as before.
+    """Weights added to the base model's logit over the same standardised FEATURES, for the
+    candidates where the base model's evidence weighs differently (LinearModel `cjk`, `prose`).
+    Fitted with the base logit held fixed (bench/kinds_fit.py), so every other candidate ranks
+    exactly as before.
     """
 
     weights: list[float]
@@ -204,14 +200,24 @@ class LinearModel(BaseModel):
     # slopes are positive: among turns, and among other memories, the order is the logit's
     calibration: tuple[float, float] = (1.0, 0.0)
     turn_calibration: tuple[float, float] | None = None
-    # added to the logit of every candidate of a Chinese query (None: none)
+    # added to the logit of every candidate of a query written mostly in Chinese
+    # (recall.read.slots `is_cjk`; None: none). The base model is fitted on English dialogue,
+    # where the dense model reads the question; on a Chinese question the default embedder
+    # (MiniLM, trained on English) finds the answer about half as often as BM25 (kinds suite,
+    # dense alone R@5 0.42-0.50 against 0.87-0.93)
     cjk: ScriptCorrection | None = None
+    # added to the logit of every candidate that is not a dialogue turn, for a query not in
+    # Chinese (None: none). The base model learned from dialogue turns, found mostly by the
+    # speaker's name and their neighbours; a note, summary, profile field or document is found
+    # by its words and meaning, where a close cosine is evidence (on turns it mostly echoes the
+    # name). Fitted on notes, summaries and memory banks, leave one kind out
+    prose: ScriptCorrection | None = None
 
-    @field_validator('cjk')
+    @field_validator('cjk', 'prose')
     @classmethod
     def _one_weight_per_feature(cls, value: ScriptCorrection | None) -> ScriptCorrection | None:
         if value is not None and len(value.weights) != len(FEATURES):
-            raise ValueError(f'the Chinese correction needs one weight per feature ({FEATURES})')
+            raise ValueError(f'a correction needs one weight per feature ({FEATURES})')
         return value
 
     @field_validator('calibration', 'turn_calibration')
@@ -277,9 +283,12 @@ def feature_matrix(
     return out
 
 
-def learned_logits(model: LinearModel, matrix: np.ndarray, cjk: bool = False) -> np.ndarray:
+def learned_logits(
+    model: LinearModel, matrix: np.ndarray, cjk: bool = False, turns: np.ndarray | None = None
+) -> np.ndarray:
     """The logistic model's logit of each row (monotone in its probability); `cjk`: the rows
-    answer a Chinese query, which adds the model's Chinese correction."""
+    answer a Chinese query, which adds the model's Chinese correction; otherwise the rows that
+    `turns` does not flag as dialogue turns (None: no row is one) get its prose correction."""
     z = (matrix - np.asarray(model.mean)) / np.asarray(model.scale)
     weights = np.asarray(model.weights)
     bias = model.bias
@@ -287,6 +296,9 @@ def learned_logits(model: LinearModel, matrix: np.ndarray, cjk: bool = False) ->
         weights = weights + np.asarray(model.cjk.weights)
         bias += model.cjk.bias
     logit: np.ndarray = z @ weights + bias
+    if not cjk and model.prose is not None:
+        prose = np.ones(len(logit), bool) if turns is None else np.asarray(turns) <= 0
+        logit[prose] += z[prose] @ np.asarray(model.prose.weights) + model.prose.bias
     return logit
 
 
@@ -311,7 +323,7 @@ def learned_scores(
 ) -> np.ndarray:
     """Calibrated probability of relevance of each row, in (0, 1); `turns` flags the rows
     that are dialogue turns (None: none is), `cjk` says the query is Chinese."""
-    return calibrated(model, learned_logits(model, matrix, cjk), turns)
+    return calibrated(model, learned_logits(model, matrix, cjk, turns), turns)
 
 
 def learned_head(
@@ -341,8 +353,8 @@ def learned_head(
         high = matrix.copy()
         matrix[:, column], high[:, column] = 0.0, 1.0
         # each row's calibration is increasing, so it keeps each row's bounds apart
-        at_zero = calibrated(model, learned_logits(model, matrix, cjk), turns)
-        at_one = calibrated(model, learned_logits(model, high, cjk), turns)
+        at_zero = calibrated(model, learned_logits(model, matrix, cjk, turns), turns)
+        at_one = calibrated(model, learned_logits(model, high, cjk, turns), turns)
         worst, best = np.minimum(at_zero, at_one), np.maximum(at_zero, at_one)
         cut = len(ids) - size
         threshold = np.partition(worst, cut)[cut]

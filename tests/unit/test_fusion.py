@@ -208,12 +208,45 @@ def test_only_a_chinese_query_takes_the_chinese_correction_of_the_logit():
     assert np.allclose(learned_scores(model, rows, cjk=True), 1 / (1 + np.exp(-expected)))
 
 
-def test_a_chinese_correction_needs_one_weight_per_feature():
+def test_only_other_memories_than_turns_of_a_query_not_in_chinese_take_the_prose_correction():
+    prose = ScriptCorrection(weights=[0.05 * n - 0.2 for n in range(len(FEATURES))], bias=-0.4)
+    cjk = ScriptCorrection(weights=[0.1] * len(FEATURES), bias=0.3)
+    base = LinearModel(
+        features=list(FEATURES),
+        mean=[0.2] * len(FEATURES),
+        scale=[0.5] * len(FEATURES),
+        weights=[0.5] * len(FEATURES),
+        bias=-2.0,
+    )
+    model = base.model_copy(update={'prose': prose})
+    rows = np.random.default_rng(6).random((30, len(FEATURES)))
+    turns = (np.arange(30) % 3 == 0).astype(float)
+    z = (rows - 0.2) / 0.5
+    plain = learned_logits(base, rows)
+    got = learned_logits(model, rows, turns=turns)
+    # a dialogue turn ranks as the base model ranks it; every other memory takes the correction
+    assert np.array_equal(got[turns > 0], plain[turns > 0])
+    other = turns == 0
+    expected = plain[other] + z[other] @ np.asarray(prose.weights) - 0.4
+    assert np.allclose(got[other], expected)
+    # without turn flags no row is a turn
+    assert np.allclose(learned_logits(model, rows), plain + z @ np.asarray(prose.weights) - 0.4)
+    # a Chinese query takes its own correction and not this one
+    both = model.model_copy(update={'cjk': cjk})
+    chinese = learned_logits(both, rows, cjk=True, turns=turns)
+    assert np.array_equal(chinese, learned_logits(base.model_copy(update={'cjk': cjk}), rows, True))
+    # the calibrated score carries it
+    scores = learned_scores(model, rows, turns)
+    assert np.allclose(scores[other], 1 / (1 + np.exp(-expected)))
+
+
+def test_a_correction_needs_one_weight_per_feature():
     model = shipped_model()
     assert model is not None
     short = {'weights': [0.0] * (len(FEATURES) - 1), 'bias': 0.0}
-    with pytest.raises(ValidationError, match='one weight per feature'):
-        LinearModel.model_validate({**model.model_dump(), 'cjk': short})
+    for correction in ('cjk', 'prose'):
+        with pytest.raises(ValidationError, match='one weight per feature'):
+            LinearModel.model_validate({**model.model_dump(), correction: short})
 
 
 def test_the_shipped_chinese_correction_weighs_bm25_up_and_the_dense_rank_down():
