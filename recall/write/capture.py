@@ -504,23 +504,39 @@ def _lesson_clauses(clauses: list[str]) -> list[str]:
 def _sentences_of(text: str) -> list[str]:
     """Sentences, with an anaphoric correction ("don't do that", "不要这样") joined to the
     sentence it points at, and a correction told across a semicolon ("Stop using pounds;
-    kilograms please") kept whole."""
+    kilograms please") or a full stop ("Stop using miles. Kilometers please.") kept whole."""
     out: list[str] = []
     for sentence in _sentences(text):
         body = _TRIM.sub('', sentence)
-        if out and (ANAPHORIC_LESSON.match(body) or _completes(out[-1], body)):
+        if out and _completes(out[-1], body) == 'stop':
+            # the user's own words: "Stop using miles. Kilometers please"
+            out[-1] = f'{out[-1].rstrip()}{"" if re.search(r"。$", out[-1]) else " "}{body}'
+        elif out and (ANAPHORIC_LESSON.match(body) or _completes(out[-1], body)):
             out[-1] = f'{_TRIM.sub("", out[-1])}; {body}'
         else:
             out.append(sentence)
     return out
 
 
-def _completes(before: str, body: str) -> bool:
-    """Whether `body` gives the new value of the slot the sentence `before`, ended by a
-    semicolon, negates or retracts: one correction, so one memory."""
-    if not re.search(r'[;；]\s*$', before):
-        return False
-    return len(joined_corrections([_TRIM.sub('', before), body])) == 1
+def _completes(before: str, body: str) -> str | None:
+    """How `body` gives the new value of the slot the sentence `before` negates or retracts,
+    one correction, so one memory: after a semicolon ('semicolon'), or after a full stop
+    ('stop') when `before` only refuses a choice (a unit, the answers' language or format) and
+    names no value of its own; None when it does not."""
+    if re.search(r'[;；]\s*$', before):
+        joint = 'semicolon'
+    elif re.search(r'[.。!！]\s*$', before) and _refuses_only(before):
+        joint = 'stop'
+    else:
+        return None
+    return joint if len(joined_corrections([_TRIM.sub('', before), body])) == 1 else None
+
+
+def _refuses_only(sentence: str) -> bool:
+    """Whether `sentence` refuses a chosen value and states nothing else ("Stop using miles.",
+    "别用英里了。"): it waits for the value the next sentence gives."""
+    facts = facts_of(sentence)
+    return bool(facts) and all(not f.positive and f.slot in CHOSEN_SLOTS for f in facts)
 
 
 def _analyse(text: str, now: datetime | None) -> tuple[list[Candidate], list[Skipped]]:

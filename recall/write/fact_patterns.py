@@ -364,6 +364,23 @@ FORMATS = (
 FORMAT_ANSWERS_ZH = re.compile(r'回答|回复|答复|输出|排版|格式|形式|你|您')
 FORMAT_OWN_ACT_ZH = re.compile(r'(?:看|读|阅读|做|画|制作|收集|抄|背)(?:一些|很多|那些|这些)?$')
 FORMAT_DESCRIBES_ZH = re.compile(r'^(?:式|类|型|[^，。,；;]{0,6}?的(?=[\u4e00-\u9fff]))')
+# "我不喜欢写段落", "我想写列表": what the speaker writes, after a liking or a wish; "别写列表了"
+# (no liking before it) stays an order to the assistant
+FORMAT_OWN_WRITE_ZH = re.compile(r'(?:写|编写|撰写)(?:一些|很多|那些|这些)?$')
+FORMAT_LIKING_ZH = re.compile(r'^.*?(?:喜欢|偏好|爱|想|讨厌|习惯)')
+# a restriction on a format lifted: "表格的限制取消了", "取消对表格的限制" undo
+# "回答里不要用表格" as "以后回答可以用表格了" does. Before the format word only answer or time
+# words ("报销表格的限制" is about a form), and one verb of lifting, before the word or after
+# the restriction
+FORMAT_LIFT_ZH = (
+    re.compile(
+        r'^(?:以后|现在|那就|那么|那|回答|回复|里|中|对)*'
+        r'(?:(?P<v>取消|解除|去掉|撤销|放开)了?对?)?(?:用|使用)?$'
+    ),
+    re.compile(
+        r'^的?(?:使用)?(?:限制|禁令)(?P<v>(?:已经|就|也|都|现在)?(?:取消|解除|去掉|撤销|放开|没有?)了)?'
+    ),
+)
 
 # a format called a nuisance after it is named: "Bullet points are annoying", "表格看着不方便"
 FORMAT_DISLIKED = re.compile(
@@ -384,6 +401,8 @@ FORMAT_CUE = re.compile(
     r"format|give me|no more|instead of|over|rather than|stop|don't|do not|avoid|from now on|"
     r'keep|fine|okay|allowed|switch|switched|please|less|more|fewer|better|best|annoying|'
     r'unnecessary|distracting)\b|'
+    # "Stick with prose", an order; "I stick to my to-do lists" is about the speaker's lists
+    r"(?i:^\W*(?:(?:let'?s|please|ok|okay|so|just)\W+)*(?:stick|stay) (?:with|to)\b)|"
     r'回答|回复|输出|用|写|格式|不要|别|喜欢|偏好|不再|以后|从现在|需要|换成|改成|改为|换为|'
     r'更好|比较好|我要|要的是|^还是|反对|禁止|允许|比.{1,8}?(?:更|还)?好'
 )
@@ -414,12 +433,20 @@ ANSWER_CUE = re.compile(
     rf'(?:^|[,.;!:]\s*)(?:{_LANG_EN})\W+please\b|'
     rf'^\W*(?:{_LANG_ZH})\W+(?:谢谢|麻烦了|拜托了)|'
     # an order to change the language itself, standing alone: "Use Spanish instead of English",
-    # "Switch to Spanish, not English", "No more English" ("use English names" is no such order)
+    # "Switch to Spanish, not English", "No more English" ("use English names" is no such order).
+    # "Stick with Spanish" orders Spanish whatever was current: it confirms Spanish and changes
+    # English; "I stick with my friends" has a subject and no language, so it orders nothing
     r'(?:^|[,.;!:]\s*)(?:(?:please|ok|okay|so|now|just|then)\W+)*(?:use|switch (?:back )?to|'
-    rf'change to|go back to|stick to|no more|stop using)\s+(?:{_LANG_EN})\b'
+    rf'change to|go back to|stick (?:to|with)|stay with|keep using|no more|stop using)\s+'
+    rf'(?:{_LANG_EN})\b'
     r'(?!\s+(?!(?:now|please|instead|only|again|from|then|here|too|for|and|not|rather|over)\b)\w)|'
     r'回答|回复|答复|交流|沟通|(?:跟|和|对)我(?:说|讲|聊)|换回|切换|请说|全部用|都用|一律用|就好|就行|'
-    r'(?:让|要|希望|请)你(?:用|说|讲)'
+    # the assistant using a language, liked: "我更喜欢你用中文". Without 你 ("我比较喜欢中文")
+    # it is a taste for the language, as "I like French" is: said as often of a language one
+    # learns or reads ("法语和中文我比较喜欢中文"), and a request names the answers, the
+    # assistant or orders the language alone ("中文吧", `LANG_ALONE_ZH`). A wrong switch
+    # changes every later answer; a missed request is repaired by the next "请用中文"
+    r'(?:让|要|希望|请|喜欢)你(?:用|说|讲)'
 )
 
 # a Chinese clause whose only object is a language, said to the assistant ("请用中文",
@@ -452,7 +479,8 @@ OTHER_SPEAKER = re.compile(
 
 # a language named as the one to use: "in/to/use English", "English replies", "用中文", "改成英文"
 LANG_WORD = re.compile(
-    rf'(?i)(?:\b(?:in|to|into|use|using|prefer|want|of|than|not|no|more)\s+(?P<en>{_LANG_EN})\b|'
+    rf'(?i)(?:\b(?:in|to|into|use|using|prefer|want|of|than|not|no|more|(?:stick|stay) with)\s+'
+    rf'(?P<en>{_LANG_EN})\b|'
     rf'\b(?P<lead>{_LANG_EN})(?=\s+(?:answers?|replies|responses?)\b)|'
     rf'\b(?:rather|prefer|want|like|need) you (?:to )?(?:speak|spoke|talk|talked) (?:in )?'
     rf'(?P<you>{_LANG_EN})\b)|'
@@ -670,6 +698,7 @@ CHOICE_CUES = {
         r'(?i)\b(?:prefer|use|using|units?|measurements?|instead of|rather|give me|in|switch|'
         r'switched|change|changed|convert|from now on|metric|imperial|please|no more|instead|'
         r'like|want)\b|'
+        r"(?i:^\W*(?:(?:let'?s|please|ok|okay|so|just)\W+)*(?:stick|stay) (?:with|to)\b)|"
         r'用|单位|换算|改成|换成|改为'
     ),
 }

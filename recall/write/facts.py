@@ -41,7 +41,10 @@ from recall.write.fact_patterns import (
     FORMAT_CUE,
     FORMAT_DESCRIBES_ZH,
     FORMAT_DISLIKED,
+    FORMAT_LIFT_ZH,
+    FORMAT_LIKING_ZH,
     FORMAT_OWN_ACT_ZH,
+    FORMAT_OWN_WRITE_ZH,
     FORMAT_RE,
     HABIT_EN,
     HABIT_ZH,
@@ -238,12 +241,19 @@ def _liked(value: str, *, zh: bool) -> str:
 
 def _format_facts(clause: str, index: int, text: str) -> list[Fact]:
     found: list[tuple[int, str]] = []
+    lifted = False
     for name, pattern in FORMAT_RE:
         for m in pattern.finditer(clause):
-            if not _format_elsewhere(clause, m.start(), m.end()):
+            lift = _lifted(clause, m.start(), m.end())
+            if lift or not _format_elsewhere(clause, m.start(), m.end()):
                 found.append((m.start(), name))
+            lifted = lifted or lift
     # a bare "Prose, not bullet points, please": the cue may stand in another short clause
-    cued = FORMAT_CUE.search(clause) or (len(clause.split()) <= 4 and FORMAT_CUE.search(text))
+    cued = (
+        lifted
+        or FORMAT_CUE.search(clause)
+        or (len(clause.split()) <= 4 and FORMAT_CUE.search(text))
+    )
     if not found or not cued:
         return []
     found.sort()
@@ -255,7 +265,7 @@ def _format_facts(clause: str, index: int, text: str) -> list[Fact]:
         end = len(clause) - len(after)
         disliked = FORMAT_DISLIKED.search(after) or _over(clause, start, end)
         (negative if disliked else positive).append(name)
-    if re.search(
+    if lifted or re.search(
         r'可以|能|allowed|fine|okay|ok to|不再?(?:禁止|反对)|no longer (?:ban|forbid)', clause, re.I
     ):
         negative = [n for n in negative if n not in positive]
@@ -273,8 +283,20 @@ def _format_elsewhere(clause: str, start: int, end: int) -> bool:
     or describes ("我喜欢看段落很长的小说"), in a clause that does not speak of answers."""
     if not re.search(r'[\u4e00-\u9fff]', clause[start:end]) or FORMAT_ANSWERS_ZH.search(clause):
         return False
-    before = re.sub(r'^.*?(?:喜欢|偏好|爱|想)', '', clause[:start])
-    return bool(FORMAT_OWN_ACT_ZH.search(before) or FORMAT_DESCRIBES_ZH.match(clause[end:]))
+    liking = FORMAT_LIKING_ZH.match(clause[:start])
+    before = clause[liking.end() if liking else 0 : start]
+    return bool(
+        FORMAT_OWN_ACT_ZH.search(before)
+        or (liking and FORMAT_OWN_WRITE_ZH.search(before))
+        or FORMAT_DESCRIBES_ZH.match(clause[end:])
+    )
+
+
+def _lifted(clause: str, start: int, end: int) -> bool:
+    """Whether the restriction on the Chinese format word at `start:end` is lifted ("表格的限制
+    取消了", "取消对表格的限制"): a permission, as "以后回答可以用表格了" is."""
+    before, after = FORMAT_LIFT_ZH[0].match(clause[:start]), FORMAT_LIFT_ZH[1].match(clause[end:])
+    return bool(before and after and (before.group('v') or after.group('v')))
 
 
 # asked once per clause of the same text: re-splitting the text each time made reading a text

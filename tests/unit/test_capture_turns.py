@@ -239,3 +239,22 @@ def test_two_contacts_joined_by_and_are_two_keyed_entities_without_the_filler():
 )
 def test_everyday_news_is_kept_whole_and_without_openers(text: str, stored: str):
     assert [c.text for c in capture(text, now=NOW).candidates] == [stored]
+
+
+@pytest.mark.parametrize(
+    ('text', 'stored'),
+    [
+        # a refusal that names no value waits for the sentence that gives it
+        ('Stop using miles. Kilometers please.', ['Stop using miles. Kilometers please']),
+        ('别用英里了。用公里吧。', ['别用英里了。用公里吧']),
+        ('Stop using miles. I live in Leeds.', ['Stop using miles', 'I live in Leeds']),
+        # a value of its own, or a slot that is no choice of the answers, stands alone
+        ('Use kilometers. Miles please.', ['Use kilometers', 'Miles please']),
+        (
+            'I no longer live in Paris. I live in Berlin.',
+            ['I no longer live in Paris', 'I live in Berlin'],
+        ),
+    ],
+)
+def test_a_refusal_and_the_value_in_the_next_sentence_are_one_memory(text: str, stored: list[str]):
+    assert [c.text for c in capture(text, now=NOW).candidates] == stored
