@@ -1,5 +1,7 @@
 """Past states in `memory_search`: a question about a time that has ended ("Where did Dana work
 in 2023?", "我2025年住在哪里？") also reads superseded memories, and keeps those that held then.
+A question about an earlier state that names no time ("Where did I use to live?", "我以前住在哪
+里？") reads them too: what was replaced is what it asks for.
 
 A superseded memory held from its event time (`created_at`) until the event time of the memory
 that replaced it; it answers a question whose period overlaps that span. Memories that were
@@ -8,6 +10,7 @@ never replaced are left to ranking (the date boost, the graph's slot evidence).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -22,6 +25,20 @@ def past_period(query: str, now: datetime) -> Period | None:
     if period is None or period.start is None or period.end is None:
         return None
     return period if period.end <= now else None
+
+
+# words that ask for an earlier state without a date. "之前" only after a pronoun or at the start
+# ("我之前住在哪里"): after a noun it means "before" that thing ("开会之前")
+EARLIER = re.compile(
+    r'(?i)\b(?:used to|did \w+ use to|previously|formerly|in the past'
+    r'|my (?:old|previous|former) \w+)\b'
+    r'|以前|原来|曾经|从前|(?:^|[我你他她们])之前'
+)
+
+
+def asks_earlier(query: str) -> bool:
+    """Whether the query asks about an earlier state without naming when."""
+    return EARLIER.search(query) is not None
 
 
 def not_then(chunks: Sequence[Chunk], period: Period, vectors: VectorStore) -> set[str]:

@@ -25,7 +25,7 @@ from recall.read.abstracts import abstract, overview
 from recall.read.channels import ChannelReader, Found, search_filter
 from recall.read.context import confidence, query_terms
 from recall.read.fusion import FusionConfig
-from recall.read.history import not_then, past_period
+from recall.read.history import asks_earlier, not_then, past_period
 from recall.read.policy import apply_policy
 from recall.read.ranking import Ranked, rank
 from recall.read.weights import GRAPH_OPT_IN_WEIGHT, WEAK_CHECK_DEPTH, WEAK_CONFIDENCE
@@ -79,7 +79,7 @@ class Searcher:
         principal.require_read(req.scope)
         # a question about a time that has ended also reads the memories replaced since
         period = None if req.include_superseded else past_period(req.query, self._clock.now())
-        if period is not None:
+        if period is not None or (not req.include_superseded and asks_earlier(req.query)):
             req = req.model_copy(update={'include_superseded': True})
         recipe = self._recipe(req)
         query_vectors = self._reader.encode(req, latency)
