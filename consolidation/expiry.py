@@ -1,5 +1,6 @@
 """The periodic sweep (`expiry` job, every `expiry_interval_seconds`): delete episodes past their
-`expires_at`, apply decay tier transitions to memories, and prune with per-kind retention floors.
+`expires_at`, apply decay tier transitions to memories, repair supersession records naming
+memories that no longer exist, and prune with per-kind retention floors.
 
 Hygiene never prunes core or pinned memory. Per (scope, kind) it keeps at least that kind's floor
 of live memories; above the floor it removes the oldest stale peripheral ones. Memories past their
@@ -125,13 +126,23 @@ def hygiene(services: JobContext, now: datetime) -> int:
     return len(doomed)
 
 
+def repair_records(services: JobContext, now: datetime) -> int:
+    """Drop supersession records naming memories that no longer exist, showing again what
+    they hid (`MemoryWriter.repair_records`); returns the memories changed."""
+    return services.writer.repair_records()
+
+
 def sweep(services: JobContext, params: dict[str, Any]) -> dict[str, Any]:
-    """Expire episodes, run the decay sweep and hygiene; each step fails on its own."""
+    """Expire episodes, run the decay sweep, repair supersession records and run hygiene;
+    each step fails on its own."""
     now = services.clock.now()
     out: dict[str, Any] = {}
     steps: dict[str, Callable[[JobContext, datetime], int]] = {
         'episodes_expired': expire_episodes,
         'tier_transitions': decay_sweep,
+        # before pruning: a memory hidden by a record naming no memory would be pruned as
+        # superseded, though nothing outdates it
+        'records_repaired': repair_records,
         'memories_pruned': hygiene,
     }
     for name, step in steps.items():

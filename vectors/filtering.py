@@ -8,7 +8,7 @@ from typing import Any
 from vectors.models import PointFilter
 
 
-def _values(payload: dict[str, Any], key: str) -> list[Any]:
+def values_at(payload: dict[str, Any], key: str) -> list[Any]:
     """The values at `key`, a Qdrant path: `a.b` reads a nested object, `a[].b` the `b` of each
     element of the list `a`."""
     found: list[Any] = [payload]
@@ -43,14 +43,14 @@ def matches(payload: dict[str, Any], flt: PointFilter) -> bool:
     if flt.scopes is not None and payload.get('scope') not in flt.scopes:
         return False
     for key, wanted in flt.any_of.items():
-        if not _any_in(_values(payload, key), list(wanted)):
+        if not _any_in(values_at(payload, key), list(wanted)):
             return False
     for key, banned in flt.none_of.items():
-        if _any_in(_values(payload, key), list(banned)):
+        if _any_in(values_at(payload, key), list(banned)):
             return False
     # a list field is in range when any of its elements is, as in Qdrant
     return all(
-        any(_in_range(v, rng) for v in _values(payload, key)) for key, rng in flt.ranges.items()
+        any(_in_range(v, rng) for v in values_at(payload, key)) for key, rng in flt.ranges.items()
     )
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import StoreUnavailable
-from vectors.filtering import facet_key, matches
+from vectors.filtering import facet_key, matches, values_at
 from vectors.models import (
     Channel,
     CollectionSpec,
@@ -157,14 +157,12 @@ class InMemoryVectorStore:
     def facet(
         self, collection: str, key: str, flt: PointFilter, limit: int = 1000
     ) -> dict[str, int]:
-        """Counts of each value of `key` (each list element once per point)."""
+        """Counts of each value of `key`, a Qdrant path (each list element once per point)."""
         counts: dict[str, int] = {}
         for point in self._points(collection).values():
             if not matches(point.payload, flt):
                 continue
-            value = point.payload.get(key)
-            values = value if isinstance(value, list) else [value]
-            for v in dict.fromkeys(facet_key(v) for v in values if v is not None):
+            for v in dict.fromkeys(facet_key(v) for v in values_at(point.payload, key)):
                 counts[v] = counts.get(v, 0) + 1
         top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
         return dict(top)

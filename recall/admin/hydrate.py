@@ -92,16 +92,20 @@ class CoreSnapshots:
                 renamed[str(raw.get('id'))] = chunk.id
         # a replaced fact's record names the memory that replaced it by its id in this scope
         chunks = [_renamed_stale(c, renamed) for c in chunks]
+        written: list[str] = []
         for start in range(0, len(chunks), self._batch):
-            self._write_new(chunks[start : start + self._batch], report)
+            written += self._write_new(chunks[start : start + self._batch], report)
             log.info(
                 'hydrate %s: %d of %d entries done (%d written)',
                 scope, min(start + self._batch, len(chunks)), len(chunks), report.written,
             )  # fmt: skip
+        # a record naming a memory the snapshot did not carry (one that was not Core) names
+        # nothing in this scope: dropped, and the memory weighed against what the scope holds
+        self._writer.relink(written, {})
         return report
 
-    def _write_new(self, batch: list[Chunk], report: HydrateReport) -> None:
-        """Store the chunks of `batch` whose id or text is not stored yet."""
+    def _write_new(self, batch: list[Chunk], report: HydrateReport) -> list[str]:
+        """Store the chunks of `batch` whose id or text is not stored yet; returns their ids."""
         known_ids = stored_ids(self._vectors, (c.id for c in batch))
         known_texts = stored_texts(self._vectors, batch)
         fresh: dict[str, Chunk] = {}
@@ -116,6 +120,7 @@ class CoreSnapshots:
                 fresh[chunk.id] = chunk
         self._writer.store(list(fresh.values()))
         report.written += len(fresh)
+        return list(fresh)
 
 
 def _renamed_stale(chunk: Chunk, renamed: dict[str, str]) -> Chunk:

@@ -14,6 +14,11 @@ slots, as if the deleted one had never been written (`Superseder.reweigh`): curr
 unless another live memory states a later value of the slot, which then outdates them in its
 own name ("I live in Leeds", "I moved to York", "I moved to Bath", York deleted: Leeds stays
 outdated, now by Bath).
+
+Records written before deletes dropped them, or carried in by a hydrated snapshot, may still
+name a memory that does not exist (a dangling superseder): `dangling` finds their holders from
+the keyword indexes of the naming keys, and `repair` treats each as a delete of what it names
+(the expiry sweep runs both, before its pruning, which would remove such a hidden memory).
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from vectors.paging import scroll_pages
 from vectors.ports import VectorStore
 
 _PAGE = 512
+# distinct ids one facet of a naming key lists; more, and the memories are read instead
+_FACET_LIMIT = 100_000
 # the payload keys a supersession record names a memory by (both indexed, recall.models)
 _NAMING_KEYS = ('superseded_by', 'stale[].by')
 
@@ -77,6 +84,74 @@ def relink(
     if changes:
         vectors.set_payload(MEMORIES, changes)
     return {**changes, **_dropped(vectors, superseder, orphans, now)}
+
+
+def dangling(vectors: VectorStore) -> list[tuple[str, str]]:
+    """The memories (id, scope) with a supersession record naming a memory that does not
+    exist. The ids the records name come from facets of the keyword indexes of the naming
+    keys, so the read is bounded by the memories named, not the memories stored: a store
+    without a dangling record costs two facets and a read of the named ids."""
+    named = _named_ids(vectors)
+    live: set[str] = set()
+    for start in range(0, len(named), _PAGE):
+        live.update(p.id for p in vectors.retrieve(MEMORIES, named[start : start + _PAGE]))
+    missing = [i for i in named if i not in live]
+    holders: dict[str, str] = {}
+    for key in _NAMING_KEYS:
+        for start in range(0, len(missing), _PAGE):
+            flt = PointFilter(
+                scopes=None,
+                any_of={key: list(missing[start : start + _PAGE])},
+                none_of={'kind': sorted(RECORD_KINDS)},
+            )
+            for page in scroll_pages(vectors, MEMORIES, flt, _PAGE):
+                holders.update((p.id, str(p.payload.get('scope'))) for p in page)
+    return sorted(holders.items())
+
+
+def repair(
+    vectors: VectorStore, superseder: Superseder, ids: Sequence[str], now: datetime
+) -> dict[str, dict[str, Any]]:
+    """The memories `ids` without their records naming a memory that does not exist, weighed
+    again as after the delete of what those records name; a record naming a stored memory is
+    kept. Idempotent. Call it under the memories' scopes' write locks. Returns every payload
+    change made."""
+    chunks = [
+        Chunk.from_payload(p.payload)
+        for p in vectors.retrieve(MEMORIES, list(ids))
+        if p.payload.get('kind') not in RECORD_KINDS
+    ]
+    named = sorted({i for c in chunks for i in _named_by(c)})
+    live = {p.id for p in vectors.retrieve(MEMORIES, named)} if named else set()
+    orphans = [(c, gone) for c in chunks if (gone := _named_by(c) - live)]
+    return _dropped(vectors, superseder, orphans, now)
+
+
+def _named_ids(vectors: VectorStore) -> list[str]:
+    """Every id a supersession record of a memory names, sorted."""
+    flt = PointFilter(scopes=None, none_of={'kind': sorted(RECORD_KINDS)})
+    named: set[str] = set()
+    for key in _NAMING_KEYS:
+        counts = vectors.facet(MEMORIES, key, flt, _FACET_LIMIT)
+        if len(counts) >= _FACET_LIMIT:  # the facet may have left ids out: read them all
+            return sorted(
+                {i for page in scroll_pages(vectors, MEMORIES, flt, _PAGE) for i in _ids_in(page)}
+            )
+        named.update(counts)
+    return sorted(named)
+
+
+def _ids_in(page: Sequence[StoredPoint]) -> set[str]:
+    out: set[str] = set()
+    for p in page:
+        by = p.payload.get('superseded_by')
+        out.update([str(by)] if by else [])
+        out.update(str(r['by']) for r in p.payload.get('stale') or [] if _by(r))
+    return out
+
+
+def _by(record: Any) -> bool:
+    return isinstance(record, dict) and bool(record.get('by'))
 
 
 def _dropped(

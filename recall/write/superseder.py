@@ -419,10 +419,13 @@ def _with_corrected_slots(chunk: Chunk, plan: Plan) -> Chunk:
 
 
 def _unique(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One record per fact and memory naming it, the first kept: weighed again, an older
+    memory finds the later one's replacement of its fact as an older event, which the record
+    that write made says already."""
     seen: set[tuple[Any, ...]] = set()
     out = []
     for r in records:
-        key = (r.get('clause'), r.get('slot'), r.get('old_value'), r.get('by'), r.get('rule'))
+        key = (r.get('clause'), r.get('slot'), r.get('old_value'), r.get('by'))
         if key not in seen:
             seen.add(key)
             out.append(r)

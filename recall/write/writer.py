@@ -33,7 +33,7 @@ from recall.write.dedup import MergePlan
 from recall.write.facts import facts_of
 from recall.write.graph_followup import GraphFollowUp
 from recall.write.guards import explicit_skip, guarded_items, redact_chunk
-from recall.write.restoration import relink, restore
+from recall.write.restoration import dangling, relink, repair, restore
 from recall.write.superseder import Superseder
 from recall.write.supersession import RECORD_KINDS, slot_tags
 from vectors.ports import Embedder, SparseEncoder, VectorStore
@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 MERGE_COSINE = 0.95
 # how far a client's clock may run ahead of ours before its event time is refused
 EVENT_TIME_SKEW = timedelta(minutes=10)
+# memories repaired under one hold of their scopes' write locks
+REPAIR_BATCH = 64
 
 
 class MemoryWriter:
@@ -240,6 +242,20 @@ class MemoryWriter:
         scopes = {str(p.payload.get('scope')) for p in self._vectors.retrieve(MEMORIES, ids)}
         with self._store.locked(scopes):
             relink(self._vectors, self._superseder, ids, renamed, self._clock.now())
+
+    def repair_records(self) -> int:
+        """Drop every supersession record naming a memory that does not exist (written before
+        deletes dropped them, or hydrated), as a delete of that memory would, and weigh their
+        holders again (`recall.write.restoration.repair`); returns the memories changed."""
+        found = dangling(self._vectors)
+        changed = 0
+        for start in range(0, len(found), REPAIR_BATCH):
+            batch = found[start : start + REPAIR_BATCH]
+            # found without the locks: `repair` reads both sides again under them
+            with self._store.locked({scope for _, scope in batch}):
+                ids = [ident for ident, _ in batch]
+                changed += len(repair(self._vectors, self._superseder, ids, self._clock.now()))
+        return changed
 
     def delete(self, ident: str) -> None:
         """Delete a chunk and its graph mentions; NotFound when there is none."""

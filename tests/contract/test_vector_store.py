@@ -364,6 +364,24 @@ def test_a_nested_key_matches_a_field_of_any_element_of_a_list(store: VectorStor
     assert found('superseded_by', ['x']) == [2]
 
 
+def test_a_facet_of_a_nested_key_counts_the_field_of_every_element(store: VectorStore) -> None:
+    # how the repair of supersession records lists the ids they name (recall.write.restoration)
+    named = SPEC.model_copy(
+        update={'name': 'named', 'keyword_fields': ('scope', 'superseded_by', 'stale[].by')}
+    )
+    store.ensure_collection(named)
+    store.upsert(
+        'named',
+        [
+            point(1, stale=[{'by': 'x'}, {'by': 'y'}, {'by': 'x'}]),
+            point(2, stale=[{'by': 'x'}], superseded_by='x'),
+            point(3, stale=[]),
+        ],
+    )
+    assert store.facet('named', 'stale[].by', ALL) == {'x': 2, 'y': 1}
+    assert store.facet('named', 'superseded_by', ALL) == {'x': 1}
+
+
 def test_an_index_added_to_an_existing_edge_collection_finds_its_old_points(
     tmp_path: Path,
 ) -> None:
