@@ -19,11 +19,12 @@ Records written before deletes dropped them, or carried in by a hydrated snapsho
 name a memory that does not exist (a dangling superseder): `dangling` finds their holders from
 the keyword indexes of the naming keys, and `repair` treats each as a delete of what it names
 (the expiry sweep runs both, before its pruning, which would remove such a hidden memory).
+An edit of a memory's text weighs again the records it made (`reweigh_edited`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -31,7 +32,7 @@ from core.clock import to_epoch
 from recall.models import ANY_USER, MEMORIES, Chunk
 from recall.write.merging import stated_at
 from recall.write.superseder import Superseder
-from recall.write.supersession import RECORD_KINDS, Stated
+from recall.write.supersession import RECORD_KINDS, Stated, fully_replaced
 from vectors.models import PointFilter, StoredPoint
 from vectors.paging import scroll_pages
 from vectors.ports import VectorStore
@@ -125,6 +126,74 @@ def repair(
     live = {p.id for p in vectors.retrieve(MEMORIES, named)} if named else set()
     orphans = [(c, gone) for c in chunks if (gone := _named_by(c) - live)]
     return _dropped(vectors, superseder, orphans, now)
+
+
+def reweigh_edited(
+    vectors: VectorStore, superseder: Superseder, ident: str, now: datetime
+) -> dict[str, dict[str, Any]]:
+    """The memory `ident`, whose text an edit changed and stored, weighed again. Its own records
+    about facts the new text no longer states go, and it is hidden only if the rest replace
+    all of it. A record naming it that its new text no longer justifies goes the way a delete
+    drops it (the holder weighed again against the live memories); one it still justifies is
+    kept as it is. Then it outdates what its new text states, as a new write would. Call it
+    under its scope's write lock. Returns every payload change made."""
+    changes: dict[str, dict[str, Any]] = {}
+    found = vectors.retrieve(MEMORIES, [ident])
+    if not found:
+        return changes
+    edited = Chunk.from_payload(found[0].payload)
+    own = _own_records(edited)
+    if own:
+        own['updated_at'] = to_epoch(now)
+        vectors.set_payload(MEMORIES, {edited.id: own})
+        edited = edited.model_copy(update=_fields(own))
+        changes[edited.id] = own
+    holders = _naming(vectors, [found[0]], {edited.id})
+    justified = superseder.made_by(edited, holders)
+    unjustified = [
+        (h, {edited.id})
+        for h in holders
+        if _keys(r for r in h.stale if r.get('by') == edited.id) != _keys(justified[h.id])
+    ]
+    changes.update(_dropped(vectors, superseder, unjustified, now))
+    # as stored now: a holder weighed again may have outdated it in turn
+    [stored] = vectors.retrieve(MEMORIES, [edited.id])
+    again: dict[str, dict[str, Any]] = {}
+    superseder.reweigh([Chunk.from_payload(stored.payload)], again, now)
+    again = {i: c for i, c in again.items() if i != edited.id or 'updated_at' in c}
+    if again:
+        vectors.set_payload(MEMORIES, again)
+    return {**changes, **again}
+
+
+def _own_records(chunk: Chunk) -> dict[str, Any]:
+    """The change of an edited memory's own records, empty when it needs none: a record of a
+    fact its text no longer states is dropped, and it is hidden exactly when the records left
+    replace every fact (its pin protects it from being hidden anew)."""
+    stated = Stated.of(chunk.id, chunk.text, chunk.speaker, chunk.slots)
+    facts = {(f.clause, f.slot, f.shown()) for f in stated.facts}
+    kept = [
+        r for r in chunk.stale if (r.get('clause', 0), r.get('slot'), r.get('old_value')) in facts
+    ]
+    hidden = bool(kept) and fully_replaced(stated, kept) and (chunk.superseded or not chunk.pinned)
+    change: dict[str, Any] = {'stale': kept} if len(kept) != len(chunk.stale) else {}
+    if chunk.superseded and not hidden:
+        change.update(superseded=False, superseded_by=None, supersession=None)
+    elif hidden and (not chunk.superseded or chunk.superseded_by not in _by_of(kept)):
+        change.update(superseded=True, superseded_by=str(kept[-1]['by']), supersession=kept[-1])
+    return change
+
+
+def _by_of(records: Iterable[Mapping[str, Any]]) -> set[str]:
+    return {str(r.get('by')) for r in records}
+
+
+def _keys(records: Iterable[Mapping[str, Any]]) -> set[tuple[Any, ...]]:
+    """What a record says, whatever its order: the clause, slot, both values and the rule."""
+    return {
+        (r.get('clause', 0), r.get('slot'), r.get('old_value'), r.get('new_value'), r.get('rule'))
+        for r in records
+    }
 
 
 def _named_ids(vectors: VectorStore) -> list[str]:

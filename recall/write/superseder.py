@@ -168,6 +168,22 @@ class Superseder:
             change.setdefault('stale', list(chunk.stale))
             self._weigh_again(chunk, change, changes, now)
 
+    def made_by(self, chunk: Chunk, holders: Sequence[Chunk]) -> dict[str, list[dict[str, Any]]]:
+        """The records naming `chunk` (as stored now: an edit's new text) that its facts justify
+        on each of `holders`, weighed as if both were current: those its write makes (it
+        outdates their facts) and those their writes give them (an older event, a fact told in
+        the past tense). By holder id."""
+        live = [h.model_copy(update={'superseded': False, 'stale': []}) for h in holders]
+        current = chunk.model_copy(update={'superseded': False})
+        made = self.plan(current, live, [], {})
+        out: dict[str, list[dict[str, Any]]] = {}
+        for holder in live:
+            theirs = self.plan(holder, [current], [], {}).stale.get(holder.id, [])
+            records = [*made.stale.get(holder.id, []), *(r for r in theirs if r.by == chunk.id)]
+            # its write's record of a fact, if it made one, says what theirs would say again
+            out[holder.id] = _unique([r.model_dump() for r in records])
+        return out
+
     def _weigh_again(
         self,
         current: Chunk,

@@ -93,6 +93,8 @@ class MemoryEditor:
             edited = self._apply(chunk, change, patch.reason)
             if 'text' in change:
                 self._store_new_text(edited, payload)
+                # as stored: masked, and weighed again against the memories it may outdate
+                edited = Chunk.from_payload(self._payload(ident))
             else:
                 stored = edited.to_payload()
                 names = (*change, 'tags', 'tier', 'versions', 'updated_at')
@@ -151,6 +153,9 @@ class MemoryEditor:
         kept = {k: v for k, v in stored.items() if k not in known}
         if kept:
             self._writer.update({edited.id: kept})
+        # the supersession the old text made may not hold for the new one, and the new one
+        # may outdate memories of its own
+        self._writer.reweigh_edited(edited.id)
 
 
 def _changed_fields(chunk: Chunk, patch: MemoryPatch, text: str | None) -> dict[str, Any]:

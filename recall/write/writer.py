@@ -33,7 +33,7 @@ from recall.write.dedup import MergePlan
 from recall.write.facts import facts_of
 from recall.write.graph_followup import GraphFollowUp
 from recall.write.guards import explicit_skip, guarded_items, redact_chunk
-from recall.write.restoration import dangling, relink, repair, restore
+from recall.write.restoration import dangling, relink, repair, restore, reweigh_edited
 from recall.write.superseder import Superseder
 from recall.write.supersession import RECORD_KINDS, slot_tags
 from vectors.ports import Embedder, SparseEncoder, VectorStore
@@ -242,6 +242,13 @@ class MemoryWriter:
         scopes = {str(p.payload.get('scope')) for p in self._vectors.retrieve(MEMORIES, ids)}
         with self._store.locked(scopes):
             relink(self._vectors, self._superseder, ids, renamed, self._clock.now())
+
+    def reweigh_edited(self, ident: str) -> None:
+        """A memory whose text an edit changed (stored already) weighed again: the records it
+        made that its new text no longer justifies go as after its delete, and it outdates
+        what it now states (`recall.write.restoration.reweigh_edited`). The caller holds its
+        scope's write lock."""
+        reweigh_edited(self._vectors, self._superseder, ident, self._clock.now())
 
     def repair_records(self) -> int:
         """Drop every supersession record naming a memory that does not exist (written before
