@@ -401,10 +401,12 @@ def calibrate_shipped(searches: Sequence[Search]) -> int:
     return 0
 
 
-def corrections(searches: Sequence[Search], base: LinearModel, held: str | None) -> LinearModel:
+def corrections(
+    searches: Sequence[Search], base: LinearModel, held: str | None, keep_cjk: bool = False
+) -> LinearModel:
     """`base` with its Chinese and prose corrections and its calibrations fitted without the
     kind `held` (None: on every kind, `mixed` left out of the corrections as it asks the other
-    kinds' questions again)."""
+    kinds' questions again); `keep_cjk` keeps `base`'s Chinese correction."""
     plain = base.model_copy(update={'cjk': None, 'prose': None})
     name = f'without {held}' if held else 'every kind but mixed'
     chinese = cjk_training(searches, held or 'mixed')
@@ -414,7 +416,7 @@ def corrections(searches: Sequence[Search], base: LinearModel, held: str | None)
         english = [s for s in searches if not s.cjk and s.kind != 'mixed']
     model = plain.model_copy(
         update={
-            'cjk': fit_cjk(chinese, plain, f'Chinese kinds, {name}'),
+            'cjk': base.cjk if keep_cjk else fit_cjk(chinese, plain, f'Chinese kinds, {name}'),
             'prose': fit_prose(english, plain, f'English kinds, {name}'),
         }
     )
@@ -431,12 +433,12 @@ def corrections(searches: Sequence[Search], base: LinearModel, held: str | None)
     return model
 
 
-def write_corrections(searches: Sequence[Search]) -> int:
-    """Fit the shipped model's Chinese and prose corrections and its calibrations on every kind
-    and write them into the shipped model."""
+def write_corrections(searches: Sequence[Search], refit_cjk: bool) -> int:
+    """Fit the shipped model's prose correction (and with `refit_cjk` its Chinese one) and its
+    calibrations on every kind and write them into the shipped model."""
     shipped = shipped_model()
     assert shipped is not None
-    model = corrections(searches, shipped, None)
+    model = corrections(searches, shipped, None, keep_cjk=not refit_cjk)
     assert model.cjk is not None and model.prose is not None
     print_table(
         ['feature', 'Chinese correction', 'prose correction'],
@@ -460,9 +462,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         '--write-corrections',
         action='store_true',
-        help="only fit the shipped model's Chinese and prose corrections and its calibrations "
-        'on every kind and write them',
+        help="only fit the shipped model's prose correction and its calibrations on every kind "
+        'and write them (the Chinese correction is kept unless --refit-cjk)',
     )
+    parser.add_argument('--refit-cjk', action='store_true', help='with --write-corrections')
     parser.add_argument(
         '--calibrate-shipped',
         action='store_true',
@@ -473,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.calibrate_shipped:
         return calibrate_shipped(searches)
     if args.write_corrections:
-        return write_corrections(searches)
+        return write_corrections(searches, args.refit_cjk)
     kinds = list(dict.fromkeys(s.kind for s in searches))
     shipped = shipped_model()
     assert shipped is not None

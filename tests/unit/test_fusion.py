@@ -257,3 +257,12 @@ def test_the_shipped_chinese_correction_weighs_bm25_up_and_the_dense_rank_down()
     weight = dict(zip(FEATURES, model.cjk.weights, strict=True))
     assert weight['bm25_rrf'] > 0 and weight['bm25_norm'] > 0
     assert weight['dense_rrf'] < 0
+
+
+def test_the_shipped_prose_correction_weighs_the_dense_score_up():
+    # a note, a profile field or a document is found by its meaning as much as by its words;
+    # on dialogue turns a close cosine mostly echoes the speaker's name
+    model = shipped_model()
+    assert model is not None and model.prose is not None
+    weight = dict(zip(FEATURES, model.prose.weights, strict=True))
+    assert weight['dense_norm'] > 0 and weight['bm25_norm'] < 0

@@ -13,8 +13,10 @@ from bench.kinds_fit import (
     cjk_training,
     fit,
     fit_cjk,
+    fit_prose,
     platt,
     platt_by_type,
+    prose_training,
     replay,
     returned,
     training_set,
@@ -22,18 +24,29 @@ from bench.kinds_fit import (
 
 
 def _search(
-    kind: str, gold_at_bm25: int, n: int = 6, question: str = 'What did Ann buy?'
+    kind: str,
+    gold_at_bm25: int,
+    n: int = 6,
+    question: str = 'What did Ann buy?',
+    turn: float = 0.0,
+    scope: str = '',
 ) -> dict[str, Any]:
     ids = [f'{kind}-{i}' for i in range(n)]
     bm25 = [(ids[i], float(n - i)) for i in range(n)]
     dense = [(ids[n - 1 - i], 0.9 - 0.1 * i) for i in range(n)]
     factors = {
-        i: {'decay_multiplier': 1.0, 'confidence': 0.9, 'speaker_named': 0.0, 'date_match': 0.0}
+        i: {
+            'decay_multiplier': 1.0,
+            'confidence': 0.9,
+            'speaker_named': 0.0,
+            'date_match': 0.0,
+            'turn': turn,
+        }
         for i in ids
     }
     return {
         'kind': kind,
-        'scope': f'agent:kinds-{kind}',
+        'scope': scope or f'agent:kinds-{kind}',
         'question': question,
         'gold': [[f'r{gold_at_bm25}']],
         'lists': {'bm25': bm25, 'dense': dense},
@@ -96,3 +109,29 @@ def test_a_chinese_correction_is_fitted_without_the_held_out_kind_and_mixed():
     assert {s.kind for s in cjk_training(searches, 'bank_zh')} == {'zh'}
     # mixed asks zh's questions again
     assert {s.kind for s in cjk_training(searches, 'mixed')} == {'bank_zh'}
+
+
+def test_a_prose_correction_learns_from_other_memories_than_turns_and_leaves_turns_alone():
+    # the base model learned from turns that BM25 finds the gold; on notes the dense list does
+    turns = [Search(_search(k, 0, turn=1.0)) for k in ('a', 'b') for _ in range(3)]
+    notes = [Search(_search(k, 5)) for k in ('notes', 'bank_en')]
+    base = fit(turns, 'fixture')
+    assert replay(notes[0], base)[0] == frozenset({'r0'})
+    corrected = base.model_copy(update={'prose': fit_prose(turns + notes * 3, base, 'fixture')})
+    assert replay(notes[0], corrected)[0] == frozenset({'r5'})
+    for s in turns:
+        assert replay(s, corrected) == replay(s, base)
+    # a Chinese query's other memories take the Chinese correction, not this one
+    chinese = Search(_search('zh', 5, question='我喜欢什么动物？'))
+    assert replay(chinese, corrected) == replay(chinese, base)
+
+
+def test_a_prose_correction_is_fitted_without_the_held_out_kind_and_what_mixed_asks_again():
+    searches = [Search(_search(k, 0)) for k in ('notes', 'summaries', 'bank_en', 'mixed')]
+    searches.append(Search(_search('notes', 0, scope='agent:kinds-notes-conv-26')))
+    searches.append(Search(_search('zh', 0, question='我住在哪里？')))
+    assert {s.kind for s in prose_training(searches, 'notes')} == {'summaries', 'bank_en'}
+    # mixed asks bank_en's questions and conv-26's again
+    held = prose_training(searches, 'mixed')
+    assert {s.kind for s in held} == {'notes', 'summaries'}
+    assert all(s.conversation != 'conv-26' for s in held)
