@@ -81,6 +81,15 @@ _EN_MANY: tuple[tuple[str, str], ...] = (
     ('hobby', 'hobby hobbies activity activities pastime sport sports'),
     ('pet', 'pet pets animal animals'),
 )
+# a word naming an answer setting only when the question also asks of answers or units (one of
+# the cues): "Which language should you answer in?" asks the answer language, "What languages
+# do I speak?" does not; "Which weight unit" asks the unit of weight, "What's my weight?" not
+_EN_PAIRED: tuple[tuple[str, str, str], ...] = (
+    ('answer_language', 'language languages', 'answer answers reply replies respond write'),
+    ('unit:weight', 'weight weights', 'unit units measure measurement'),
+    ('unit:distance', 'distance distances', 'unit units measure measurement'),
+    ('unit:temperature', 'temperature temperatures', 'unit units measure measurement'),
+)
 # characters that carry no topic: a memory sharing only these with a query says nothing of it
 CJK_FUNCTION = frozenset(
     '我你您他她它们的了是在有哪里些什么怎吗呢吧啊呀和与也都就还又很个这那谁一多少做'
@@ -146,14 +155,16 @@ def coverage_of(
     if not words:
         return 0.0
     slots = _stated_by() if stated else {}
-    named = _zh_named(words, stated) if stated else frozenset()
+    named = (_zh_named(words, stated) | _en_named(words, stated)) if stated else frozenset()
+    # a qualified slot ("unit:weight") is stated of its base as well
+    bases = stated | {s.split(':')[0] for s in stated}
     found = [
         w
         for w in words
         if w in have
         or w in named
         or slot_synonym_in(w, have, text)
-        or slots.get(w, frozenset()) & stated
+        or slots.get(w, frozenset()) & bases
     ]
     if not any(w not in CJK_FUNCTION for w in found):
         return 0.0
@@ -202,6 +213,27 @@ def _zh_named(words: Sequence[str], stated: frozenset[str]) -> frozenset[str]:
         for word, slots in _zh_stated_words()
         if slots & stated and have.issuperset(word)
         for char in word
+    )
+
+
+@cache
+def _en_paired() -> tuple[tuple[str, frozenset[str], frozenset[str]], ...]:
+    return tuple(
+        (slot, frozenset(tokenize(topic)), frozenset(tokenize(cue)))
+        for slot, topic, cue in _EN_PAIRED
+    )
+
+
+def _en_named(words: Sequence[str], stated: frozenset[str]) -> frozenset[str]:
+    """The question's English words naming a slot the memory states, when the question holds
+    both a topic and a cue of it ("language" and "answer" for a memory stating the answer
+    language, "Stop using English; Spanish please", which shares neither)."""
+    have = set(words)
+    return frozenset(
+        w
+        for slot, topic, cue in _en_paired()
+        if slot in stated and have & topic and have & cue
+        for w in have & (topic | cue)
     )
 
 

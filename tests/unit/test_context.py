@@ -169,3 +169,34 @@ def test_a_chinese_slot_word_counts_for_a_memory_that_states_its_slot():
     # a slot word counts whole: 反转 holds 转 of 转行 (a title), not the word
     other = query_terms('怎么反转一个链表？')
     assert coverage(other, '我是一名软件工程师', frozenset({'title'})) == 0.0
+
+
+@pytest.mark.parametrize(
+    ('question', 'text', 'stated'),
+    [
+        ('Which language should you answer in?', 'Stop using English; Spanish please.',
+         'answer_language'),
+        ('Which weight unit should you use?', 'No more pounds, kilograms instead.', 'unit:weight'),
+        ('What units should you use?', 'No more pounds, kilograms instead.', 'unit:weight'),
+    ],
+)  # fmt: skip
+def test_an_english_answer_setting_counts_for_a_memory_that_states_it(question, text, stated):
+    # the memory shares no word with the question (or only "unit" by synonym): the bundle's
+    # floor left it out
+    terms = query_terms(question)
+    assert coverage(terms, text, frozenset({stated})) >= 0.5
+
+
+@pytest.mark.parametrize(
+    ('question', 'text', 'stated'),
+    [
+        # the language the asker speaks, their weight: no answer setting asked
+        ('What languages do I speak?', 'Stop using English; Spanish please.', 'answer_language'),
+        ("What's my weight?", 'No more pounds, kilograms instead.', 'unit:weight'),
+        ('Which distance unit should you use?', 'No more pounds, kilograms instead.',
+         'unit:weight'),
+    ],
+)  # fmt: skip
+def test_an_answer_setting_word_without_its_cue_counts_for_nothing(question, text, stated):
+    terms = query_terms(question)
+    assert coverage(terms, text, frozenset({stated})) < 0.4
