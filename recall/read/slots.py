@@ -158,10 +158,12 @@ def coverage_of(
     named = (_zh_named(words, stated) | _en_named(words, stated)) if stated else frozenset()
     # a qualified slot ("unit:weight") is stated of its base as well
     bases = stated | {s.split(':')[0] for s in stated}
+    mixed = text.casefold() if _CJK.search(text) else ''
     found = [
         w
         for w in words
         if w in have
+        or (mixed and _latin_in(w, mixed))
         or w in named
         or slot_synonym_in(w, have, text)
         or slots.get(w, frozenset()) & bases
@@ -175,9 +177,19 @@ def coverage_of(
     return sum(1 for w in found if w not in CJK_FUNCTION) / len(content)
 
 
+def _latin_in(word: str, folded: str) -> bool:
+    """Whether a Latin query word stands whole in Chinese text: the tokenizer keeps a mixed run
+    ("emoji的限制取消了") as one term, so the word is not among the text's terms."""
+    if not (word.isascii() and word.isalnum()):
+        return False
+    return re.search(rf'(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])', folded) is not None
+
+
 # a question about answers (回答, 回复) asks any of the answer settings
 _ZH_ANSWERS = ('回答', '回复')
-_ANSWER_SLOTS = ('answer_format', 'answer_language', 'answer_length')
+# and the rules for them ("emoji的限制取消了" for 回答里能用emoji吗: recall.write.facts reads
+# every rule as one for the answers)
+_ANSWER_SLOTS = ('answer_format', 'answer_language', 'answer_length', 'rule')
 
 
 @cache

@@ -85,16 +85,17 @@ TIME_LEAD_ZH = re.compile(rf'^(?:{TIME_ZH}|[,，\s])+')
 TIME_LEAD_EN = re.compile(rf'^(?:(?:{TIME_EN})[,]?\s+)+', re.IGNORECASE)
 
 # words a capitalised subject may start with that name no one
+# "Don't use tables" is an order, not what someone named Don't does
 NOT_NAMES = frozenset(
     re.findall(
-        r'\w+',
+        r"[\w']+",
         'the this that these those it its we our they their he she his her you your i my me '
         'please let from as in on at since last next yesterday today now also use using '
         'switched moved answer reply write answers replies no not never always just then '
         'there here what when where who why how lucky favourite favorite new old current dear '
         'thanks thank hello sure remember note do does did is are was were will would can '
         'could should some any every after before while if because so and but or one two all '
-        'most both few many much more',
+        "most both few many much more don't",
     )
 )
 
@@ -380,6 +381,26 @@ FORMAT_LIFT_ZH = (
     re.compile(
         r'^的?(?:使用)?(?:限制|禁令)(?P<v>(?:已经|就|也|都|现在)?(?:取消|解除|去掉|撤销|放开|没有?)了)?'
     ),
+)
+# the same in English: "The ban on tables is lifted", "Lift the ban on tables" ("the ban on
+# tables in the park" is not the answers')
+FORMAT_LIFT_EN = (
+    re.compile(
+        r'(?i)^\W*(?:(?:ok|okay|so|then|now|please|you can)\W+)*(?:(?P<v>lift|remove|drop|end)\s+)?'
+        r'(?:the|your|my|that)\s+(?:ban|restrictions?|rule|limits?)\s+(?:on|against)\s+(?:using\s+)?$'
+    ),
+    re.compile(
+        r'(?i)^(?:\s+in\s+(?:your\s+|the\s+)?(?:answers|replies|responses))?(?:\s+(?P<v>(?:is|are|'
+        r"has been|have been|'s)\s+(?:now\s+)?(?:lifted|removed|dropped|over|gone)\b)|"
+        r'(?=\s*(?:[,.;!?]|$|please\b|now\b|again\b)))'
+    ),
+)
+# a Chinese rule's restriction lifted, "emoji的限制取消了", "取消对emoji的限制": a permission of
+# its object, as "以后可以用emoji了" is (a format word is `FORMAT_LIFT_ZH`'s)
+RULE_LIFT_ZH = re.compile(
+    r'^(?:以后|现在|那就|那么|那)*(?:(?P<v>取消|解除|去掉|撤销|放开)了?对)?(?:用|使用)?'
+    r'(?P<x>[A-Za-z][A-Za-z0-9 ]{0,15}|[\u4e00-\u9fff]{1,6}?)的?(?:使用)?(?:限制|禁令)'
+    r'(?P<w>(?:已经|就|也|都|现在)?(?:取消|解除|去掉|撤销|放开)了)?[吧啊呢]?$'
 )
 
 # a format called a nuisance after it is named: "Bullet points are annoying", "表格看着不方便"

@@ -41,6 +41,7 @@ from recall.write.fact_patterns import (
     FORMAT_CUE,
     FORMAT_DESCRIBES_ZH,
     FORMAT_DISLIKED,
+    FORMAT_LIFT_EN,
     FORMAT_LIFT_ZH,
     FORMAT_LIKING_ZH,
     FORMAT_OWN_ACT_ZH,
@@ -78,6 +79,7 @@ from recall.write.fact_patterns import (
     REPLACED_BY,
     RETRACT_EN,
     RULE_FEELING,
+    RULE_LIFT_ZH,
     RULE_LOCATIVE,
     RULE_NOISE,
     RULE_ZH,
@@ -293,9 +295,11 @@ def _format_elsewhere(clause: str, start: int, end: int) -> bool:
 
 
 def _lifted(clause: str, start: int, end: int) -> bool:
-    """Whether the restriction on the Chinese format word at `start:end` is lifted ("表格的限制
-    取消了", "取消对表格的限制"): a permission, as "以后回答可以用表格了" is."""
-    before, after = FORMAT_LIFT_ZH[0].match(clause[:start]), FORMAT_LIFT_ZH[1].match(clause[end:])
+    """Whether the restriction on the format word at `start:end` is lifted ("表格的限制取消了",
+    "取消对表格的限制", "The ban on tables is lifted"): a permission, as "以后回答可以用表格了"
+    is."""
+    lift = FORMAT_LIFT_ZH if re.search(r'[\u4e00-\u9fff]', clause) else FORMAT_LIFT_EN
+    before, after = lift[0].match(clause[:start]), lift[1].match(clause[end:])
     return bool(before and after and (before.group('v') or after.group('v')))
 
 
@@ -499,7 +503,8 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
     if any(f.slot in CHOSEN_SLOTS for f in facts):
         return facts
     facts += _many_facts(rest, owner, index, past, zh)
-    if zh and not facts and owner == SELF:
+    # "emoji的限制取消了" is Chinese though it opens with a Latin word
+    if not facts and owner == SELF and (zh or re.search(r'[\u4e00-\u9fff]', clause)):
         facts += _rule_facts(rest, index)
     return facts
 
@@ -509,7 +514,7 @@ def _rule_facts(rest: str, index: int) -> list[Fact]:
     了"), as one value: its topic and action, so a permission negates the same prohibition."""
     m = RULE_ZH.match(rest)
     if m is None:
-        return []
+        return _rule_lifted(rest, index)
     topic, action = m.group('t'), m.group('a').strip()
     place = RULE_LOCATIVE.match(action)
     if place:
@@ -521,8 +526,21 @@ def _rule_facts(rest: str, index: int) -> list[Fact]:
         parts.append(part.replace('使用', '用'))
     if len(parts[1]) < 2 or RULE_FEELING.match(parts[1]):
         return []
+    # every rule is one for the answers: "回答里不要用emoji" and "不要用emoji" are one rule
+    parts[0] = re.sub(r'^(?:你的)?(?:回答|回复|答复)$', '', parts[0])
     value = normalize_text(''.join(parts))
     return [Fact(SELF, 'rule', value, positive=not m.group('neg'), clause=index)]
+
+
+def _rule_lifted(rest: str, index: int) -> list[Fact]:
+    """A rule's restriction lifted ("emoji的限制取消了"): using its object is allowed."""
+    m = RULE_LIFT_ZH.match(rest)
+    if m is None or not (m.group('v') or m.group('w')):
+        return []
+    thing = m.group('x').strip()
+    if any(p.search(thing) for _, p in FORMAT_RE):
+        return []  # a format is `_format_facts`' ("报销表格的限制" is a form)
+    return [Fact(SELF, 'rule', normalize_text(f'用{thing}'), clause=index)]
 
 
 def _many_facts(rest: str, owner: str, index: int, past: bool, zh: bool) -> list[Fact]:

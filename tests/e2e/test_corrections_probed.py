@@ -1,8 +1,8 @@
 """Corrections the probes missed, over HTTP, through plain writes and capture: an order to keep a
 language ("Stick with Spanish"), a refused choice and its replacement told in two sentences
-("Stop using miles. Kilometers please."), a restriction on a Chinese answer format lifted
-(表格的限制取消了), and what is no rule for the answers: the speaker's own writing (我不喜欢写段落)
-and a liking of a language (我比较喜欢中文).
+("Stop using miles. Kilometers please."), a restriction on an answer format or a rule lifted
+(表格的限制取消了, emoji的限制取消了, "The ban on tables is lifted"), and what is no rule for
+the answers: the speaker's own writing (我不喜欢写段落) and a liking of a language (我比较喜欢中文).
 
 A correction hides the memory it corrects, with the slot and both values recorded, and answers
 first in memory_search and in the recall bundle (the graph holds no answer preferences). A
@@ -246,3 +246,57 @@ def test_a_liked_language_is_kept_as_a_liking(client, auth, scope):  # type: ign
     [liked] = said(client, auth, scope, '我比较喜欢中文。', 'capture')
     stored = read(client, auth, liked)
     assert stored['kind'] == 'preference', stored
+
+
+# ---- a restriction on a rule lifted --------------------------------------------------------
+
+EMOJI = '回答里能用emoji吗？'
+TABLES_EN = 'Can you use tables in your answers?'
+
+RULE_LIFTED = [
+    ('回答里不要用emoji。', 'emoji的限制取消了。', EMOJI, 'rule', 'not 用emoji', '用emoji'),
+    ('回答里不要用emoji。', '取消对emoji的限制吧。', EMOJI, 'rule', 'not 用emoji', '用emoji'),
+    ('不要用emoji。', 'emoji的限制已经解除了。', EMOJI, 'rule', 'not 用emoji', '用emoji'),
+    ("Don't use tables in answers.", 'The ban on tables is lifted.', TABLES_EN, 'answer_format',
+     'not tables', 'tables'),
+    ("Don't use tables in answers.", 'You can use tables again.', TABLES_EN, 'answer_format',
+     'not tables', 'tables'),
+    ("Don't use tables in answers.", 'Tables are fine now.', TABLES_EN, 'answer_format',
+     'not tables', 'tables'),
+    ("Don't use tables.", 'Lift the ban on tables, please.', TABLES_EN, 'answer_format',
+     'not tables', 'tables'),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize('via', ['write', 'capture'])
+@pytest.mark.parametrize(('old', 'new', 'question', 'slot', 'before', 'after'), RULE_LIFTED)
+def test_a_lifted_restriction_on_a_rule_undoes_the_prohibition(
+    client, auth, scope, via, old, new, question, slot, before, after
+):  # type: ignore[no-untyped-def]
+    # emoji的限制取消了 stated nothing; "Don't use tables" was a habit of someone named "Don't",
+    # so no lift of it (nor "The ban on tables is lifted", read as nothing) changed the rule
+    assert_corrects(client, auth, scope, via, old, new, question, slot, before, after)
+
+
+RULE_KEPT = [
+    # a ban of the world, not of the answers
+    ("Don't use tables in answers.", 'The ban on smoking was lifted in 2020.'),
+    ("Don't use tables in answers.", 'The ban on tables in the park was lifted.'),
+    ('回答里不要用emoji。', '出行的限制取消了。'),
+    ('回答里不要用emoji。', 'emoji的限制还没取消。'),
+    ('回答里不要用emoji。', '代码里可以用emoji了。'),
+    # a person's advice, not an order about the answers: nothing of the speaker's to undo
+    ('I drink coffee every morning.', "Don't use tables in answers."),
+]
+
+
+@pytest.mark.parametrize('via', ['write', 'capture'])
+@pytest.mark.parametrize(('old', 'new'), RULE_KEPT)
+def test_a_lifted_ban_of_something_else_replaces_nothing(client, auth, scope, via, old, new):  # type: ignore[no-untyped-def]
+    assert_kept(client, auth, scope, via, old, new)
+
+
+def test_a_lifted_ban_of_the_world_is_no_answer_rule(client, auth, scope):  # type: ignore[no-untyped-def]
+    [ident] = said(client, auth, scope, 'The ban on smoking was lifted in 2020.', 'write')
+    stored = read(client, auth, ident)
+    assert not {'answer_format', 'rule'} & set(stored.get('slots') or []), stored

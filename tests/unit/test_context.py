@@ -200,3 +200,11 @@ def test_an_english_answer_setting_counts_for_a_memory_that_states_it(question, 
 def test_an_answer_setting_word_without_its_cue_counts_for_nothing(question, text, stated):
     terms = query_terms(question)
     assert coverage(terms, text, frozenset({stated})) < 0.4
+
+
+def test_a_rule_lifted_in_chinese_answers_a_question_about_the_answers():
+    # the tokenizer kept "emoji的限制取消了" as one term, and 回答 named no rule: 0.2
+    terms = query_terms('回答里能用emoji吗？')
+    assert coverage(terms, 'emoji的限制取消了。', frozenset({'rule'})) >= 0.6
+    # a Latin word inside another counts for nothing
+    assert coverage(query_terms('emoji'), '我在用emojiapp。') == 0.0
