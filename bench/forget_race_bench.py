@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import secrets
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,9 +29,11 @@ from typing import Any
 
 from _common import ROOT, print_table, write_json
 
-sys.path.insert(0, str(ROOT))  # tests.integration: the worker entrypoint and the stand-in
+sys.path.insert(0, str(ROOT))  # tests.integration: the Redis server stack the chain test runs
 
-REDIS = ('127.0.0.1', 6379)
+from tests.integration.redis_chain import free_redis_db, server_stack  # noqa: E402
+from tests.waiting import wait_until  # noqa: E402
+
 LOCK_KEY = 'mnemos-bench:forget-race'
 TIMEOUT_S = 300.0
 PEOPLE = ['Alice', 'Bob', 'Carol', 'Dave', 'Erin', 'Frank']
@@ -41,87 +41,16 @@ CITIES = ['Lisbon', 'Berlin', 'Oslo', 'Madrid', 'Vienna', 'Prague']
 
 
 @contextmanager
-def _redis_db() -> Iterator[int]:
-    """A Redis database no other run is using (1-15), emptied before and after."""
-    import redis
-
-    for db in range(15, 0, -1):
-        client = redis.Redis(host=REDIS[0], port=REDIS[1], db=db)
-        if client.set(LOCK_KEY, str(os.getpid()), nx=True, ex=3600):
-            client.flushdb()
-            client.set(LOCK_KEY, str(os.getpid()), ex=3600)
-            try:
-                yield db
-            finally:
-                client.flushdb()
-                client.close()
-            return
-    raise SystemExit('bench: no free Redis database (1-15)')
-
-
-def _wait_ready(worker: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + TIMEOUT_S
-    while time.monotonic() < deadline:
-        if 'mnemos worker: ready' in log.read_text(errors='replace'):
-            return
-        if worker.poll() is not None:
-            break
-        time.sleep(0.1)
-    raise SystemExit(f'bench: the worker did not start:\n{log.read_text(errors="replace")}')
-
-
-@contextmanager
 def _stack(embedder: str) -> Iterator[tuple[Any, dict[str, str]]]:
     """The stand-in vector server, the API app here and one `mnemos worker` process."""
-    import runtime.bootstrap
-    from api.app import create_app
-    from core.settings import Settings
-    from tests.integration.vector_server import RemoteVectorStore, serve
-
-    work = Path(tempfile.mkdtemp(prefix='forget-race-'))
     token = secrets.token_hex(16)
-    server, vectors_url = serve()
-    original = runtime.bootstrap.build_vector_store
-    runtime.bootstrap.build_vector_store = lambda s: RemoteVectorStore(s.qdrant_url)  # type: ignore
-    worker: subprocess.Popen[bytes] | None = None
-    app = None
-    with _redis_db() as db:
-        env = {
-            'KG_REDIS_URL': f'redis://{REDIS[0]}:{REDIS[1]}/{db}',
-            'KG_QDRANT_URL': vectors_url,
-            'KG_API_TOKEN': token,
-            'KG_EMBEDDER': embedder,
-        }
-        try:
-            app = create_app(Settings.load(env, data_dir=work / 'api'))
-            logging.getLogger('mnemos.access').setLevel(logging.WARNING)  # a line per poll
-            log = work / 'worker.log'
-            with log.open('wb') as out:
-                worker = subprocess.Popen(
-                    [sys.executable, '-m', 'tests.integration.worker_main'],
-                    cwd=ROOT,
-                    env={
-                        **{k: v for k, v in os.environ.items() if not k.startswith('KG_')},
-                        **env,
-                        'KG_DATA_DIR': str(work / 'worker'),
-                        'PYTHONPATH': str(ROOT),
-                    },
-                    stdout=out,
-                    stderr=subprocess.STDOUT,
-                )
-            _wait_ready(worker, log)
-            yield app, {'Authorization': f'Bearer {token}'}
-        finally:
-            if worker is not None:
-                worker.terminate()
-                try:
-                    worker.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    worker.kill()
-            if app is not None:
-                app.extensions['mnemos'].close()
-            runtime.bootstrap.build_vector_store = original
-            server.shutdown()
+    work = Path(tempfile.mkdtemp(prefix='forget-race-'))
+    with (
+        free_redis_db(LOCK_KEY, ttl_s=3600) as db,
+        server_stack(db, work, token, KG_EMBEDDER=embedder) as stack,
+    ):
+        logging.getLogger('mnemos.access').setLevel(logging.WARNING)  # a line per poll
+        yield stack.app, {'Authorization': f'Bearer {token}'}
 
 
 def _session(trial: int, user: str, scope: str, turns: int) -> dict[str, Any]:
@@ -136,17 +65,6 @@ def _session(trial: int, user: str, scope: str, turns: int) -> dict[str, Any]:
             }
         )
     return {'scope': scope, 'user_id': user, 'messages': messages}
-
-
-def _until(check: Any, what: str) -> Any:
-    """Poll `check` until it returns something truthy; SystemExit after TIMEOUT_S."""
-    deadline = time.monotonic() + TIMEOUT_S
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.005)
-    raise SystemExit(f'bench: {what} not within {TIMEOUT_S:.0f} s')
 
 
 def _left(client: Any, auth: dict[str, str], scope: str, user: str) -> dict[str, int]:
@@ -171,7 +89,8 @@ def trial(app: Any, auth: dict[str, str], number: int, turns: int) -> dict[str, 
         state = str(client.get(f'/v1/jobs/{job_id}', headers=auth).get_json()['state'])
         return None if state == 'queued' else state
 
-    at_forget = _until(started, 'the session job starting')
+    # polled often, to see the job start before it ends
+    at_forget = wait_until(started, 'the session job starting', TIMEOUT_S, interval=0.005)
     began = time.monotonic()
     answer = client.post('/v1/admin/forget', json={'user_id': user}, headers=auth)
     took = time.monotonic() - began
@@ -181,7 +100,7 @@ def trial(app: Any, auth: dict[str, str], number: int, turns: int) -> dict[str, 
         jobs = client.get(f'/v1/jobs?scope={scope}', headers=auth).get_json()['jobs']
         return not any(j['state'] in ('queued', 'running') for j in jobs)
 
-    _until(settled, f'the jobs of {scope} ending')
+    wait_until(settled, f'the jobs of {scope} ending', TIMEOUT_S)
     left = _left(client, auth, scope, user)
     final = client.get(f'/v1/jobs/{job_id}', headers=auth).get_json()['state']
     return {

@@ -3,22 +3,9 @@ past facts), Chinese turns with 了, time words, 跳槽, 搬到 and 入职, and 
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-
-def capture(client, auth, scope: str, text: str, **fields: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    body = {'scope': scope, 'text': text, **fields}
-    response = client.post('/v1/memories/capture', json=body, headers=auth)
-    assert response.status_code == 200, response.get_json()
-    return dict(response.get_json())
-
-
-def read(client, auth, ident: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    response = client.get(f'/v1/memories/{ident}', headers=auth)
-    assert response.status_code == 200, response.get_json()
-    return dict(response.get_json())
+from tests.e2e.http_calls import capture, read
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,6 @@ jobs twice gets the right answer to "where did I work in 2024?", in English and 
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from core.settings import Settings
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -46,12 +46,10 @@ def jobs_at(client, scope: str, user: str, as_of: str) -> list[str]:  # type: ig
 def wait_for(  # type: ignore[no-untyped-def]
     client, scope: str, user: str, expected: list[str], as_of: str = '2100-01-01T00:00:00Z'
 ) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:  # graph extraction runs as jobs
-        if jobs_at(client, scope, user, as_of) == expected:
-            return
-        time.sleep(0.2)
-    raise AssertionError(jobs_at(client, scope, user, as_of))
+    wait_until(  # graph extraction runs as jobs
+        lambda: jobs_at(client, scope, user, as_of) == expected,
+        lambda: jobs_at(client, scope, user, as_of),
+    )
 
 
 @pytest.mark.parametrize(

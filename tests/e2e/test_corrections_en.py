@@ -7,45 +7,19 @@ sentence only adds ("not only English but also French") corrects nothing.
 
 from __future__ import annotations
 
-from typing import Any
+from functools import partial
 
 import pytest
 
+from tests.e2e import http_calls
 
-def write(client, auth, scope: str, text: str, **fields: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    body = {'scope': scope, 'text': text, 'user_id': 'ann', **fields}
-    response = client.post('/v1/memories', json=body, headers=auth)
-    assert response.status_code in (200, 201), response.get_json()
-    return dict(response.get_json())
+# every turn here is ann's unless a test names another user
+write = partial(http_calls.write, user_id='ann')
+said = partial(http_calls.said, user_id='ann')
+search = partial(http_calls.search, user_id='ann')
+read = http_calls.read
 
-
-def capture(client, auth, scope: str, text: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    body = {'scope': scope, 'text': text, 'user_id': 'ann'}
-    response = client.post('/v1/memories/capture', json=body, headers=auth)
-    assert response.status_code == 200, response.get_json()
-    [stored] = response.get_json()['stored']
-    return dict(stored)
-
-
-def said(client, auth, scope: str, text: str, via: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    return (
-        capture(client, auth, scope, text) if via == 'capture' else write(client, auth, scope, text)
-    )
-
-
-def read(client, auth, ident: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    response = client.get(f'/v1/memories/{ident}', headers=auth)
-    assert response.status_code == 200, response.get_json()
-    return dict(response.get_json())
-
-
-def search(client, auth, scope: str, query: str) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
-    body = {'query': query, 'scope': scope, 'user_id': 'ann', 'min_score': 0.0}
-    response = client.post('/v1/memory_search', json=body, headers=auth)
-    assert response.status_code == 200, response.get_json()
-    return list(response.get_json()['hits'])
-
-
+VIAS = ('write', 'capture')
 NOT_BUT = [
     ('My favourite editor is Vim.', 'My favourite editor is not Vim but Emacs.', 'editor',
      ('vim', 'emacs')),
@@ -57,14 +31,34 @@ NOT_BUT = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize('via', ['write', 'capture'])
-@pytest.mark.parametrize(('old', 'new', 'slot', 'values'), NOT_BUT)
-def test_not_the_old_value_but_the_new_one_replaces_the_old(
+AMENDS = [
+    ('write', 'Call me Anna.', 'Actually I prefer Beth.', 'name', ('anna', 'beth')),
+    ('capture', 'Call me Anna.', 'Actually, I prefer Beth.', 'name', ('anna', 'beth')),
+    ('write', 'My name is Anna.', 'Sorry, I prefer Beth.', 'name', ('anna', 'beth')),
+    ('capture', 'My name is Anna.', 'No, I prefer Beth.', 'name', ('anna', 'beth')),
+    ('write', 'Call me Anna.', "I'd rather be called Beth.", 'name', ('anna', 'beth')),
+    ('write', 'I prefer tea.', 'Actually I prefer coffee.', 'prefers', ('tea', 'coffee')),
+    ('capture', 'I prefer tea.', 'Actually, I prefer coffee.', 'prefers', ('tea', 'coffee')),
+    ('write', 'I prefer tea.', "On second thought, I'd prefer coffee.", 'prefers',
+     ('tea', 'coffee')),
+]  # fmt: skip
+
+
+# "not <old> but <new>" through both paths, and "Actually, I prefer <new>" after <old>
+CORRECTS = [
+    *[pytest.param(via, *case, id=f'{via}-{case[1]}') for case in NOT_BUT for via in VIAS],
+    *[pytest.param(*case, id=f'{case[0]}-{case[2]}') for case in AMENDS],
+]
+
+
+@pytest.mark.parametrize(('via', 'old', 'new', 'slot', 'values'), CORRECTS)
+def test_a_correction_replaces_the_value_it_corrects(
     client, auth, scope, via, old, new, slot, values
 ):  # type: ignore[no-untyped-def]
-    # the clause splitter used to cut at "but", leaving "not Paris" and a value with no slot
-    first = said(client, auth, scope, old, via)
-    second = said(client, auth, scope, new, via)
+    # the clause splitter used to cut at "but", leaving "not Paris" and a value with no slot;
+    # "Actually, I prefer Beth" names no old value: it amends what the speaker said last
+    [first] = said(client, auth, scope, old, via)
+    [second] = said(client, auth, scope, new, via)
     stored = read(client, auth, first['id'])
     assert stored['superseded_by'] == second['id'], stored
     record = stored['supersession']
@@ -109,38 +103,25 @@ NOT_BUT_KEPT = [
 ]
 
 
-@pytest.mark.parametrize(('old', 'new'), NOT_BUT_KEPT)
-def test_a_but_that_adds_or_starts_a_new_clause_corrects_nothing(client, auth, scope, old, new):  # type: ignore[no-untyped-def]
+AMENDS_NOTHING = [
+    ('Call me Anna.', 'I prefer Beth.'),  # no word says it corrects anything
+    ('Call me Anna.', 'Actually I prefer English.'),  # a language is no name
+    ('I live in Paris.', 'Actually I prefer Berlin.'),  # a preference is no home
+    ('I like tea.', 'Actually I like coffee too.'),
+    ('I prefer window seats.', 'Actually I prefer coffee.'),  # a preference about another thing
+]
+
+
+# a "but" that adds or starts a new clause, and a preference that corrects no slot
+CORRECTS_NOTHING = [pytest.param(*case, id=case[1]) for case in NOT_BUT_KEPT + AMENDS_NOTHING]
+
+
+@pytest.mark.parametrize(('old', 'new'), CORRECTS_NOTHING)
+def test_a_turn_that_corrects_no_slot_replaces_nothing(client, auth, scope, old, new):  # type: ignore[no-untyped-def]
     first = write(client, auth, scope, old)
     second = write(client, auth, scope, new)
     assert (second['superseded'], second['supersessions']) == ([], []), second
     assert read(client, auth, first['id'])['stale'] == []
-
-
-AMENDS = [
-    ('write', 'Call me Anna.', 'Actually I prefer Beth.', 'name', ('anna', 'beth')),
-    ('capture', 'Call me Anna.', 'Actually, I prefer Beth.', 'name', ('anna', 'beth')),
-    ('write', 'My name is Anna.', 'Sorry, I prefer Beth.', 'name', ('anna', 'beth')),
-    ('capture', 'My name is Anna.', 'No, I prefer Beth.', 'name', ('anna', 'beth')),
-    ('write', 'Call me Anna.', "I'd rather be called Beth.", 'name', ('anna', 'beth')),
-    ('write', 'I prefer tea.', 'Actually I prefer coffee.', 'prefers', ('tea', 'coffee')),
-    ('capture', 'I prefer tea.', 'Actually, I prefer coffee.', 'prefers', ('tea', 'coffee')),
-    ('write', 'I prefer tea.', "On second thought, I'd prefer coffee.", 'prefers',
-     ('tea', 'coffee')),
-]  # fmt: skip
-
-
-@pytest.mark.parametrize(('via', 'old', 'new', 'slot', 'values'), AMENDS)
-def test_a_preference_said_as_a_correction_replaces_the_value_it_corrects(
-    client, auth, scope, via, old, new, slot, values
-):  # type: ignore[no-untyped-def]
-    # "Actually, I prefer Beth" names no old value: it amends what the speaker said last
-    first = said(client, auth, scope, old, via)
-    second = said(client, auth, scope, new, via)
-    stored = read(client, auth, first['id'])
-    assert stored['superseded_by'] == second['id'], stored
-    record = stored['supersession']
-    assert (record['slot'], record['old_value'], record['new_value']) == (slot, *values)
 
 
 def test_an_amended_name_is_the_answer_and_holds_the_slot(client, auth, scope):  # type: ignore[no-untyped-def]
@@ -187,30 +168,11 @@ def test_a_name_said_as_a_correction_amends_the_name_not_a_later_preference(clie
     assert (stored['superseded_by'], stored['stale']) == (None, [])
 
 
-AMENDS_NOTHING = [
-    ('Call me Anna.', 'I prefer Beth.'),  # no word says it corrects anything
-    ('Call me Anna.', 'Actually I prefer English.'),  # a language is no name
-    ('I live in Paris.', 'Actually I prefer Berlin.'),  # a preference is no home
-    ('I like tea.', 'Actually I like coffee too.'),
-    ('I prefer window seats.', 'Actually I prefer coffee.'),  # a preference about another thing
-]
-
-
-@pytest.mark.parametrize(('old', 'new'), AMENDS_NOTHING)
-def test_a_preference_that_is_no_correction_of_the_slot_replaces_nothing(
-    client, auth, scope, old, new
-):  # type: ignore[no-untyped-def]
-    first = write(client, auth, scope, old)
-    second = write(client, auth, scope, new)
-    assert (second['superseded'], second['supersessions']) == ([], []), second
-    assert read(client, auth, first['id'])['stale'] == []
-
-
 @pytest.mark.parametrize('new', ['Actually, call me Robert.', 'My name is Robert now.'])
 def test_a_captured_name_is_replaced_by_its_owners_unpinned_correction(client, auth, scope, new):  # type: ignore[no-untyped-def]
     # capture pins a name by itself (Core); the pin keeps it at hand, not current against the
     # owner's own correction, which hides it and takes the pin
-    bob = capture(client, auth, scope, 'My name is Bob.')
+    [bob] = said(client, auth, scope, 'My name is Bob.', 'capture')
     assert (read(client, auth, bob['id'])['pinned'], bob['kind']) == (True, 'entity')
     robert = write(client, auth, scope, new)
     stored = read(client, auth, bob['id'])
@@ -238,7 +200,7 @@ def test_a_name_the_client_pinned_stays_current_with_the_correction_recorded(cli
 
 
 def test_a_captured_name_the_client_pinned_by_an_edit_stays_current(client, auth, scope):  # type: ignore[no-untyped-def]
-    bob = capture(client, auth, scope, 'My name is Bob.')
+    [bob] = said(client, auth, scope, 'My name is Bob.', 'capture')
     unpin = client.patch(f'/v1/memories/{bob["id"]}', json={'pinned': False}, headers=auth)
     assert unpin.status_code == 200, unpin.get_json()
     pin = client.patch(f'/v1/memories/{bob["id"]}', json={'pinned': True}, headers=auth)
@@ -248,7 +210,7 @@ def test_a_captured_name_the_client_pinned_by_an_edit_stays_current(client, auth
 
 
 def test_a_captured_name_the_client_pinned_by_the_pin_route_stays_current(client, auth, scope):  # type: ignore[no-untyped-def]
-    bob = capture(client, auth, scope, 'My name is Bob.')
+    [bob] = said(client, auth, scope, 'My name is Bob.', 'capture')
     for route in ('unpin', 'pin'):
         response = client.post(f'/v1/memories/{bob["id"]}/{route}', headers=auth)
         assert response.status_code == 200, response.get_json()
@@ -257,7 +219,7 @@ def test_a_captured_name_the_client_pinned_by_the_pin_route_stays_current(client
 
 
 def test_someone_elses_name_leaves_a_captured_name_alone(client, auth, scope):  # type: ignore[no-untyped-def]
-    bob = capture(client, auth, scope, 'My name is Bob.')
+    [bob] = said(client, auth, scope, 'My name is Bob.', 'capture')
     write(client, auth, scope, 'Actually, call me Robert.', user_id='zoe')
     stored = read(client, auth, bob['id'])
     assert (stored['superseded_by'], stored['stale']) == (None, [])

@@ -8,33 +8,14 @@ sentence that names a language without ordering a change of the answers corrects
 
 from __future__ import annotations
 
-from typing import Any
+from functools import partial
 
 import pytest
 
+from tests.e2e import http_calls
 
-def write(client, auth, scope: str, text: str) -> list[str]:  # type: ignore[no-untyped-def]
-    body = {'scope': scope, 'text': text, 'user_id': 'ann'}
-    response = client.post('/v1/memories', json=body, headers=auth)
-    assert response.status_code in (200, 201), response.get_json()
-    return [response.get_json()['id']]
-
-
-def capture(client, auth, scope: str, text: str) -> list[str]:  # type: ignore[no-untyped-def]
-    body = {'scope': scope, 'text': text, 'user_id': 'ann'}
-    response = client.post('/v1/memories/capture', json=body, headers=auth)
-    assert response.status_code == 200, response.get_json()
-    return [stored['id'] for stored in response.get_json()['stored']]
-
-
-def said(client, auth, scope: str, text: str, via: str) -> list[str]:  # type: ignore[no-untyped-def]
-    return (capture if via == 'capture' else write)(client, auth, scope, text)
-
-
-def read(client, auth, ident: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    response = client.get(f'/v1/memories/{ident}', headers=auth)
-    assert response.status_code == 200, response.get_json()
-    return dict(response.get_json())
+said = partial(http_calls.said, user_id='ann')  # every turn here is ann's
+read = http_calls.read
 
 
 LANGUAGE_SWITCHES = [
@@ -57,8 +38,8 @@ def test_an_order_to_use_another_language_replaces_the_answer_language(
     # answers, so it named no answer language and English stayed current
     [first] = said(client, auth, scope, old, via)
     [second] = said(client, auth, scope, new, via)
-    stored = read(client, auth, first)
-    assert stored['superseded_by'] == second, stored
+    stored = read(client, auth, first['id'])
+    assert stored['superseded_by'] == second['id'], stored
     record = stored['supersession']
     assert (record['slot'], record['old_value'], record['new_value']) == (
         'answer_language',
@@ -87,14 +68,14 @@ def test_a_refused_unit_and_its_replacement_are_one_correction(
     # "not pounds" as the new value
     [first] = said(client, auth, scope, old, via)
     [second] = said(client, auth, scope, new, via)
-    stored = read(client, auth, first)
-    assert stored['superseded_by'] == second, stored
+    stored = read(client, auth, first['id'])
+    assert stored['superseded_by'] == second['id'], stored
     record = stored['supersession']
     assert (record['slot'], record['old_value'], record['new_value']) == (slot, before, after)
 
 
 def test_a_semicolon_keeps_apart_what_is_no_correction(client, auth, scope):  # type: ignore[no-untyped-def]
-    assert len(capture(client, auth, scope, 'Stop using pounds; I live in Leeds.')) == 2
+    assert len(said(client, auth, scope, 'Stop using pounds; I live in Leeds.', 'capture')) == 2
 
 
 KEPT = [
@@ -111,5 +92,5 @@ KEPT = [
 def test_what_orders_no_change_of_that_choice_replaces_nothing(client, auth, scope, via, old, new):  # type: ignore[no-untyped-def]
     [first] = said(client, auth, scope, old, via)
     said(client, auth, scope, new, via)
-    stored = read(client, auth, first)
+    stored = read(client, auth, first['id'])
     assert (stored['superseded_by'], stored['stale']) == (None, []), stored

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from core.settings import Settings
+from tests.e2e.http_calls import job_info
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -55,22 +57,15 @@ def facts(client, scope: str, query: str) -> list[dict[str, Any]]:  # type: igno
 
 
 def wait_for_fact(client, scope: str, query: str, obj: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:  # graph extraction runs as a job
-        found = [f for f in facts(client, scope, query) if f['object'] == obj]
-        if found:
-            return found[0]
-        time.sleep(0.1)
-    raise AssertionError(f'the graph never saw {query} -> {obj}')
+    found = wait_until(  # graph extraction runs as a job
+        lambda: [f for f in facts(client, scope, query) if f['object'] == obj],
+        f'the graph never saw {query} -> {obj}',
+    )
+    return dict(found[0])
 
 
 def wait_for_mentions(app, scope: str, query: str, ids: set[str]) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if ids <= mentioned(app, scope, query):
-            return
-        time.sleep(0.1)
-    raise AssertionError(f'mentions of {ids} never recorded')
+    wait_until(lambda: ids <= mentioned(app, scope, query), f'mentions of {ids} never recorded')
 
 
 def mentioned(app, scope: str, query: str) -> set[str]:  # type: ignore[no-untyped-def]
@@ -131,10 +126,7 @@ def test_forgetting_a_user_removes_their_memories_episodes_and_graph_facts(app, 
     }
     accepted = client.post('/v1/sessions/s-ann/complete', json=session, headers=AUTH)
     assert accepted.status_code == 202, accepted.get_json()
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not episodes(client, scope, 'ann'):
-        time.sleep(0.1)
-    assert episodes(client, scope, 'ann')
+    wait_until(lambda: episodes(client, scope, 'ann'), 'the session never stored its episode')
     response = client.post(
         '/v1/admin/forget', json={'scope': scope, 'user_id': 'ann'}, headers=AUTH
     )
@@ -220,10 +212,12 @@ def test_a_session_still_queued_when_its_user_is_forgotten_never_becomes_an_epis
     accepted = client.post('/v1/sessions/s-late/complete', json=session, headers=AUTH)
     assert accepted.status_code == 202, accepted.get_json()
     job_id = accepted.get_json()['job_id']
-    deadline = time.monotonic() + 30
-    while (job := client.get(f'/v1/jobs/{job_id}', headers=AUTH).get_json())['error'] is None:
-        assert time.monotonic() < deadline, job  # its first attempt met the lock
-        time.sleep(0.05)
+
+    def retried() -> dict[str, Any] | None:  # its first attempt met the lock
+        job = job_info(client, AUTH, job_id)
+        return job if job['error'] is not None else None
+
+    job = wait_until(retried, lambda: job_info(client, AUTH, job_id))
     assert job['state'] == 'queued', job
 
     response = client.post('/v1/admin/forget', json={'user_id': 'ann'}, headers=AUTH)

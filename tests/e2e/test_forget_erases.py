@@ -4,13 +4,13 @@ job outbox), and none comes back after a restart and an index build. Real app, g
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from core.settings import Settings
+from tests.e2e.http_calls import wait_job
 
 pytestmark = pytest.mark.slow
 
@@ -38,14 +38,6 @@ def _left(data_dir: Path) -> dict[str, int]:
             if count:
                 found[str(path.relative_to(data_dir))] = count
     return found
-
-
-def _wait_done(client: Any, job_id: str) -> dict[str, Any]:
-    while True:  # the compaction's own completion: its job state
-        job = client.get(f'/v1/jobs/{job_id}', headers=AUTH).get_json()
-        if job['state'] in ('done', 'failed'):
-            return dict(job)
-        time.sleep(0.05)
 
 
 def test_forget_leaves_no_byte_of_the_users_text_in_the_data_dir(tmp_path: Path) -> None:
@@ -78,7 +70,7 @@ def test_forget_leaves_no_byte_of_the_users_text_in_the_data_dir(tmp_path: Path)
         assert forgot.status_code == 200, forgot.get_json()
         report = forgot.get_json()
         assert report['memories'] == 6 and report['episodes'] == 1, report
-        job = _wait_done(client, report['compaction_job'])
+        job = wait_job(client, AUTH, report['compaction_job'])
         assert job['state'] == 'done', job
         assert _left(data_dir) == {}
         # what is not forgotten stays readable

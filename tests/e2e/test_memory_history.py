@@ -3,7 +3,6 @@ on the real stores (Qdrant Edge, Kuzu, spaCy, the real embedder)."""
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -12,6 +11,7 @@ import pytest
 
 from api.app import create_app
 from tests.conftest import ADMIN_TOKEN, make_settings
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -66,13 +66,6 @@ def current_objects(client, scope: str, who: str) -> set[str]:  # type: ignore[n
     return {f['object'] for f in response.get_json()['facts'] if f['subject'] == who}
 
 
-def wait_for(check, what: str) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + 60
-    while not check():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.1)
-
-
 @pytest.fixture
 def scope() -> str:
     return f'agent:h{uuid.uuid4().hex[:10]}'
@@ -122,12 +115,12 @@ def test_an_edited_text_keeps_its_id_and_search_finds_only_the_new_version(clien
 
 def test_an_edited_text_is_extracted_again_and_the_old_fact_retracted(client, scope):
     made = write(client, scope, 'Dana works at Acme.', created_at='2024-01-01T10:00:00Z')
-    wait_for(lambda: current_objects(client, scope, 'Dana') == {'Acme'}, 'Acme never extracted')
+    wait_until(lambda: current_objects(client, scope, 'Dana') == {'Acme'}, 'Acme never extracted')
     response = patch(client, made['id'], {'text': 'Dana works at Globex.'})
     assert response.status_code == 200, response.get_json()
-    wait_for(
+    wait_until(
         lambda: current_objects(client, scope, 'Dana') == {'Globex'},
-        f'the graph still says {current_objects(client, scope, "Dana")}',
+        lambda: f'the graph still says {current_objects(client, scope, "Dana")}',
     )
 
 

@@ -15,6 +15,8 @@ import pytest
 from api.app import create_app
 from runtime.bootstrap import build
 from tests.conftest import make_settings
+from tests.e2e import http_calls
+from tests.e2e.http_calls import entity_type, read
 
 pytestmark = pytest.mark.slow
 
@@ -27,29 +29,11 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
 
 
 def write(client, auth, scope: str, text: str, at: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    body = {'scope': scope, 'text': text, 'user_id': 'ann', 'created_at': at}
-    response = client.post('/v1/memories', json=body, headers=auth)
-    assert response.status_code in (200, 201), response.get_json()
-    return dict(response.get_json())
-
-
-def read(client, auth, ident: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    response = client.get(f'/v1/memories/{ident}', headers=auth)
-    assert response.status_code == 200, response.get_json()
-    return dict(response.get_json())
+    return http_calls.write(client, auth, scope, text, user_id='ann', created_at=at)
 
 
 def facts(client, auth, scope: str, query: str) -> set[tuple[str, str, bool]]:  # type: ignore[no-untyped-def]
-    body = {'query': query, 'scope': scope, 'user_id': 'ann', 'include_history': True}
-    response = client.post('/v1/knowledge_graph_search', json=body, headers=auth)
-    assert response.status_code == 200, response.get_json()
-    return {(f['predicate'], f['object'], f['current']) for f in response.get_json()['facts']}
-
-
-def entity_type(client, auth, scope: str, name: str) -> str | None:  # type: ignore[no-untyped-def]
-    url = f'/v1/kg/entities?scope={scope}&q={name}'
-    items = client.get(url, headers=auth).get_json()['items']
-    return next((e['type'] for e in items if e['name'] == name), None)
+    return http_calls.graph_facts(client, auth, scope, query, user_id='ann')
 
 
 @pytest.mark.parametrize(

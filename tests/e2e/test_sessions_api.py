@@ -3,7 +3,6 @@ five sessions -> dreaming, idempotent replays, jobs that survive a restart, and 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -17,6 +16,7 @@ from core.jobs import JobName
 from core.settings import Settings
 from runtime.bootstrap import build
 from tests.conftest import ADMIN_TOKEN
+from tests.e2e.http_calls import wait_job
 
 pytestmark = pytest.mark.slow
 
@@ -85,17 +85,6 @@ def complete(client: Any, key: str, body: dict[str, Any], headers: Any = None) -
     return response.get_json()
 
 
-def wait_job(client: Any, job_id: str, timeout: float = CHAIN_TIMEOUT) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    info: dict[str, Any] = {}
-    while time.monotonic() < deadline:
-        info = client.get(f'/v1/jobs/{job_id}', headers=AUTH).get_json()
-        if info.get('state') in ('done', 'failed'):
-            return info
-        time.sleep(0.05)
-    raise AssertionError(f'job {job_id} did not finish: {info}')
-
-
 def search(client: Any, scope: str, query: str, kinds: list[str]) -> list[dict[str, Any]]:
     body = {'query': query, 'scope': scope, 'filters': {'kinds': kinds}}
     response = client.post('/v1/memory_search', json=body, headers=AUTH)
@@ -115,7 +104,7 @@ def episodes(client: Any, scope: str, **query: Any) -> list[dict[str, Any]]:
 
 def test_a_completed_session_becomes_an_episode_graph_facts_and_a_dedup_pass(client, scope):
     accepted = complete(client, 'chat-1', session(scope, 'Project Falcon'))
-    episodic = wait_job(client, accepted['job_id'])
+    episodic = wait_job(client, AUTH, accepted['job_id'])
     assert episodic['state'] == 'done', episodic
     assert episodic['job'] == 'episodic'
     assert episodic['attempts'] == 1
@@ -132,12 +121,12 @@ def test_a_completed_session_becomes_an_episode_graph_facts_and_a_dedup_pass(cli
         'updated_at',
     }
 
-    semantic = wait_job(client, episodic['result']['next']['semantic'])
+    semantic = wait_job(client, AUTH, episodic['result']['next']['semantic'])
     assert semantic['state'] == 'done' and semantic['result']['status'] == 'extracted', semantic
     assert semantic['result']['entity_ids']
-    dedup = wait_job(client, semantic['result']['next']['dedup'])
+    dedup = wait_job(client, AUTH, semantic['result']['next']['dedup'])
     assert dedup['state'] == 'done' and dedup['result']['status'] == 'merged', dedup
-    dreaming = wait_job(client, episodic['result']['next']['dreaming'])
+    dreaming = wait_job(client, AUTH, episodic['result']['next']['dreaming'])
     assert dreaming['result'] == {'status': 'skipped', 'reason': 'below_threshold', 'unpromoted': 1}
 
     [episode] = episodes(client, scope)
@@ -170,19 +159,19 @@ def test_the_same_session_twice_makes_one_episode(client, scope):
     assert first['episode_id'] == second['episode_id']
     assert first['job_id'] != second['job_id']
     results = sorted(
-        wait_job(client, j)['result']['status'] for j in (first['job_id'], second['job_id'])
+        wait_job(client, AUTH, j)['result']['status'] for j in (first['job_id'], second['job_id'])
     )
     assert results == ['created', 'exists']
     assert len(episodes(client, scope)) == 1
     # a later compaction of the same session is a new episode
     complete_again = complete(client, 'chat-dup', {**body, 'compaction_count': 1})
-    assert wait_job(client, complete_again['job_id'])['result']['status'] == 'created'
+    assert wait_job(client, AUTH, complete_again['job_id'])['result']['status'] == 'created'
     assert len(episodes(client, scope)) == 2
 
 
 def test_a_given_summary_is_used_as_is(client, scope):
     body = {**session(scope, 'Project Ibis'), 'summary': 'Ibis moved to Rust. Dana leads it.'}
-    job = wait_job(client, complete(client, 'chat-sum', body)['job_id'])
+    job = wait_job(client, AUTH, complete(client, 'chat-sum', body)['job_id'])
     assert job['result']['summary_source'] == 'given'
     [episode] = episodes(client, scope)
     assert episode['summary'] == 'Ibis moved to Rust. Dana leads it.'
@@ -193,7 +182,7 @@ def test_five_sessions_dream_into_one_promoted_memory_document(client, scope):
     topics = ['Project Osprey', 'Project Osprey', 'Project Kestrel', 'Project Osprey', 'Budget']
     accepted = [complete(client, f'dream-{i}', session(scope, t)) for i, t in enumerate(topics)]
     dreams = [
-        wait_job(client, wait_job(client, a['job_id'])['result']['next']['dreaming'])
+        wait_job(client, AUTH, wait_job(client, AUTH, a['job_id'])['result']['next']['dreaming'])
         for a in accepted
     ]
     promoted = [d['result'] for d in dreams if d['result']['status'] == 'promoted']
@@ -217,19 +206,21 @@ def test_five_sessions_dream_into_one_promoted_memory_document(client, scope):
 
     # a sixth episode within the debounce window does not dream again
     sixth = complete(client, 'dream-5', session(scope, 'Project Osprey'))
-    again = wait_job(client, wait_job(client, sixth['job_id'])['result']['next']['dreaming'])
+    again = wait_job(
+        client, AUTH, wait_job(client, AUTH, sixth['job_id'])['result']['next']['dreaming']
+    )
     assert again['result']['status'] == 'skipped'
 
 
 def test_episodes_expire_after_their_ttl(client, app, scope, clock):
     accepted = complete(client, 'old-chat', session(scope, 'Project Wren'))
-    wait_job(client, accepted['job_id'])
+    wait_job(client, AUTH, accepted['job_id'])
     assert len(episodes(client, scope)) == 1
     services = app.extensions['mnemos']
     clock.advance(timedelta(days=services.settings.episode_ttl_days + 1))
     try:
         assert episodes(client, scope) == []  # no longer listed once past expires_at
-        sweep = wait_job(client, services.jobs.enqueue(JobName.EXPIRY))
+        sweep = wait_job(client, AUTH, services.jobs.enqueue(JobName.EXPIRY))
         assert sweep['result']['episodes_expired'] >= 1
         assert services.episodes.get(accepted['episode_id']) is None
     finally:
@@ -358,7 +349,7 @@ def test_jobs_accepted_before_a_restart_all_run_after_it(tmp_path: Path):
     second = build(settings)
     try:
         client = create_app(settings, services=second).test_client()
-        done = [wait_job(client, a['job_id']) for a in accepted]
+        done = [wait_job(client, AUTH, a['job_id']) for a in accepted]
         assert [d['state'] for d in done] == ['done'] * 3
         assert {e['id'] for e in episodes(client, scope)} == {a['episode_id'] for a in accepted}
         assert second.jobs.wait_idle(CHAIN_TIMEOUT)  # type: ignore[attr-defined]

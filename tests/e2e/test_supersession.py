@@ -7,43 +7,9 @@ values; a turn with several facts loses only the fact that changed.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-
-def write(client, auth, scope: str, text: str, **fields: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    response = client.post(
-        '/v1/memories', json={'scope': scope, 'text': text, **fields}, headers=auth
-    )
-    assert response.status_code in (200, 201), response.get_json()
-    return dict(response.get_json())
-
-
-def capture(client, auth, scope: str, text: str, **fields: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    body = {'scope': scope, 'text': text, **fields}
-    response = client.post('/v1/memories/capture', json=body, headers=auth)
-    assert response.status_code == 200, response.get_json()
-    return dict(response.get_json())
-
-
-def read(client, auth, ident: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    response = client.get(f'/v1/memories/{ident}', headers=auth)
-    assert response.status_code == 200, response.get_json()
-    return dict(response.get_json())
-
-
-def search(client, auth, scope: str, query: str, **fields: Any) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
-    body = {'query': query, 'scope': scope, 'min_score': 0.0, **fields}
-    response = client.post('/v1/memory_search', json=body, headers=auth)
-    assert response.status_code == 200, response.get_json()
-    return list(response.get_json()['hits'])
-
-
-def one_id(result: dict[str, Any]) -> str:
-    [stored] = result['stored']
-    return str(stored['id'])
-
+from tests.e2e.http_calls import capture, one_id, read, said, search, write
 
 COMPATIBLE = [
     ('I like hiking', 'I like swimming', 'What outdoor activities do I like?'),
@@ -311,12 +277,8 @@ CORRECTIONS = [
 def test_a_correction_in_other_words_hides_what_it_corrects(
     client, auth, scope, via, old, new, slot
 ):  # type: ignore[no-untyped-def]
-    if via == 'capture':
-        [first] = capture(client, auth, scope, old, user_id='ann')['stored']
-        later = {s['id'] for s in capture(client, auth, scope, new, user_id='ann')['stored']}
-    else:
-        first = write(client, auth, scope, old, user_id='ann')
-        later = {write(client, auth, scope, new, user_id='ann')['id']}
+    [first] = said(client, auth, scope, old, via, user_id='ann')
+    later = {s['id'] for s in said(client, auth, scope, new, via, user_id='ann')}
     stored = read(client, auth, first['id'])
     assert stored['superseded_by'] in later, stored
     assert stored['supersession']['slot'] == slot, stored
@@ -374,12 +336,8 @@ def test_a_value_named_as_over_corrects_the_slot_that_holds_it(
 ):  # type: ignore[no-untyped-def]
     # "<new> instead of <old>": the slot is the one whose current value is <old>, whatever
     # verb the correction uses
-    if via == 'capture':
-        [first] = capture(client, auth, scope, old, user_id='ann')['stored']
-        [second] = capture(client, auth, scope, new, user_id='ann')['stored']
-    else:
-        first = write(client, auth, scope, old, user_id='ann')
-        second = write(client, auth, scope, new, user_id='ann')
+    [first] = said(client, auth, scope, old, via, user_id='ann')
+    [second] = said(client, auth, scope, new, via, user_id='ann')
     stored = read(client, auth, first['id'])
     assert stored['superseded_by'] == second['id'], stored
     record = stored['supersession']

@@ -7,31 +7,9 @@ another subject or a routine errand corrects nothing.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-
-def write(client, auth, scope: str, text: str, **fields: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    response = client.post(
-        '/v1/memories', json={'scope': scope, 'text': text, **fields}, headers=auth
-    )
-    assert response.status_code in (200, 201), response.get_json()
-    return dict(response.get_json())
-
-
-def capture(client, auth, scope: str, text: str, **fields: Any) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    body = {'scope': scope, 'text': text, **fields}
-    response = client.post('/v1/memories/capture', json=body, headers=auth)
-    assert response.status_code == 200, response.get_json()
-    return dict(response.get_json())
-
-
-def read(client, auth, ident: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    response = client.get(f'/v1/memories/{ident}', headers=auth)
-    assert response.status_code == 200, response.get_json()
-    return dict(response.get_json())
-
+from tests.e2e.http_calls import capture, read, said, write
 
 CORRECTIONS = [
     ('我在腾讯工作。', '其实我在阿里巴巴工作。', 'works_at'),
@@ -88,12 +66,8 @@ CORRECTIONS = [
 def test_a_chinese_correction_in_other_words_hides_what_it_corrects(
     client, auth, scope, via, old, new, slot
 ):  # type: ignore[no-untyped-def]
-    if via == 'capture':
-        [first] = capture(client, auth, scope, old, user_id='ann')['stored']
-        later = {s['id'] for s in capture(client, auth, scope, new, user_id='ann')['stored']}
-    else:
-        first = write(client, auth, scope, old, user_id='ann')
-        later = {write(client, auth, scope, new, user_id='ann')['id']}
+    [first] = said(client, auth, scope, old, via, user_id='ann')
+    later = {s['id'] for s in said(client, auth, scope, new, via, user_id='ann')}
     stored = read(client, auth, first['id'])
     assert stored['superseded_by'] in later, stored
     record = stored['supersession']

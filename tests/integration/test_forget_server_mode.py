@@ -10,7 +10,6 @@ unreachable, except with CI set, where it fails.
 from __future__ import annotations
 
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -20,11 +19,12 @@ import pytest
 from core.clock import SystemClock
 from core.jobs import JobName
 from tests.conftest import ADMIN_TOKEN
-from tests.integration.test_redis_chain import REDIS_HOST, REDIS_PORT, redis_db
+from tests.e2e.http_calls import job_info
+from tests.integration.redis_chain import REDIS_HOST, REDIS_PORT
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-__all__ = ['redis_db']  # the fixture: one free Redis database, shared with the chain test
 AUTH = {'Authorization': f'Bearer {ADMIN_TOKEN}'}
 T0, T1 = '2026-05-01T10:00:00Z', '2026-05-01T10:01:00Z'
 # how long the test lets a held job run on after forget began: long enough that a forget which
@@ -124,10 +124,6 @@ def server(redis_db: int, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         vector_server.shutdown()
 
 
-def _job(client: Any, job_id: str) -> dict[str, Any]:
-    return dict(client.get(f'/v1/jobs/{job_id}', headers=AUTH).get_json())
-
-
 def test_forget_waits_for_the_session_job_a_worker_runs_and_leaves_nothing_of_it(
     server: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -169,18 +165,21 @@ def test_forget_waits_for_the_session_job_a_worker_runs_and_leaves_nothing_of_it
         )
     )
     forget.start()
-    deadline = time.monotonic() + 120
-    while _job(client, job_id)['state'] != 'cancelled':  # forget has cancelled it
-        assert time.monotonic() < deadline, _job(client, job_id)
-        time.sleep(0.01)
+    wait_until(  # forget has cancelled it
+        lambda: job_info(client, AUTH, job_id)['state'] == 'cancelled',
+        lambda: job_info(client, AUTH, job_id),
+        timeout=120,
+        interval=0.01,
+    )
     threading.Timer(HOLD_S, go.set).start()  # the job goes on: it stores its episode
     forget.join(300)
     assert answers and answers[0].status_code == 200, answers and answers[0].get_json()
     assert stored.wait(120)
-    deadline = time.monotonic() + 120
-    while any(j['state'] in ('queued', 'running') for j in _jobs(client, scope)):
-        assert time.monotonic() < deadline, _jobs(client, scope)  # jobs the session queued
-        time.sleep(0.05)
+    wait_until(  # the jobs the session queued
+        lambda: not any(j['state'] in ('queued', 'running') for j in _jobs(client, scope)),
+        lambda: _jobs(client, scope),
+        timeout=120,
+    )
     episodes = client.get(f'/v1/episodes?scope={scope}&user_id={user}', headers=AUTH).get_json()
     entities = client.get(f'/v1/kg/entities?scope={scope}', headers=AUTH).get_json()
     assert (episodes['episodes'], entities['total']) == ([], 0), (episodes, entities)

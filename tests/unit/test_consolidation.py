@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from jobs.queue import DramatiqJobQueue, InlineJobQueue, make_job_queue, queue_o
 from jobs.store import InMemoryJobStore, SqliteJobStore
 from recall.models import Chunk
 from recall.tiers import Kind, Tier
+from tests.waiting import wait_until
 
 SESSION = [
     "Hi! I'm planning the Mnemos launch with Alice Johnson next week.",
@@ -288,14 +288,12 @@ def _queue(tmp_path: Path, runner: Any, threads: int = 2) -> DramatiqJobQueue:
     return queue
 
 
-def _wait_state(queue: Any, job_id: str, state: JobStatus, timeout: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+def _wait_state(queue: Any, job_id: str, state: JobStatus) -> Any:
+    def reached() -> Any:
         info = queue.get(job_id)
-        if info is not None and info.state == state:
-            return info
-        time.sleep(0.02)
-    raise AssertionError(f'job {job_id} never reached {state}: {queue.get(job_id)}')
+        return info if info is not None and info.state == state else None
+
+    return wait_until(reached, lambda: f'job {job_id} never reached {state}: {queue.get(job_id)}')
 
 
 def test_the_embedded_queue_runs_jobs_on_dramatiq_and_records_results(tmp_path: Path):
@@ -332,7 +330,7 @@ def test_a_failing_job_is_retried_then_marked_failed_with_its_error(
     queue.start()
     try:
         job_id = queue.enqueue(JobName.DEDUP, scope='agent:a')
-        info = _wait_state(queue, job_id, JobStatus.FAILED, timeout=30)
+        info = _wait_state(queue, job_id, JobStatus.FAILED)
         assert info.attempts == 4  # first try + max_retries=3
         assert info.error == 'RuntimeError: always broken'
     finally:

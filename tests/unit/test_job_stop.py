@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from core.settings import Settings
 from jobs import queue as job_queue
 from jobs.models import JobStatus
 from jobs.queue import DramatiqJobQueue, make_job_queue
+from tests.waiting import wait_until
 
 
 class BlockingRunner:
@@ -47,13 +47,6 @@ def _queue(tmp_path: Path, runner: Any) -> DramatiqJobQueue:
     queue = make_job_queue(settings, runner, ManualClock())
     assert isinstance(queue, DramatiqJobQueue)
     return queue
-
-
-def _until(condition: Any, what: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.02)
 
 
 def _errors(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -83,7 +76,7 @@ def test_a_job_the_stop_cuts_short_is_queued_again_quietly_and_runs_at_the_next_
     assert runner.running.wait(20)
     queue.stop(grace_s=0.05)  # the job outlives the grace
     runner.release.set()  # what it ran on is closed: it fails
-    _until(lambda: _row(tmp_path, job_id)[0] == 'queued', 'the cut job was never reported')
+    wait_until(lambda: _row(tmp_path, job_id)[0] == 'queued', 'the cut job was never reported')
     queue.close()
     state, error, live = _row(tmp_path, job_id)
     assert state == 'queued' and live == 0
@@ -95,7 +88,7 @@ def test_a_job_the_stop_cuts_short_is_queued_again_quietly_and_runs_at_the_next_
     again = _queue(tmp_path, runner)
     again.start()
     try:
-        _until(lambda: again.wait_idle(0.1), 'the cut job was not replayed')
+        wait_until(lambda: again.wait_idle(0.1), 'the cut job was not replayed')
         info = again.get(job_id)
         assert info is not None and info.state == JobStatus.DONE and info.result == {'n': 1}
         assert info.attempts == 2
@@ -115,7 +108,7 @@ def test_a_job_ending_after_the_job_store_closed_reports_nothing_and_stays_unfin
     assert runner.running.wait(20)
     queue.close(grace_s=0.05)  # the job thread outlives the stop's wait: the store closes
     runner.release.set()
-    _until(
+    wait_until(
         lambda: any('ended after the stop' in r.getMessage() for r in caplog.records),
         'the late job never ended',
     )
