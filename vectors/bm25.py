@@ -33,9 +33,11 @@ AVG_LEN = 12.0
 
 # 1: a text's length counts every term, so a CJK run of n characters (n unigrams + n-1 pairs)
 # weighs about twice as long as n English words. 2: a CJK pair re-reads two characters already
-# counted, so only unigrams count towards the length (bench/README.md, kinds).
-SPARSE_VERSION = 2
-SPARSE_VERSIONS = (1, 2)
+# counted, so only unigrams count towards the length (bench/README.md, kinds). 3: a Latin word
+# or a number touching CJK ("用Python写代码", "每90天") is a token of its own; before, it took the
+# CJK characters after it into one token ("python写代码"), which no query term matched
+SPARSE_VERSION = 3
+SPARSE_VERSIONS = (1, 2, 3)
 MARKER = 'sparse.json'
 # a data dir that already holds the embedder's marker was written before this one existed
 EARLIER_MARKER = 'embedder.json'
@@ -47,7 +49,9 @@ STOPWORDS = (ENGLISH_STOP_WORDS - NEGATIONS) | CONTRACTION_PARTS
 CJK_CHARS = (
     r'\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af'  # kana, han, hangul
 )
-_TOKEN = re.compile(rf'[{CJK_CHARS}]+|[^\W_]+', re.UNICODE)
+_TOKEN = re.compile(rf'[{CJK_CHARS}]+|[^\W_{CJK_CHARS}]+', re.UNICODE)
+# versions 1 and 2: a word character run after a Latin letter or digit swallowed CJK after it
+_TOKEN_BEFORE_3 = re.compile(rf'[{CJK_CHARS}]+|[^\W_]+', re.UNICODE)
 _CJK_RUN = re.compile(rf'^[{CJK_CHARS}]+$')
 _stemmer = Stemmer.Stemmer('english')
 
@@ -62,17 +66,19 @@ def _stem(word: str) -> str:
     return _stemmer.stemWord(word)
 
 
-def tokenize(text: str) -> list[str]:
-    """Index terms: stemmed English words without stopwords; CJK runs as unigrams + bigrams."""
-    return _terms(text)[0]
+def tokenize(text: str, version: int = SPARSE_VERSION) -> list[str]:
+    """Index terms: stemmed English words without stopwords; CJK runs as unigrams + bigrams;
+    `version`: as that sparse encoder version cut them (SPARSE_VERSION)."""
+    return _terms(text, version)[0]
 
 
-def _terms(text: str) -> tuple[list[str], int]:
+def _terms(text: str, version: int = SPARSE_VERSION) -> tuple[list[str], int]:
     """The index terms and how many of them are CJK pairs."""
     folded = unicodedata.normalize('NFKC', text).casefold()
     terms: list[str] = []
     pairs = 0
-    for token in _TOKEN.findall(folded):
+    pattern = _TOKEN if version >= 3 else _TOKEN_BEFORE_3
+    for token in pattern.findall(folded):
         if _CJK_RUN.match(token):
             # no word segmenter: unigrams let "狗" find "我喜欢狗", bigrams reward word order
             terms.extend(token)
@@ -103,14 +109,14 @@ class Bm25Encoder:
     """
 
     def __init__(self, version: int = SPARSE_VERSION) -> None:
-        """Encode documents as `version` did; queries are the same in every version."""
+        """Encode documents and queries as `version` did."""
         if version not in SPARSE_VERSIONS:
             raise ValueError(f'unknown sparse encoder version {version!r}')
         self.version = version
 
     def encode_document(self, text: str) -> SparseVector:
         """Saturated term frequencies of a stored text."""
-        terms, pairs = _terms(text)
+        terms, pairs = _terms(text, self.version)
         if not terms:
             return SparseVector()
         length = len(terms) - pairs if self.version >= 2 else len(terms)
@@ -123,8 +129,8 @@ class Bm25Encoder:
         return _vector(weights)
 
     def encode_query(self, text: str) -> SparseVector:
-        """Unit weight per distinct query term."""
-        return _vector({term_id(t): 1.0 for t in set(tokenize(text))})
+        """Unit weight per distinct query term, cut as the stored texts were."""
+        return _vector({term_id(t): 1.0 for t in set(tokenize(text, self.version))})
 
 
 def encoder_for(data_dir: Path) -> Bm25Encoder:

@@ -158,4 +158,36 @@ def test_a_marker_of_an_unknown_version_is_refused_by_name(tmp_path: Path) -> No
     with pytest.raises(StoreUnavailable, match=MARKER):
         encoder_for(tmp_path)
     with pytest.raises(ValueError, match='version'):
-        Bm25Encoder(3)
+        Bm25Encoder(4)
+
+
+@pytest.mark.parametrize(
+    ('text', 'latin', 'cjk'),
+    [
+        ('我用Python写代码', 'python', '代码'),
+        ('VPN账号每90天改一次密码', 'vpn', '账号'),
+        ('emoji的限制取消了', 'emoji', '取消'),
+    ],
+)
+def test_a_latin_word_touching_chinese_is_a_term_of_its_own(
+    text: str, latin: str, cjk: str
+) -> None:
+    terms = tokenize(text)
+    assert latin in terms and cjk in terms
+    # each side is found by a query naming it alone
+    document = weights(text)
+    assert term_id(_stem(latin)) in document and term_id(cjk) in document
+    assert '90' in tokenize('VPN账号每90天改一次密码')
+
+
+def test_a_data_dir_of_version_2_keeps_cutting_mixed_scripts_as_it_stored_them() -> None:
+    # stored vectors and queries must agree: a version 2 store holds "python写代码" as one term
+    old = Bm25Encoder(2)
+    assert tokenize('我用Python写代码', 2) == ['我', '用', '我用', 'python写代码']
+    vector = old.encode_document('我用Python写代码')
+    assert term_id('python写代码') in vector.indices
+    assert term_id('python写代码') in old.encode_query('我用Python写代码').indices
+    # text in one script is cut alike by every version
+    for text in ('我喜欢狗', 'dogs run in the park 2023'):
+        assert Bm25Encoder(2).encode_document(text) == Bm25Encoder(3).encode_document(text)
+        assert Bm25Encoder(2).encode_query(text) == Bm25Encoder(3).encode_query(text)
