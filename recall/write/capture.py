@@ -22,6 +22,7 @@ from recall.recall_block import strip_recall_blocks
 from recall.schemas import MemoryIn
 from recall.tiers import ImportanceLabel, Kind, Source, Tier
 from recall.write.deterministic import Captured, deterministic_capture
+from recall.write.fact_base import split_clauses
 from recall.write.fact_patterns import CHOSEN_SLOTS, LEAD_ONLY
 from recall.write.facts import (
     amends,
@@ -29,7 +30,6 @@ from recall.write.facts import (
     facts_of,
     joined_changes,
     joined_corrections,
-    split_clauses,
 )
 from recall.write.guards import injection_reason, is_system_channel, mask_turn
 from recall.write.importance import grade, label_for

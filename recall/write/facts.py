@@ -11,41 +11,31 @@ is never enough. Pure functions over text; the writer resolves `SELF` to the mem
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import lru_cache
 
 from core.names import is_organisation
 from recall.normalize import normalize_text
+from recall.write.answer_facts import answer_facts, answer_setting, rule_facts
 from recall.write.deterministic import deterministic_capture
+from recall.write.fact_base import SELF, Fact, clauses
+
+# supersession reads which slots are single-valued where it reads facts
+from recall.write.fact_base import SINGLE_VALUED as SINGLE_VALUED
 from recall.write.fact_patterns import (
     AMEND_EN,
     AMENDED,
-    ANSWER_CUE,
     ATTR_EN,
     ATTR_SLOT,
     ATTR_ZH,
     ATTR_ZH_PLACES,
-    CHOICE_CUES,
-    CHOICES,
     CHOSEN_SLOTS,
-    CLAUSE_CUT,
-    COMPARED_DOWN,
     CORRECTION,
     CORRECTION_PAIR,
-    DROPPED_AFTER,
     EDITOR,
     EDITOR_CUE,
     EDITOR_TO,
     EN_TRAIL,
-    FORMAT_ANSWERS_ZH,
-    FORMAT_CUE,
-    FORMAT_DESCRIBES_ZH,
-    FORMAT_DISLIKED,
-    FORMAT_LIFT_EN,
-    FORMAT_LIFT_ZH,
-    FORMAT_LIKING_ZH,
-    FORMAT_OWN_ACT_ZH,
-    FORMAT_OWN_WRITE_ZH,
     FORMAT_RE,
     HABIT_EN,
     HABIT_ZH,
@@ -53,9 +43,6 @@ from recall.write.fact_patterns import (
     HOBBY_ZH,
     HOTEL_ZH,
     KIN_POSSESSOR,
-    LANG_ALONE_ZH,
-    LANG_WORD,
-    LANGS,
     LANGUAGE_EN,
     LANGUAGE_ZH,
     LEAD,
@@ -76,18 +63,11 @@ from recall.write.fact_patterns import (
     PREFERRED_NAME_EN,
     PRESENT_PERFECT,
     QUALIFIERS,
-    REPLACED_BY,
     RETRACT_EN,
-    RULE_FEELING,
-    RULE_LIFT_ZH,
-    RULE_LOCATIVE,
-    RULE_NOISE,
-    RULE_ZH,
     SKILL_EN,
     SLOT_CHANGES,
     SLOTS_EN,
     SLOTS_ZH,
-    SPEAKER,
     SUBJECT_EN,
     TIME_LEAD_EN,
     TIME_LEAD_ZH,
@@ -100,55 +80,6 @@ from recall.write.fact_patterns import (
     ZH_STOP_NAMES,
     ZH_TRAIL,
 )
-
-SELF = '@self'
-FORMAT_RE_BY_NAME = dict(FORMAT_RE)
-
-SINGLE_VALUED = frozenset(
-    {
-        'lives_in',
-        'works_at',
-        'title',
-        'name',
-        'phone',
-        'email',
-        'partner',
-        'editor',
-        'answer_format',
-        'answer_language',
-        'answer_length',
-        'unit',
-    }
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Fact:
-    """One claim of a clause: `subject` (SELF or a folded name) has `value` in `slot`."""
-
-    subject: str
-    slot: str
-    value: str
-    positive: bool = True
-    past: bool = False
-    clause: int = 0
-    # values the clause says are over: "instead of X", "over X", "from X to Y", "不再用X"
-    retracts: tuple[str, ...] = field(default=())
-    # a preference said as a correction of what the speaker said last ("Actually, I prefer
-    # Beth"): the slots whose latest value it replaces
-    amends: tuple[str, ...] = field(default=())
-
-    @property
-    def single(self) -> bool:
-        """Whether the slot holds one value per subject (attributes "my X is Y" included)."""
-        # "email:work", "unit:distance": a qualified slot is single-valued as its base is
-        return self.slot.split(':')[0] in SINGLE_VALUED or self.slot.startswith('attr:')
-
-    def shown(self) -> str:
-        """The value as a receipt shows it: negated ones as "not X", past ones as "X (past)"."""
-        text = self.value if self.positive else f'not {self.value}'
-        return f'{text} (past)' if self.past else text
-
 
 # ---- clauses and subjects ------------------------------------------------------------------
 
@@ -181,37 +112,6 @@ def _subject(clause: str) -> tuple[str | None, str]:
     return None, clause
 
 
-def split_clauses(cut: re.Pattern[str], text: str) -> list[str]:
-    """`cut.split(text)` (a pattern without groups), except at the "but" of "not X but Y":
-    a correction naming the old value and the new is one clause."""
-    kept = [m.span('cut') for m in NOT_BUT_EN.finditer(text)]
-    pieces, start = [], 0
-    for found in cut.finditer(text):
-        if not any(a <= found.start() and found.end() <= b for a, b in kept):
-            pieces.append(text[start : found.start()])
-            start = found.end()
-    pieces.append(text[start:])
-    return pieces
-
-
-def clauses(text: str) -> list[str]:
-    """The clauses of `text` that carry content, speaker prefix cut ("Ann: …"); "not X but Y"
-    stays one clause."""
-    body = SPEAKER.sub('', text, count=1)
-    out = []
-    lead = ''
-    for piece in split_clauses(CLAUSE_CUT, body):
-        piece = (piece or '').strip(' \t"\'“”‘’()（）')
-        if LEAD.fullmatch(f'{piece},'):
-            # "Actually, I prefer Beth", "其实，我在阿里巴巴工作": one clause, the lead no fact
-            sep = '，' if re.search(r'[\u4e00-\u9fff]$', piece) else ', '
-            lead = f'{lead}{piece}{sep}'
-        elif re.search(r'[\w\u4e00-\u9fff]', piece):
-            out.append(f'{lead}{piece}')
-            lead = ''
-    return out
-
-
 # ---- values ----------------------------------------------------------------------------------
 
 
@@ -223,11 +123,6 @@ def _clean(value: str) -> str:
     return normalize_text(value)
 
 
-# ---- single-valued slots ---------------------------------------------------------------------
-
-
-# answers: how they are laid out and in which language (canonical English values)
-
 # ---- many-valued slots -------------------------------------------------------------------
 
 
@@ -236,105 +131,6 @@ def _liked(value: str, *, zh: bool) -> str:
     for _ in range(3):
         value = VALUE_TAIL_EN.sub('', value.strip(' .,!;'))
     return _clean(value)
-
-
-# ---- answers: format and language --------------------------------------------------------
-
-
-def _format_facts(clause: str, index: int, text: str) -> list[Fact]:
-    found: list[tuple[int, str]] = []
-    lifted = False
-    for name, pattern in FORMAT_RE:
-        for m in pattern.finditer(clause):
-            lift = _lifted(clause, m.start(), m.end())
-            if lift or not _format_elsewhere(clause, m.start(), m.end()):
-                found.append((m.start(), name))
-            lifted = lifted or lift
-    # a bare "Prose, not bullet points, please": the cue may stand in another short clause
-    cued = (
-        lifted
-        or FORMAT_CUE.search(clause)
-        or (len(clause.split()) <= 4 and FORMAT_CUE.search(text))
-    )
-    if not found or not cued:
-        return []
-    found.sort()
-    positive: list[str] = []
-    negative: list[str] = []
-    for start, name in found:
-        after = FORMAT_RE_BY_NAME[name].sub('', clause[start:], count=1)
-        # a cue counts for the format word it stands in front of (few words between)
-        end = len(clause) - len(after)
-        disliked = FORMAT_DISLIKED.search(after) or _over(clause, start, end)
-        (negative if disliked else positive).append(name)
-    if lifted or re.search(
-        r'可以|能|allowed|fine|okay|ok to|不再?(?:禁止|反对)|no longer (?:ban|forbid)', clause, re.I
-    ):
-        negative = [n for n in negative if n not in positive]
-        # "以后回答可以用表格了": a permission, whatever negation preceded it in the past
-        positive = positive or [n for _, n in found]
-        negative = [n for n in negative if n not in positive]
-    if positive:
-        retracts = tuple(dict.fromkeys(n for n in negative if n != positive[0]))
-        return [Fact(SELF, 'answer_format', positive[0], clause=index, retracts=retracts)]
-    return [Fact(SELF, 'answer_format', n, positive=False, clause=index) for n in negative]
-
-
-def _format_elsewhere(clause: str, start: int, end: int) -> bool:
-    """Whether the Chinese format word at `start:end` is about a thing the speaker reads, makes
-    or describes ("我喜欢看段落很长的小说"), in a clause that does not speak of answers."""
-    if not re.search(r'[\u4e00-\u9fff]', clause[start:end]) or FORMAT_ANSWERS_ZH.search(clause):
-        return False
-    liking = FORMAT_LIKING_ZH.match(clause[:start])
-    before = clause[liking.end() if liking else 0 : start]
-    return bool(
-        FORMAT_OWN_ACT_ZH.search(before)
-        or (liking and FORMAT_OWN_WRITE_ZH.search(before))
-        or FORMAT_DESCRIBES_ZH.match(clause[end:])
-    )
-
-
-def _lifted(clause: str, start: int, end: int) -> bool:
-    """Whether the restriction on the format word at `start:end` is lifted ("表格的限制取消了",
-    "取消对表格的限制", "The ban on tables is lifted"): a permission, as "以后回答可以用表格了"
-    is."""
-    lift = FORMAT_LIFT_ZH if re.search(r'[\u4e00-\u9fff]', clause) else FORMAT_LIFT_EN
-    before, after = lift[0].match(clause[:start]), lift[1].match(clause[end:])
-    return bool(before and after and (before.group('v') or after.group('v')))
-
-
-# asked once per clause of the same text: re-splitting the text each time made reading a text
-# quadratic in its clauses
-@lru_cache(maxsize=256)
-def _language_alone(text: str) -> bool:
-    """Whether a clause of the turn is a language alone with its lead ("以后中文" asks for a
-    language, "中文" alone does not)."""
-    return any(LANG_ALONE_ZH.match(c.strip(' ，。！!；;')) for c in clauses(text))
-
-
-def _language_facts(clause: str, index: int, text: str) -> list[Fact]:
-    """The answer language a clause asks for: a language named where the turn speaks of answers
-    ("answer in English", "English replies", "回复都用英文", "…，改成英文"), the ones after
-    "instead of"/"not"/"不要" retracted, as formats are."""
-    if not ANSWER_CUE.search(text) and not _language_alone(text):
-        return []
-    named: list[tuple[int, int, str]] = []
-    for m in LANG_WORD.finditer(clause):
-        found = m.group('en') or m.group('lead') or m.group('you') or m.group('bare')
-        word = (found or m.group('zh') or '').lower()
-        name = next((n for n, pattern in LANGS if re.fullmatch(pattern, word)), None)
-        if name is not None:
-            # where the language word starts: "not Spanish" is negated by the match's own "not"
-            start = m.start('zh') if found is None else clause.index(found, m.start())
-            named.append((start, start + len(word), name))
-    if not named:
-        return []
-    negative = [n for start, end, n in named if _over(clause, start, end)]
-    positive = [n for _, _, n in named if n not in negative]
-    if positive:
-        retracts = tuple(dict.fromkeys(n for n in negative if n != positive[0]))
-        return [Fact(SELF, 'answer_language', positive[0], clause=index, retracts=retracts)]
-    return [Fact(SELF, 'answer_language', n, positive=False, clause=index) for n in negative]
 
 
 # ---- facts -----------------------------------------------------------------------------------
@@ -411,37 +207,6 @@ def _editor_facts(clause: str, owner: str, index: int, past: bool) -> list[Fact]
     return [Fact(owner, 'editor', chosen, past=past, clause=index, retracts=retracts)]
 
 
-def _choice_facts(clause: str, index: int, text: str) -> list[Fact]:
-    """Answer length and units: the values named, those after "instead of"/"not" retracted."""
-    out: list[Fact] = []
-    for slot, values in CHOICES:
-        named = [
-            (m.start(), m.end(), name) for name, pattern in values for m in pattern.finditer(clause)
-        ]
-        if not named or not CHOICE_CUES[slot.split(':')[0]].search(text):
-            continue
-        named.sort()
-        negative = [n for start, end, n in named if _over(clause, start, end)]
-        positive = [n for _, _, n in named if n not in negative]
-        if positive:
-            retracts = tuple(n for n in negative if n != positive[0])
-            out.append(Fact(SELF, slot, positive[0], clause=index, retracts=retracts))
-        else:
-            out += [Fact(SELF, slot, n, positive=False, clause=index) for n in negative]
-    return out
-
-
-def _over(clause: str, start: int, end: int) -> bool:
-    """Whether the value at `start:end` is named as over: negated ("not X", "不要X") or changed
-    into another ("把X换成Y")."""
-    return bool(
-        NEG_CUE.search(clause[:start][-40:])
-        or REPLACED_BY.match(clause[end:])
-        or DROPPED_AFTER.match(clause[end:])
-        or (COMPARED_DOWN[0].search(clause[:start]) and COMPARED_DOWN[1].match(clause[end:]))
-    )
-
-
 def _editor(name: str) -> str:
     key = normalize_text(name).replace(' ', '')
     return {'nvim': 'neovim', 'visualstudiocode': 'vscode'}.get(key, key)
@@ -497,50 +262,14 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
         facts += _editor_facts(clause, owner, index, past)
     if owner == SELF and not OTHER_SPEAKER.match(clause):
         # how the speaker wants answers: "我朋友说段落比列表好" is a friend's taste, not theirs
-        facts += _choice_facts(clause, index, text)
-        facts += _format_facts(clause, index, text)
-        facts += _language_facts(clause, index, text)
+        facts += answer_facts(clause, index, text)
     if any(f.slot in CHOSEN_SLOTS for f in facts):
         return facts
     facts += _many_facts(rest, owner, index, past, zh)
     # "emoji的限制取消了" is Chinese though it opens with a Latin word
     if not facts and owner == SELF and (zh or re.search(r'[\u4e00-\u9fff]', clause)):
-        facts += _rule_facts(rest, index)
+        facts += rule_facts(rest, index)
     return facts
-
-
-def _rule_facts(rest: str, index: int) -> list[Fact]:
-    """A rule for the assistant, forbidden or allowed ("回答里不要用emoji", "以后回答可以用emoji
-    了"), as one value: its topic and action, so a permission negates the same prohibition."""
-    m = RULE_ZH.match(rest)
-    if m is None:
-        return _rule_lifted(rest, index)
-    topic, action = m.group('t'), m.group('a').strip()
-    place = RULE_LOCATIVE.match(action)
-    if place:
-        topic, action = f'{topic}{place.group("t")}', place.group('a')
-    parts = []
-    for part in (topic, action):
-        for _ in range(3):
-            part = RULE_NOISE.sub('', part)
-        parts.append(part.replace('使用', '用'))
-    if len(parts[1]) < 2 or RULE_FEELING.match(parts[1]):
-        return []
-    # every rule is one for the answers: "回答里不要用emoji" and "不要用emoji" are one rule
-    parts[0] = re.sub(r'^(?:你的)?(?:回答|回复|答复)$', '', parts[0])
-    value = normalize_text(''.join(parts))
-    return [Fact(SELF, 'rule', value, positive=not m.group('neg'), clause=index)]
-
-
-def _rule_lifted(rest: str, index: int) -> list[Fact]:
-    """A rule's restriction lifted ("emoji的限制取消了"): using its object is allowed."""
-    m = RULE_LIFT_ZH.match(rest)
-    if m is None or not (m.group('v') or m.group('w')):
-        return []
-    thing = m.group('x').strip()
-    if any(p.search(thing) for _, p in FORMAT_RE):
-        return []  # a format is `_format_facts`' ("报销表格的限制" is a form)
-    return [Fact(SELF, 'rule', normalize_text(f'用{thing}'), clause=index)]
 
 
 def _many_facts(rest: str, owner: str, index: int, past: bool, zh: bool) -> list[Fact]:
@@ -651,7 +380,7 @@ def correction_facts(text: str) -> list[Fact]:
         old = _clean(m.group('o2') or m.group('o3') or '')
         new = _clean(m.group('n2') or m.group('n3') or '')
         if old and new and old != new:
-            slot, new, old = _setting(new, old)
+            slot, new, old = answer_setting(new, old)
             out.append(Fact(SELF, slot, new, clause=at, retracts=(old,)))
     return out
 
@@ -706,20 +435,6 @@ def _named_correction(clause: str, index: int) -> list[Fact]:
     if any(f.positive for f in facts_of(stated)):
         return []  # "not in Paris but in Berlin" states the home itself
     return [Fact(SELF, 'correction', new, clause=index, retracts=(old,))]
-
-
-def _setting(new: str, old: str) -> tuple[str, str, str]:
-    """(slot, new, old): two values of one answer setting by their canonical names ("段落",
-    "列表" -> answer_format prose, bullet points), else the `correction` slot as said."""
-    for slot, values in (
-        ('answer_format', FORMAT_RE),
-        ('answer_language', [(n, re.compile(p, re.I)) for n, p in LANGS]),
-        *CHOICES,
-    ):
-        named = [next((n for n, p in values if p.fullmatch(v)), None) for v in (new, old)]
-        if named[0] and named[1] and named[0] != named[1]:
-            return slot, named[0], named[1]
-    return 'correction', new, old
 
 
 def joined_corrections(parts: list[str]) -> list[str]:

@@ -1,0 +1,228 @@
+"""How the speaker wants answers, as facts: format, language, length, units and rules.
+
+"Answer in bullet points", "以后用英文回答", "Keep it short", "Use kilometres", "回答里不要用emoji":
+each a single-valued setting of the speaker (or a rule, allowed or forbidden), the values named
+as over ("instead of X", "不要X", "把X换成Y") retracted. Pure functions over text.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from recall.normalize import normalize_text
+from recall.write.fact_base import SELF, Fact, clauses
+from recall.write.fact_patterns import (
+    ANSWER_CUE,
+    CHOICE_CUES,
+    CHOICES,
+    COMPARED_DOWN,
+    DROPPED_AFTER,
+    FORMAT_ANSWERS_ZH,
+    FORMAT_CUE,
+    FORMAT_DESCRIBES_ZH,
+    FORMAT_DISLIKED,
+    FORMAT_LIFT_EN,
+    FORMAT_LIFT_ZH,
+    FORMAT_LIKING_ZH,
+    FORMAT_OWN_ACT_ZH,
+    FORMAT_OWN_WRITE_ZH,
+    FORMAT_RE,
+    LANG_ALONE_ZH,
+    LANG_WORD,
+    LANGS,
+    NEG_CUE,
+    REPLACED_BY,
+    RULE_FEELING,
+    RULE_LIFT_ZH,
+    RULE_LOCATIVE,
+    RULE_NOISE,
+    RULE_ZH,
+)
+
+FORMAT_RE_BY_NAME = dict(FORMAT_RE)
+
+
+def answer_facts(clause: str, index: int, text: str) -> list[Fact]:
+    """The answer settings a clause of the speaker's asks for: length and units, format, and
+    language (`text` is the whole turn, whose other clauses may carry the cue)."""
+    return [
+        *_choice_facts(clause, index, text),
+        *_format_facts(clause, index, text),
+        *_language_facts(clause, index, text),
+    ]
+
+
+def _format_facts(clause: str, index: int, text: str) -> list[Fact]:
+    found: list[tuple[int, str]] = []
+    lifted = False
+    for name, pattern in FORMAT_RE:
+        for m in pattern.finditer(clause):
+            lift = _lifted(clause, m.start(), m.end())
+            if lift or not _format_elsewhere(clause, m.start(), m.end()):
+                found.append((m.start(), name))
+            lifted = lifted or lift
+    # a bare "Prose, not bullet points, please": the cue may stand in another short clause
+    cued = (
+        lifted
+        or FORMAT_CUE.search(clause)
+        or (len(clause.split()) <= 4 and FORMAT_CUE.search(text))
+    )
+    if not found or not cued:
+        return []
+    found.sort()
+    positive: list[str] = []
+    negative: list[str] = []
+    for start, name in found:
+        after = FORMAT_RE_BY_NAME[name].sub('', clause[start:], count=1)
+        # a cue counts for the format word it stands in front of (few words between)
+        end = len(clause) - len(after)
+        disliked = FORMAT_DISLIKED.search(after) or _over(clause, start, end)
+        (negative if disliked else positive).append(name)
+    if lifted or re.search(
+        r'可以|能|allowed|fine|okay|ok to|不再?(?:禁止|反对)|no longer (?:ban|forbid)', clause, re.I
+    ):
+        negative = [n for n in negative if n not in positive]
+        # "以后回答可以用表格了": a permission, whatever negation preceded it in the past
+        positive = positive or [n for _, n in found]
+        negative = [n for n in negative if n not in positive]
+    if positive:
+        retracts = tuple(dict.fromkeys(n for n in negative if n != positive[0]))
+        return [Fact(SELF, 'answer_format', positive[0], clause=index, retracts=retracts)]
+    return [Fact(SELF, 'answer_format', n, positive=False, clause=index) for n in negative]
+
+
+def _format_elsewhere(clause: str, start: int, end: int) -> bool:
+    """Whether the Chinese format word at `start:end` is about a thing the speaker reads, makes
+    or describes ("我喜欢看段落很长的小说"), in a clause that does not speak of answers."""
+    if not re.search(r'[\u4e00-\u9fff]', clause[start:end]) or FORMAT_ANSWERS_ZH.search(clause):
+        return False
+    liking = FORMAT_LIKING_ZH.match(clause[:start])
+    before = clause[liking.end() if liking else 0 : start]
+    return bool(
+        FORMAT_OWN_ACT_ZH.search(before)
+        or (liking and FORMAT_OWN_WRITE_ZH.search(before))
+        or FORMAT_DESCRIBES_ZH.match(clause[end:])
+    )
+
+
+def _lifted(clause: str, start: int, end: int) -> bool:
+    """Whether the restriction on the format word at `start:end` is lifted ("表格的限制取消了",
+    "取消对表格的限制", "The ban on tables is lifted"): a permission, as "以后回答可以用表格了"
+    is."""
+    lift = FORMAT_LIFT_ZH if re.search(r'[\u4e00-\u9fff]', clause) else FORMAT_LIFT_EN
+    before, after = lift[0].match(clause[:start]), lift[1].match(clause[end:])
+    return bool(before and after and (before.group('v') or after.group('v')))
+
+
+# asked once per clause of the same text: re-splitting the text each time made reading a text
+# quadratic in its clauses
+@lru_cache(maxsize=256)
+def _language_alone(text: str) -> bool:
+    """Whether a clause of the turn is a language alone with its lead ("以后中文" asks for a
+    language, "中文" alone does not)."""
+    return any(LANG_ALONE_ZH.match(c.strip(' ，。！!；;')) for c in clauses(text))
+
+
+def _language_facts(clause: str, index: int, text: str) -> list[Fact]:
+    """The answer language a clause asks for: a language named where the turn speaks of answers
+    ("answer in English", "English replies", "回复都用英文", "…，改成英文"), the ones after
+    "instead of"/"not"/"不要" retracted, as formats are."""
+    if not ANSWER_CUE.search(text) and not _language_alone(text):
+        return []
+    named: list[tuple[int, int, str]] = []
+    for m in LANG_WORD.finditer(clause):
+        found = m.group('en') or m.group('lead') or m.group('you') or m.group('bare')
+        word = (found or m.group('zh') or '').lower()
+        name = next((n for n, pattern in LANGS if re.fullmatch(pattern, word)), None)
+        if name is not None:
+            # where the language word starts: "not Spanish" is negated by the match's own "not"
+            start = m.start('zh') if found is None else clause.index(found, m.start())
+            named.append((start, start + len(word), name))
+    if not named:
+        return []
+    negative = [n for start, end, n in named if _over(clause, start, end)]
+    positive = [n for _, _, n in named if n not in negative]
+    if positive:
+        retracts = tuple(dict.fromkeys(n for n in negative if n != positive[0]))
+        return [Fact(SELF, 'answer_language', positive[0], clause=index, retracts=retracts)]
+    return [Fact(SELF, 'answer_language', n, positive=False, clause=index) for n in negative]
+
+
+def _choice_facts(clause: str, index: int, text: str) -> list[Fact]:
+    """Answer length and units: the values named, those after "instead of"/"not" retracted."""
+    out: list[Fact] = []
+    for slot, values in CHOICES:
+        named = [
+            (m.start(), m.end(), name) for name, pattern in values for m in pattern.finditer(clause)
+        ]
+        if not named or not CHOICE_CUES[slot.split(':')[0]].search(text):
+            continue
+        named.sort()
+        negative = [n for start, end, n in named if _over(clause, start, end)]
+        positive = [n for _, _, n in named if n not in negative]
+        if positive:
+            retracts = tuple(n for n in negative if n != positive[0])
+            out.append(Fact(SELF, slot, positive[0], clause=index, retracts=retracts))
+        else:
+            out += [Fact(SELF, slot, n, positive=False, clause=index) for n in negative]
+    return out
+
+
+def _over(clause: str, start: int, end: int) -> bool:
+    """Whether the value at `start:end` is named as over: negated ("not X", "不要X") or changed
+    into another ("把X换成Y")."""
+    return bool(
+        NEG_CUE.search(clause[:start][-40:])
+        or REPLACED_BY.match(clause[end:])
+        or DROPPED_AFTER.match(clause[end:])
+        or (COMPARED_DOWN[0].search(clause[:start]) and COMPARED_DOWN[1].match(clause[end:]))
+    )
+
+
+def rule_facts(rest: str, index: int) -> list[Fact]:
+    """A rule for the assistant, forbidden or allowed ("回答里不要用emoji", "以后回答可以用emoji
+    了"), as one value: its topic and action, so a permission negates the same prohibition."""
+    m = RULE_ZH.match(rest)
+    if m is None:
+        return _rule_lifted(rest, index)
+    topic, action = m.group('t'), m.group('a').strip()
+    place = RULE_LOCATIVE.match(action)
+    if place:
+        topic, action = f'{topic}{place.group("t")}', place.group('a')
+    parts = []
+    for part in (topic, action):
+        for _ in range(3):
+            part = RULE_NOISE.sub('', part)
+        parts.append(part.replace('使用', '用'))
+    if len(parts[1]) < 2 or RULE_FEELING.match(parts[1]):
+        return []
+    # every rule is one for the answers: "回答里不要用emoji" and "不要用emoji" are one rule
+    parts[0] = re.sub(r'^(?:你的)?(?:回答|回复|答复)$', '', parts[0])
+    value = normalize_text(''.join(parts))
+    return [Fact(SELF, 'rule', value, positive=not m.group('neg'), clause=index)]
+
+
+def _rule_lifted(rest: str, index: int) -> list[Fact]:
+    """A rule's restriction lifted ("emoji的限制取消了"): using its object is allowed."""
+    m = RULE_LIFT_ZH.match(rest)
+    if m is None or not (m.group('v') or m.group('w')):
+        return []
+    thing = m.group('x').strip()
+    if any(p.search(thing) for _, p in FORMAT_RE):
+        return []  # a format is `_format_facts`' ("报销表格的限制" is a form)
+    return [Fact(SELF, 'rule', normalize_text(f'用{thing}'), clause=index)]
+
+
+def answer_setting(new: str, old: str) -> tuple[str, str, str]:
+    """(slot, new, old): two values of one answer setting by their canonical names ("段落",
+    "列表" -> answer_format prose, bullet points), else the `correction` slot as said."""
+    for slot, values in (
+        ('answer_format', FORMAT_RE),
+        ('answer_language', [(n, re.compile(p, re.I)) for n, p in LANGS]),
+        *CHOICES,
+    ):
+        named = [next((n for n, p in values if p.fullmatch(v)), None) for v in (new, old)]
+        if named[0] and named[1] and named[0] != named[1]:
+            return slot, named[0], named[1]
+    return 'correction', new, old
