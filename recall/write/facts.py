@@ -328,12 +328,19 @@ def facts_of(text: str) -> list[Fact]:
     """Every fact `text` states, clause by clause; a clause without a subject takes the one
     before it ("I live in Leeds and work at Arup": both are the speaker's), the first one the
     speaker's ("Moved to Berlin last month")."""
+    if len(text) > CACHED_TEXT:
+        return list(_facts_read.__wrapped__(text))
     return list(_facts_read(text))
 
 
 # a write weighs each new memory against ~18 neighbours, so one text is read again at every
-# write near it: reading it once made ingest 5.8x slower than embedding (bench/service_bench.py)
-@lru_cache(maxsize=16384)
+# write near it: reading each text anew made ingest 5.8x slower than embedding
+# (bench/service_bench.py). Memories are short; a long text is read anew rather than held
+CACHED_TEXT = 4096
+READ_CACHE = 4096
+
+
+@lru_cache(maxsize=READ_CACHE)
 def _facts_read(text: str) -> tuple[Fact, ...]:
     out: list[Fact] = []
     subject = SELF
