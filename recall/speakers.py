@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 # "Caroline: ...", "Dr. Lee: ...", "东升: ..." — a short name before a colon at the very start;
@@ -57,6 +58,9 @@ def speaker_of(text: str, metadata: Mapping[str, Any], user_id: str | None = Non
     return prefix_speaker(text) or user_id
 
 
+# a search reads the speaker of each of its ~200 candidates and their neighbours, and the same
+# memories come back for many queries: each text is read once
+@lru_cache(maxsize=20_000)
 def prefix_speaker(text: str) -> str | None:
     """The name of a "Name: words" turn; None for a field note ("X's Gender: female": a
     possessive is no name) and for lines of several speakers (a dialogue, not one turn)."""

@@ -11,6 +11,12 @@ from vectors.models import PointFilter
 def values_at(payload: dict[str, Any], key: str) -> list[Any]:
     """The values at `key`, a Qdrant path: `a.b` reads a nested object, `a[].b` the `b` of each
     element of the list `a`."""
+    if '.' not in key and not key.endswith('[]'):
+        # a top-level key, as almost every filter names: a search checks ~60 payloads
+        value = payload.get(key)
+        if value is None:
+            return []
+        return [x for x in value if x is not None] if isinstance(value, list) else [value]
     found: list[Any] = [payload]
     for part in key.split('.'):
         each = part.endswith('[]')

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from vectors.bm25 import tokenize
@@ -123,6 +123,13 @@ def _chinese() -> dict[str, frozenset[str]]:
 
 def is_cjk(terms: Sequence[str]) -> bool:
     """Whether a query's terms are mostly Chinese characters (a mixed word counts its letters)."""
+    return _is_cjk(tuple(terms))
+
+
+# a search asks these of its one query for each of ~150 candidates: each is worked out once per
+# query (and kept for the next few queries)
+@lru_cache(maxsize=256)
+def _is_cjk(terms: tuple[str, ...]) -> bool:
     joined = ''.join(terms)
     han = len(_CJK.findall(joined))
     return han > 0 and han * 2 >= sum(1 for c in joined if c.isalpha())
@@ -133,6 +140,11 @@ def query_words(terms: Sequence[str]) -> list[str]:
     tokenizer left whole, "2025年我在哪家公司上班", is split into its characters and its runs of
     digits or letters), without a year and the date characters around it (the date picks the
     time, not the topic: the date boost and the graph read it)."""
+    return list(_query_words(tuple(terms)))
+
+
+@lru_cache(maxsize=256)
+def _query_words(terms: tuple[str, ...]) -> tuple[str, ...]:
     split: list[str] = []
     for term in terms:
         if len(term) > 1 and _CJK.search(term):
@@ -142,7 +154,12 @@ def query_words(terms: Sequence[str]) -> list[str]:
     words = list(dict.fromkeys(split))
     if any(_YEAR.fullmatch(w) for w in words):
         words = [w for w in words if not _YEAR.fullmatch(w) and w not in _DATE_CHARS]
-    return words or list(terms)
+    return tuple(words or terms)
+
+
+@lru_cache(maxsize=256)
+def _content_count(words: tuple[str, ...]) -> int:
+    return sum(1 for w in words if w not in CJK_FUNCTION)
 
 
 def coverage_of(
@@ -151,7 +168,7 @@ def coverage_of(
     """Share of the query's words the memory holds (a word of a term's slot counting for the
     term, and a word naming a slot the memory `stated` a fact of); 0 when the memory shares
     only Chinese function characters with the query."""
-    words = query_words(terms)
+    words = _query_words(tuple(terms))
     if not words:
         return 0.0
     slots = _stated_by() if stated else {}
@@ -173,8 +190,7 @@ def coverage_of(
     # a Chinese question's function characters (我, 的, 什么, 怎么…) say nothing of its topic:
     # they count neither way, so a correction that shares the topic's words answers as well as
     # one that repeats the question's frame
-    content = [w for w in words if w not in CJK_FUNCTION]
-    return sum(1 for w in found if w not in CJK_FUNCTION) / len(content)
+    return sum(1 for w in found if w not in CJK_FUNCTION) / _content_count(words)
 
 
 def _latin_in(word: str, folded: str) -> bool:
@@ -251,9 +267,18 @@ def _en_named(words: Sequence[str], stated: frozenset[str]) -> frozenset[str]:
 
 def slot_synonym_in(term: str, have: frozenset[str], text: str) -> bool:
     """Whether the memory (its terms `have`, its `text`) holds a word of the term's slot."""
+    chinese, words = _slot_words(term)
+    if chinese:
+        return any(word in text for word in words)
+    return not words.isdisjoint(have)
+
+
+@lru_cache(maxsize=4096)
+def _slot_words(term: str) -> tuple[bool, frozenset[str]]:
+    """Whether the term is one Chinese character, and the other words of its slot."""
     if _CJK.fullmatch(term):
-        return any(word in text for word in _chinese().get(term, ()))
-    return bool(_english().get(term, frozenset()) & have)
+        return True, _chinese().get(term, frozenset())
+    return False, _english().get(term, frozenset())
 
 
 @cache

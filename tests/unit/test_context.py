@@ -16,6 +16,7 @@ from recall.read.context import (
     same_session,
 )
 from recall.read.fusion import DEFAULT_FUSION, FusionConfig, fuse
+from recall.read.slots import is_cjk, query_words
 from recall.speakers import query_names, speaker_of
 
 
@@ -208,3 +209,17 @@ def test_a_rule_lifted_in_chinese_answers_a_question_about_the_answers():
     assert coverage(terms, 'emoji的限制取消了。', frozenset({'rule'})) >= 0.6
     # a Latin word inside another counts for nothing
     assert coverage(query_terms('emoji'), '我在用emojiapp。') == 0.0
+
+
+def test_coverage_of_one_text_follows_each_query():
+    # the query's words are worked out once per query (recall.read.slots): another query over
+    # the same text, and a caller changing what it was handed, change no later answer
+    text = 'Caroline: I researched adoption agencies'
+    first, second = query_terms('adoption agencies'), query_terms('adoption weather')
+    assert coverage(first, text) == 1.0
+    assert coverage(second, text) == 0.5
+    handed = query_words(first)
+    handed.append('weather')
+    assert query_words(first) == ['adopt', 'agenc']
+    assert coverage(first, text) == 1.0
+    assert is_cjk(query_terms('我住在哪里')) and not is_cjk(second)

@@ -163,3 +163,15 @@ def test_canonical_ids_keep_canonical_ids_and_canonicalise_or_drop_the_rest() ->
         42,
     ]
     assert canonical_ids(asked) == [plain, other]
+
+
+def test_python_filter_reads_top_level_keys_and_nested_paths_alike():
+    # top-level keys take a short path; a `.` or `[]` key still walks the payload
+    payload = {'scope': 'agent:a', 'tags': [None, 'x'], 'a': {'b': 'y'}, 'stale': [{'by': 'z'}]}
+    assert matches(payload, PointFilter(scopes=None, any_of={'tags': ['x']}))
+    assert not matches(payload, PointFilter(scopes=None, any_of={'tags': ['y']}))
+    assert not matches(payload, PointFilter(scopes=None, any_of={'missing': ['x']}))
+    assert matches(payload, PointFilter(scopes=None, any_of={'a.b': ['y']}))
+    assert not matches(payload, PointFilter(scopes=None, any_of={'a': ['y']}))
+    assert matches(payload, PointFilter(scopes=None, any_of={'stale[].by': ['z']}))
+    assert matches(payload, PointFilter(scopes=None, none_of={'stale': ['z']}))

@@ -160,3 +160,12 @@ def test_a_single_channel_mode_scores_by_the_channel_alone():
     )
     scores = [h.score for h in found.hits]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_a_speaker_read_again_is_the_same():
+    # prefix_speaker is kept per text: a repeated text, and a text differing only after the
+    # prefix, each get their own reading
+    for _ in range(2):
+        assert prefix_speaker('Maya: I ran') == 'Maya'
+        assert prefix_speaker("Maya's Gender: female") is None
+        assert prefix_speaker('Maya: I ran\nLee: me too') is None
