@@ -58,12 +58,23 @@ def speaker_of(text: str, metadata: Mapping[str, Any], user_id: str | None = Non
     return prefix_speaker(text) or user_id
 
 
-# a search reads the speaker of each of its ~200 candidates and their neighbours, and the same
-# memories come back for many queries: each text is read once
-@lru_cache(maxsize=20_000)
 def prefix_speaker(text: str) -> str | None:
     """The name of a "Name: words" turn; None for a field note ("X's Gender: female": a
     possessive is no name) and for lines of several speakers (a dialogue, not one turn)."""
+    if len(text) > CACHED_TEXT:
+        return _read_prefix.__wrapped__(text)
+    return _read_prefix(text)
+
+
+# a search reads the speaker of each of its ~200 candidates and of their neighbours, and the
+# same memories come back for many queries: each text is read once. Memories are short; a long
+# text (up to KG_MAX_TEXT_BYTES) is read anew rather than held as a cache key
+CACHED_TEXT = 4096
+READ_CACHE = 4096
+
+
+@lru_cache(maxsize=READ_CACHE)
+def _read_prefix(text: str) -> str | None:
     match = _PREFIX.match(text)
     if not match:
         return None
