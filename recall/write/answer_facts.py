@@ -42,15 +42,51 @@ from recall.write.fact_patterns import (
 
 FORMAT_RE_BY_NAME = dict(FORMAT_RE)
 
+# emoji in the answers, an English rule as 回答里不要用emoji is a Chinese one: forbidden by an
+# order ("Don't use emoji in answers", "No emoji in your replies"), allowed by a permission
+# ("You can use emoji again", "Emoji are fine now"); anchored on the whole clause, so the
+# speaker's own ("I don't use emoji when I text my mum") and a taste ("My sister loves emoji")
+# are none
+_EMOJI_WORD = re.compile(r'(?i)\b(?:emojis?|emoticons?)\b')
+_EMOJI = r'(?:emojis?|emoticons?)'
+_IN_ANSWERS = r'(?:\s+in\s+(?:your\s+|the\s+|any\s+|all\s+)?(?:answers?|repl(?:y|ies)|responses?))'
+_RULE_TAIL = r'(?:\W+(?:please|thanks|anymore|any more|again|now|from now on|ever))*\W*$'
+_EMOJI_BAN = re.compile(
+    r'(?i)^(?:(?:please|just|ok|okay|then)\W+)*'
+    r"(?:(?:don't|do not|never|stop|quit|avoid)\s+(?:us(?:e|ing)|add(?:ing)?|includ(?:e|ing)|"
+    rf'put(?:ting)?)|no(?:\s+more)?|avoid)\s+(?:any\s+)?{_EMOJI}{_IN_ANSWERS}?{_RULE_TAIL}'
+)
+_EMOJI_ALLOWED = re.compile(
+    r'(?i)^(?:(?:ok|okay|then|now)\W+)*(?:(?:you\s+(?:can|may)(?:\s+now)?|feel free to|go ahead '
+    rf'and)\s+(?:use|add|include|put)\s+(?:some\s+)?{_EMOJI}{_IN_ANSWERS}?|'
+    # "Emoji are fine": an opinion; "... now", "... again", "... in answers": a permission
+    rf'{_EMOJI}\s+(?:are|is)\s+(?:now\s+)?(?:fine|ok|okay|allowed|alright|all right|welcome)'
+    rf'(?={_IN_ANSWERS}|\s+(?:again|now)\b))'
+    rf'{_IN_ANSWERS}?{_RULE_TAIL}'
+)
+
 
 def answer_facts(clause: str, index: int, text: str) -> list[Fact]:
-    """The answer settings a clause of the speaker's asks for: length and units, format, and
-    language (`text` is the whole turn, whose other clauses may carry the cue)."""
+    """The answer settings a clause of the speaker's asks for: length and units, format,
+    language and the English emoji rule (`text` is the whole turn, whose other clauses may carry
+    the cue)."""
     return [
         *_choice_facts(clause, index, text),
         *_format_facts(clause, index, text),
         *_language_facts(clause, index, text),
+        *_emoji_rule(clause, index),
     ]
+
+
+def _emoji_rule(clause: str, index: int) -> list[Fact]:
+    """Emoji in the answers forbidden ("Don't use emoji in answers") or allowed again ("You can
+    use emoji again", "The ban on emoji is lifted"): a rule, as 回答里不要用emoji is."""
+    if _EMOJI_BAN.match(clause):
+        return [Fact(SELF, 'rule', 'use emoji', positive=False, clause=index)]
+    lifted = any(_lifted(clause, m.start(), m.end()) for m in _EMOJI_WORD.finditer(clause))
+    if lifted or _EMOJI_ALLOWED.match(clause):
+        return [Fact(SELF, 'rule', 'use emoji', clause=index)]
+    return []
 
 
 def _format_facts(clause: str, index: int, text: str) -> list[Fact]:

@@ -13,6 +13,10 @@ from recall.write.fact_patterns import CLAUSE_CUT, LEAD, NOT_BUT_EN, SPEAKER
 
 SELF = '@self'
 
+# a courtesy after the request ("No emoji in your replies, please", "…，谢谢"): no clause of its
+# own, or the request's memory would keep a clause no later memory replaces
+_COURTESY = re.compile(r'(?i)(?:please|pls|thanks|thank you|cheers|谢谢你?|多谢|麻烦了|拜托了?)\W*')
+
 SINGLE_VALUED = frozenset(
     {
         'lives_in',
@@ -74,7 +78,7 @@ def split_clauses(cut: re.Pattern[str], text: str) -> list[str]:
 
 def clauses(text: str) -> list[str]:
     """The clauses of `text` that carry content, speaker prefix cut ("Ann: …"); "not X but Y"
-    stays one clause."""
+    stays one clause, a closing courtesy ("…, please") is none."""
     body = SPEAKER.sub('', text, count=1)
     out = []
     lead = ''
@@ -87,4 +91,6 @@ def clauses(text: str) -> list[str]:
         elif re.search(r'[\w\u4e00-\u9fff]', piece):
             out.append(f'{lead}{piece}')
             lead = ''
+    while len(out) > 1 and _COURTESY.fullmatch(out[-1]):
+        out.pop()
     return out

@@ -85,7 +85,7 @@ TIME_LEAD_ZH = re.compile(rf'^(?:{TIME_ZH}|[,，\s])+')
 TIME_LEAD_EN = re.compile(rf'^(?:(?:{TIME_EN})[,]?\s+)+', re.IGNORECASE)
 
 # words a capitalised subject may start with that name no one
-# "Don't use tables" is an order, not what someone named Don't does
+# "Don't use tables" is an order, not what someone named Don't does ("Emoji are fine now" too)
 NOT_NAMES = frozenset(
     re.findall(
         r"[\w']+",
@@ -95,7 +95,7 @@ NOT_NAMES = frozenset(
         'there here what when where who why how lucky favourite favorite new old current dear '
         'thanks thank hello sure remember note do does did is are was were will would can '
         'could should some any every after before while if because so and but or one two all '
-        "most both few many much more don't",
+        "most both few many much more don't emoji emojis emoticons",
     )
 )
 

@@ -263,7 +263,8 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
     if owner == SELF and not OTHER_SPEAKER.match(clause):
         # how the speaker wants answers: "我朋友说段落比列表好" is a friend's taste, not theirs
         facts += answer_facts(clause, index, text)
-    if any(f.slot in CHOSEN_SLOTS for f in facts):
+    # "Don't use emoji in answers" is a rule for the assistant, not a habit of the speaker's
+    if any(f.slot in CHOSEN_SLOTS or f.slot == 'rule' for f in facts):
         return facts
     facts += _many_facts(rest, owner, index, past, zh)
     # "emoji的限制取消了" is Chinese though it opens with a Latin word
