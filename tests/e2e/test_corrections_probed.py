@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from recall.write.facts import facts_of
+
 LANGUAGE = 'Which language should you answer in?'
 DISTANCE = 'Which distance unit should you use?'
 WEIGHT = 'Which weight unit should you use?'
@@ -296,7 +298,11 @@ def test_a_lifted_ban_of_something_else_replaces_nothing(client, auth, scope, vi
     assert_kept(client, auth, scope, via, old, new)
 
 
-def test_a_lifted_ban_of_the_world_is_no_answer_rule(client, auth, scope):  # type: ignore[no-untyped-def]
-    [ident] = said(client, auth, scope, 'The ban on smoking was lifted in 2020.', 'write')
-    stored = read(client, auth, ident)
-    assert not {'answer_format', 'rule'} & set(stored.get('slots') or []), stored
+def test_a_lifted_ban_of_the_world_is_no_answer_rule():  # type: ignore[no-untyped-def]
+    # the memory's slots are not in any response: read what the write reads (RULE_KEPT checks
+    # over HTTP that it replaces no rule)
+    stated = facts_of('The ban on smoking was lifted in 2020.')
+    assert not {'answer_format', 'rule'} & {f.slot.split(':')[0] for f in stated}, stated
+    # the same words about the answers are one
+    lifted = facts_of('The ban on tables is lifted.')
+    assert {'answer_format', 'rule'} & {f.slot.split(':')[0] for f in lifted}, lifted
