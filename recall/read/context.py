@@ -132,6 +132,10 @@ def query_terms(query: str) -> list[str]:
     ]
 
 
+# a long text is read anew rather than held (as recall.write.facts and recall.speakers do)
+CACHED_TEXT = 4096
+
+
 @lru_cache(maxsize=20_000)
 def _terms_of(text: str) -> frozenset[str]:
     # the same memories come back for many queries: tokenising them once saves most of the
@@ -145,7 +149,8 @@ def coverage(terms: Sequence[str], text: str, stated: frozenset[str] = frozenset
     recall.read.slots.coverage_of); 0 when the query has none."""
     if not terms:
         return 0.0
-    return coverage_of(terms, _terms_of(text), text, stated)
+    words = _terms_of(text) if len(text) <= CACHED_TEXT else _terms_of.__wrapped__(text)
+    return coverage_of(terms, words, text, stated)
 
 
 def calibrated_cosine(cosine: float | None) -> float:
