@@ -9,10 +9,29 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from consolidation.context import JobContext
+from vectors.bm25 import Bm25Encoder
+from vectors.embedders import HashEmbedder
 from vectors.memory import InMemoryVectorStore
 from vectors.models import ScoredPoint, SlotEvidence
 
-__all__ = ['InMemoryVectorStore', 'InlineJobs', 'RecordingGraphIndex']
+__all__ = ['InMemoryVectorStore', 'InlineJobs', 'RecordingGraphIndex', 'job_context']
+
+
+def job_context(writer: Any, vectors: Any, clock: Any, kg: Any = None) -> JobContext:
+    """What a job handler gets, around `writer` and its stores: the hash embedder and BM25,
+    no settings, recall service or job queue (the handlers under unit test read none)."""
+    return JobContext(
+        settings=None,  # type: ignore[arg-type]
+        clock=clock,
+        vectors=vectors,
+        embedder=HashEmbedder(),
+        sparse=Bm25Encoder(),
+        recall=None,  # type: ignore[arg-type]
+        writer=writer,
+        jobs=None,  # type: ignore[arg-type]
+        kg=kg,
+    )
 
 
 class RecordingGraphIndex:

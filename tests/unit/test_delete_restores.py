@@ -6,12 +6,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from consolidation import expiry
-from consolidation.context import JobContext
 from core.clock import ManualClock
 from recall.models import MEMORIES
 from recall.schemas import MemoryIn
 from recall.write.writer import MemoryWriter
-from tests.fakes import InMemoryVectorStore
+from tests.fakes import InMemoryVectorStore, job_context
 from vectors.bm25 import Bm25Encoder
 from vectors.embedders import HashEmbedder
 
@@ -33,16 +32,7 @@ def test_pruning_an_expired_memory_makes_what_it_outdated_current_again() -> Non
     [first] = writer.remember([home])
     [second] = writer.remember([away])
     assert second.superseded == [first.id]
-    context = JobContext(
-        settings=None,  # type: ignore[arg-type]
-        clock=clock,
-        vectors=vectors,
-        embedder=HashEmbedder(),
-        sparse=Bm25Encoder(),
-        recall=None,  # type: ignore[arg-type]
-        writer=writer,
-        jobs=None,  # type: ignore[arg-type]
-    )
+    context = job_context(writer, vectors, clock)
     assert expiry.hygiene(context, clock.now()) == 1
     [left] = vectors.retrieve(MEMORIES, [str(first.id)])
     assert (left.payload['superseded'], left.payload['superseded_by']) == (False, None)

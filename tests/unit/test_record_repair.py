@@ -13,7 +13,7 @@ from core.clock import ManualClock
 from recall.models import MEMORIES, episodes_spec
 from recall.schemas import MemoryIn
 from recall.write.writer import MemoryWriter
-from tests.fakes import InMemoryVectorStore
+from tests.fakes import InMemoryVectorStore, job_context
 from vectors.bm25 import Bm25Encoder
 from vectors.embedders import HashEmbedder
 
@@ -25,16 +25,7 @@ def _setup() -> tuple[InMemoryVectorStore, ManualClock, MemoryWriter, JobContext
     vectors, clock = InMemoryVectorStore(), ManualClock(NOW)
     writer = MemoryWriter(vectors, HashEmbedder(), Bm25Encoder(), clock)
     vectors.ensure_collection(episodes_spec(HashEmbedder().dim))
-    context = JobContext(
-        settings=None,  # type: ignore[arg-type]
-        clock=clock,
-        vectors=vectors,
-        embedder=HashEmbedder(),
-        sparse=Bm25Encoder(),
-        recall=None,  # type: ignore[arg-type]
-        writer=writer,
-        jobs=None,  # type: ignore[arg-type]
-    )
+    context = job_context(writer, vectors, clock)
     return vectors, clock, writer, context
 
 

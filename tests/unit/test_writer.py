@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from consolidation import expiry, registry
-from consolidation.context import JobContext
 from core.clock import ManualClock
 from core.errors import NotFound, PayloadTooLarge, StoreUnavailable
 from core.jobs import JobName
@@ -19,26 +18,12 @@ from recall.models import MEMORIES
 from recall.schemas import MemoryIn, SearchRequest, WriteStatus
 from recall.service import RecallService
 from recall.write.writer import MemoryWriter
-from tests.fakes import InlineJobs, InMemoryVectorStore, RecordingGraphIndex
+from tests.fakes import InlineJobs, InMemoryVectorStore, RecordingGraphIndex, job_context
 from vectors.bm25 import Bm25Encoder
 from vectors.embedders import HashEmbedder
 
 NOW = datetime(2026, 3, 1, tzinfo=UTC)
 SCOPE = 'agent:unit'
-
-
-def _context(writer: MemoryWriter, vectors: Any, clock: Any, kg: Any = None) -> JobContext:
-    return JobContext(
-        settings=None,  # type: ignore[arg-type]
-        clock=clock,
-        vectors=vectors,
-        embedder=HashEmbedder(),
-        sparse=Bm25Encoder(),
-        recall=None,  # type: ignore[arg-type]
-        writer=writer,
-        jobs=None,  # type: ignore[arg-type]
-        kg=kg,
-    )
 
 
 def _owner(vectors: InMemoryVectorStore, clock: ManualClock, **kw: Any) -> MemoryWriter:
@@ -49,7 +34,7 @@ def test_a_written_memory_is_queued_for_the_graph_and_its_mentions_recorded():
     vectors, clock, graph = InMemoryVectorStore(), ManualClock(NOW), RecordingGraphIndex()
     jobs = InlineJobs()
     writer = _owner(vectors, clock, graph=graph, jobs=jobs)
-    jobs.run = lambda name, params: registry.run(_context(writer, vectors, clock), name, params)
+    jobs.run = lambda name, params: registry.run(job_context(writer, vectors, clock), name, params)
     [result] = writer.remember([MemoryIn(scope=SCOPE, text='Alice prefers green tea')])
     assert result.status == WriteStatus.CREATED and result.id is not None
     assert jobs.sent == [(JobName.INDEX_GRAPH.value, {'ids': [result.id]})]
@@ -101,7 +86,7 @@ def test_pruning_on_a_graph_client_process_leaves_no_graph_mentions_behind():
     vectors, clock, graph = InMemoryVectorStore(), ManualClock(NOW), RecordingGraphIndex()
     to_owner = InlineJobs()
     owner = _owner(vectors, clock, graph=graph, jobs=to_owner)
-    owner_ctx = _context(owner, vectors, clock, kg=graph)
+    owner_ctx = job_context(owner, vectors, clock, kg=graph)
     to_owner.run = lambda name, params: registry.run(owner_ctx, name, params)
     worker = _owner(vectors, clock, graph_role=GraphRole.CLIENT, jobs=to_owner)
     assert worker.graph_role == GraphRole.CLIENT
@@ -112,7 +97,7 @@ def test_pruning_on_a_graph_client_process_leaves_no_graph_mentions_behind():
     assert written[0].id is not None
     assert set(graph.mentions) == {r.id for r in written}  # indexed by the owner
 
-    pruned = expiry.hygiene(_context(worker, vectors, clock), clock.now())
+    pruned = expiry.hygiene(job_context(worker, vectors, clock), clock.now())
     assert pruned == 1
     assert (JobName.FORGET_MENTIONS.value, {'ids': [written[0].id]}) in to_owner.sent
     assert set(graph.mentions) == {written[1].id}
