@@ -8,6 +8,7 @@ chain test uses the job calls too.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from tests.waiting import wait_until
@@ -62,6 +63,22 @@ def search(
     response = client.post('/v1/memory_search', json=body, headers=auth)
     assert response.status_code == 200, response.get_json()
     return list(response.get_json()['hits'])
+
+
+def top_id(client: Any, auth: dict[str, str], scope: str, query: str, **fields: Any) -> str:
+    """The id of `search`'s first hit (there must be one)."""
+    hits = search(client, auth, scope, query, **fields)
+    assert hits, (scope, query)
+    return str(hits[0]['id'])
+
+
+def exported(client: Any, auth: dict[str, str], scope: str) -> dict[str, dict[str, Any]]:
+    """Every stored memory of `scope` as GET /v1/admin/export gives it (superseded ones
+    included), by id."""
+    response = client.get(f'/v1/admin/export?scope={scope}', headers=auth)
+    assert response.status_code == 200, response.get_json()
+    records = [json.loads(line) for line in response.get_data(as_text=True).splitlines()]
+    return {r['id']: r for r in records}
 
 
 def one_id(result: dict[str, Any]) -> str:

@@ -11,11 +11,11 @@ near-miss wording hides nothing.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from recall.write.facts import facts_of
+from tests.e2e import http_calls
+from tests.e2e.http_calls import read
 
 LANGUAGE = 'Which language should you answer in?'
 DISTANCE = 'Which distance unit should you use?'
@@ -28,20 +28,7 @@ LANGUAGE_ZH = '回答应该用哪种语言？'
 
 def said(client, auth, scope: str, text: str, via: str) -> list[str]:  # type: ignore[no-untyped-def]
     """The ids of what `text` stored, written whole or captured."""
-    body = {'scope': scope, 'text': text, 'user_id': 'ann'}
-    if via == 'write':
-        response = client.post('/v1/memories', json=body, headers=auth)
-        assert response.status_code in (200, 201), response.get_json()
-        return [response.get_json()['id']]
-    response = client.post('/v1/memories/capture', json=body, headers=auth)
-    assert response.status_code == 200, response.get_json()
-    return [stored['id'] for stored in response.get_json()['stored']]
-
-
-def read(client, auth, ident: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    response = client.get(f'/v1/memories/{ident}', headers=auth)
-    assert response.status_code == 200, response.get_json()
-    return dict(response.get_json())
+    return [str(m['id']) for m in http_calls.said(client, auth, scope, text, via, user_id='ann')]
 
 
 def assert_answers_first(client, auth, scope: str, question: str, new: list[str], old: str):  # type: ignore[no-untyped-def]

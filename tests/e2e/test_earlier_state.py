@@ -12,6 +12,7 @@ from api.app import create_app
 from recall.read.history import asks_earlier
 from runtime.bootstrap import build
 from tests.conftest import make_settings
+from tests.e2e import http_calls
 
 pytestmark = pytest.mark.slow
 
@@ -24,10 +25,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
 
 
 def write(client, auth, scope: str, text: str, at: str) -> str:  # type: ignore[no-untyped-def]
-    body: dict[str, Any] = {'scope': scope, 'text': text, 'created_at': at, 'user_id': 'ivy'}
-    response = client.post('/v1/memories', json=body, headers=auth)
-    assert response.status_code in (200, 201), response.get_json()
-    return str(response.get_json()['id'])
+    return str(http_calls.write(client, auth, scope, text, created_at=at, user_id='ivy')['id'])
 
 
 def hits(client, auth, scope: str, query: str) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]

@@ -5,23 +5,34 @@ fact keeps the records, and the history explains each state."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 from tests.conftest import ADMIN_TOKEN
+from tests.e2e import http_calls
 
 pytestmark = pytest.mark.slow
 
 AUTH = {'Authorization': f'Bearer {ADMIN_TOKEN}'}
 
 
-def write(client, scope: str, text: str, at: str) -> str:  # type: ignore[no-untyped-def]
-    body = {'scope': scope, 'text': text, 'created_at': at, 'user_id': 'ann'}
-    response = client.post('/v1/memories', json=body, headers=AUTH)
-    assert response.status_code in (200, 201), response.get_json()
-    return str(response.get_json()['id'])
+def write(client, scope: str, text: str, at: str, **fields: Any) -> str:  # type: ignore[no-untyped-def]
+    return str(
+        http_calls.write(client, AUTH, scope, text, created_at=at, user_id='ann', **fields)['id']
+    )
+
+
+def read(client, ident: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    return http_calls.read(client, AUTH, ident)
+
+
+def top_hit(client, scope: str, query: str) -> str:  # type: ignore[no-untyped-def]
+    return http_calls.top_id(client, AUTH, scope, query, user_id='ann', touch=False)
+
+
+def exported(client, scope: str) -> dict[str, dict[str, Any]]:  # type: ignore[no-untyped-def]
+    return http_calls.exported(client, AUTH, scope)
 
 
 def edit(client, ident: str, text: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
@@ -30,33 +41,10 @@ def edit(client, ident: str, text: str) -> dict[str, Any]:  # type: ignore[no-un
     return dict(response.get_json())
 
 
-def read(client, ident: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    response = client.get(f'/v1/memories/{ident}', headers=AUTH)
-    assert response.status_code == 200, response.get_json()
-    return dict(response.get_json())
-
-
 def history(client, ident: str) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     response = client.get(f'/v1/memories/{ident}/history', headers=AUTH)
     assert response.status_code == 200, response.get_json()
     return dict(response.get_json())
-
-
-def top_hit(client, scope: str, query: str) -> str:  # type: ignore[no-untyped-def]
-    body = {'query': query, 'scope': scope, 'user_id': 'ann', 'touch': False, 'min_score': 0.0}
-    response = client.post('/v1/memory_search', json=body, headers=AUTH)
-    assert response.status_code == 200, response.get_json()
-    hits = response.get_json()['hits']
-    assert hits, response.get_json()
-    return str(hits[0]['id'])
-
-
-def exported(client, scope: str) -> dict[str, dict[str, Any]]:  # type: ignore[no-untyped-def]
-    """Every stored memory of `scope` as exported (superseded ones included), by id."""
-    response = client.get(f'/v1/admin/export?scope={scope}', headers=AUTH)
-    assert response.status_code == 200, response.get_json()
-    records = [json.loads(line) for line in response.get_data(as_text=True).splitlines()]
-    return {r['id']: r for r in records}
 
 
 def naming(client, scope: str, ident: str) -> list[str]:  # type: ignore[no-untyped-def]

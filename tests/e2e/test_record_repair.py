@@ -6,7 +6,6 @@ memory its scope does not hold."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +16,7 @@ from core.jobs import JobName
 from recall.models import MEMORIES
 from runtime.bootstrap import Services, build
 from tests.conftest import ADMIN_TOKEN, make_settings
+from tests.e2e import http_calls
 
 pytestmark = pytest.mark.slow
 
@@ -39,26 +39,17 @@ def app(services: Services) -> Any:
 
 
 def write(client, scope: str, text: str, at: str, **fields: Any) -> str:  # type: ignore[no-untyped-def]
-    body = {'scope': scope, 'text': text, 'created_at': at, 'user_id': 'ann', **fields}
-    response = client.post('/v1/memories', json=body, headers=AUTH)
-    assert response.status_code in (200, 201), response.get_json()
-    return str(response.get_json()['id'])
-
-
-def exported(client, scope: str) -> dict[str, dict[str, Any]]:  # type: ignore[no-untyped-def]
-    response = client.get(f'/v1/admin/export?scope={scope}', headers=AUTH)
-    assert response.status_code == 200, response.get_json()
-    records = [json.loads(line) for line in response.get_data(as_text=True).splitlines()]
-    return {r['id']: r for r in records}
+    return str(
+        http_calls.write(client, AUTH, scope, text, created_at=at, user_id='ann', **fields)['id']
+    )
 
 
 def top_hit(client, scope: str, query: str) -> str:  # type: ignore[no-untyped-def]
-    body = {'query': query, 'scope': scope, 'user_id': 'ann', 'touch': False, 'min_score': 0.0}
-    response = client.post('/v1/memory_search', json=body, headers=AUTH)
-    assert response.status_code == 200, response.get_json()
-    hits = response.get_json()['hits']
-    assert hits, response.get_json()
-    return str(hits[0]['id'])
+    return http_calls.top_id(client, AUTH, scope, query, user_id='ann', touch=False)
+
+
+def exported(client, scope: str) -> dict[str, dict[str, Any]]:  # type: ignore[no-untyped-def]
+    return http_calls.exported(client, AUTH, scope)
 
 
 def names(record: dict[str, Any]) -> set[str]:
