@@ -142,14 +142,21 @@ def test_rrf_matches_the_plain_definition_exactly_with_weights_and_repeated_ids(
         assert got == _rrf_reference(lists, weights)
 
 
-def test_the_calibration_maps_the_logit_and_keeps_the_order():
-    plain = LinearModel(
+def _model(mean: float, scale: float, **calibrations: Any) -> LinearModel:
+    """A model with every feature standardised alike and weighed 0.5, bias -2."""
+    n = len(FEATURES)
+    return LinearModel(
         features=list(FEATURES),
-        mean=[0.0] * len(FEATURES),
-        scale=[1.0] * len(FEATURES),
-        weights=[0.5] * len(FEATURES),
+        mean=[mean] * n,
+        scale=[scale] * n,
+        weights=[0.5] * n,
         bias=-2.0,
+        **calibrations,
     )
+
+
+def test_the_calibration_maps_the_logit_and_keeps_the_order():
+    plain = _model(0.0, 1.0)
     calibrated = plain.model_copy(update={'calibration': (0.5, -1.0)})
     rows = np.random.default_rng(3).random((20, len(FEATURES)))
     logit = learned_logits(plain, rows)
@@ -162,15 +169,7 @@ def test_the_calibration_maps_the_logit_and_keeps_the_order():
 
 
 def test_turns_take_their_own_calibration_and_each_type_keeps_the_logit_order():
-    plain = LinearModel(
-        features=list(FEATURES),
-        mean=[0.0] * len(FEATURES),
-        scale=[1.0] * len(FEATURES),
-        weights=[0.5] * len(FEATURES),
-        bias=-2.0,
-        calibration=(1.2, -1.0),
-        turn_calibration=(0.5, -3.0),
-    )
+    plain = _model(0.0, 1.0, calibration=(1.2, -1.0), turn_calibration=(0.5, -3.0))
     rows = np.random.default_rng(4).random((40, len(FEATURES)))
     turns = np.arange(40) % 2
     logit = learned_logits(plain, rows)
@@ -190,13 +189,7 @@ def test_turns_take_their_own_calibration_and_each_type_keeps_the_logit_order():
 
 def test_only_a_chinese_query_takes_the_chinese_correction_of_the_logit():
     correction = ScriptCorrection(weights=[0.1 * n for n in range(len(FEATURES))], bias=0.7)
-    base = LinearModel(
-        features=list(FEATURES),
-        mean=[0.2] * len(FEATURES),
-        scale=[0.5] * len(FEATURES),
-        weights=[0.5] * len(FEATURES),
-        bias=-2.0,
-    )
+    base = _model(0.2, 0.5)
     model = base.model_copy(update={'cjk': correction})
     rows = np.random.default_rng(5).random((30, len(FEATURES)))
     z = (rows - 0.2) / 0.5
@@ -211,13 +204,7 @@ def test_only_a_chinese_query_takes_the_chinese_correction_of_the_logit():
 def test_only_other_memories_than_turns_of_a_query_not_in_chinese_take_the_prose_correction():
     prose = ScriptCorrection(weights=[0.05 * n - 0.2 for n in range(len(FEATURES))], bias=-0.4)
     cjk = ScriptCorrection(weights=[0.1] * len(FEATURES), bias=0.3)
-    base = LinearModel(
-        features=list(FEATURES),
-        mean=[0.2] * len(FEATURES),
-        scale=[0.5] * len(FEATURES),
-        weights=[0.5] * len(FEATURES),
-        bias=-2.0,
-    )
+    base = _model(0.2, 0.5)
     model = base.model_copy(update={'prose': prose})
     rows = np.random.default_rng(6).random((30, len(FEATURES)))
     turns = (np.arange(30) % 3 == 0).astype(float)
