@@ -408,28 +408,30 @@ def corrections(
     kind `held` (None: on every kind, `mixed` left out of the corrections as it asks the other
     kinds' questions again); `keep_cjk` keeps `base`'s Chinese correction."""
     plain = base.model_copy(update={'cjk': None, 'prose': None})
-    name = f'without {held}' if held else 'every kind but mixed'
-    chinese = cjk_training(searches, held or 'mixed')
-    english = prose_training(searches, held or 'mixed')
     if held is None:  # mixed is held out of the corrections, its parts are not
+        name, train = 'every kind but mixed', list(searches)
         chinese = [s for s in searches if s.cjk and s.kind != 'mixed']
         english = [s for s in searches if not s.cjk and s.kind != 'mixed']
+    else:
+        name, train = f'without {held}', training_set(searches, held)
+        chinese, english = cjk_training(searches, held), prose_training(searches, held)
     model = plain.model_copy(
         update={
             'cjk': base.cjk if keep_cjk else fit_cjk(chinese, plain, f'Chinese kinds, {name}'),
             'prose': fit_prose(english, plain, f'English kinds, {name}'),
         }
     )
-    train = [s for s in searches if s.kind != held] if held else list(searches)
-    if held == 'mixed':
-        train = [s for s in train if s.kind != 'mixed']
     # the corrections move other memories against turns, and so which hits are returned: fit,
     # take the hits the calibrated model returns, fit again (as calibrate_shipped)
     kinds = sorted({s.kind for s in train})
     for _ in range(2):
         groups = [hits_of([s for s in train if s.kind == k], model) for k in kinds]
-        other, turns = platt_by_type(groups)
-        model = model.model_copy(update={'calibration': other, 'turn_calibration': turns})
+        if any((t > 0).any() for _, _, t in groups):
+            other, turns = platt_by_type(groups)
+            model = model.model_copy(update={'calibration': other, 'turn_calibration': turns})
+        else:  # held out, the turns leave no turn to calibrate on: `base`'s stays
+            other = platt([lg for lg, _, _ in groups], [lb for _, lb, _ in groups])
+            model = model.model_copy(update={'calibration': other})
     return model
 
 
