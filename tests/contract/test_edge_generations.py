@@ -172,3 +172,29 @@ def test_edge_opens_the_new_generation_before_searches_wait_for_the_swap(
             assert store.retrieve(C, [pid(500)])[0].id == pid(500)
     finally:
         store.close()
+
+
+def test_edge_a_build_leaves_an_empty_shard_as_it_is(tmp_path: Path) -> None:
+    """An index build rebuilds the shards that hold points only: an empty shard keeps its
+    folder (a built copy of one holds ~200 MB of index pages and log padding that every
+    opening reads back), and opens empty again."""
+    root = tmp_path / 'vectors'
+    empty = SPEC.model_copy(update={'name': 'episodes'})
+    store = EdgeVectorStore(root, auto_optimize=False)
+    try:
+        store.ensure_collection(SPEC)
+        store.ensure_collection(empty)
+        store.upsert(C, [point(n) for n in range(1, 51)])
+        store.optimize()
+        assert shard_folders(root) == ['episodes', f'{C}.g1']
+    finally:
+        store.close()
+    again = EdgeVectorStore(root, auto_optimize=False)
+    try:
+        again.ensure_collection(SPEC)
+        again.ensure_collection(empty)
+        assert again._shards.generations == {C: 1, 'episodes': 0}
+        assert again.count('episodes', ALL) == 0
+        assert again.count(C, ALL) == 50
+    finally:
+        again.close()
