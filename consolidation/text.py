@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.lazy_re import lazy_compile
 from core.text import ENGLISH_STOP_WORDS
 from core.text import words as word_set
 from kg.extraction.zh_reader import ZhReader
@@ -22,15 +23,15 @@ SENTENCE_CHARS = 400
 CUE_BONUS = 1.0
 
 # Chinese sentences end at 。！？； with no space after them
-_SENTENCE_END = re.compile(r'(?<=[.!?])\s+|(?<=[。！？；])\s*|\n{1,}')
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9'+#.-]*[A-Za-z0-9+#]|[A-Za-z]|\d+")
-_HAN_RUN = re.compile(r'[\u4e00-\u9fff]+')
+_SENTENCE_END = lazy_compile(r'(?<=[.!?])\s+|(?<=[。！？；])\s*|\n{1,}')
+_WORD = lazy_compile(r"[A-Za-z][A-Za-z0-9'+#.-]*[A-Za-z0-9+#]|[A-Za-z]|\d+")
+_HAN_RUN = lazy_compile(r'[\u4e00-\u9fff]+')
 # Chinese function words: a bigram made only of these says nothing about the topic
 _ZH_FUNCTION = set('的了是在我你他她它们这那和与就也都还很吗呢吧啊呀么个一不有要会说')
 # jieba tags of names and proper nouns: people, places, organisations, other proper nouns
 _ZH_TOPIC_TAGS = {'nr', 'nrfg', 'nrt', 'ns', 'nt', 'nz'}
 _ZH = ZhReader()  # loads jieba on first Chinese text
-_CAP_RUN = re.compile(
+_CAP_RUN = lazy_compile(
     r"\b(?:[A-Z][A-Za-z0-9+#.&'-]*[A-Za-z0-9+#]|[A-Z])"
     r"(?:\s+(?:of|de|la|von|van|the|&)?\s*(?:[A-Z][A-Za-z0-9+#.&'-]*[A-Za-z0-9+#]|[A-Z]))*"
 )
@@ -221,19 +222,19 @@ def _dedupe(sentences: Sequence[str]) -> list[str]:
 
 # ---- dreaming synthesis -------------------------------------------------------------------
 
-_PREFERENCE = re.compile(
+_PREFERENCE = lazy_compile(
     r'\b(prefer|prefers|preferred|like|likes|love|loves|hate|hates|dislike|dislikes|favou?rite|'
     r"enjoy|enjoys|rather|always use|never use|don't want|do not want|wants?)\b|"
     r'喜欢|偏好|讨厌|最爱|不要用|别用|习惯用',
     re.IGNORECASE,
 )
-_DECISION = re.compile(
+_DECISION = lazy_compile(
     r'\b(decided|decide|decision|agreed|agree on|chose|chosen|choose|going with|settled on|'
     r"will use|we'll use|switch(?:ed)? to|plan to|approved|picked)\b|"
     r'决定|约定|商定|同意|选定|改用|换成',
     re.IGNORECASE,
 )
-_PROJECT = re.compile(
+_PROJECT = lazy_compile(
     r'\b(project|deadline|release|launch|milestone|version|repo|repository|service|api|'
     r'database|deploy|deployed|uses|using|built with|runs on|migrat\w+|sprint|roadmap|client)\b',
     re.IGNORECASE,

@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timedelta
 
 from dateutil.relativedelta import relativedelta
 
+from core.lazy_re import lazy_compile
 from kg.dates import resolve_date
 
 # slot -> the predicates that state it. Order matters in SLOT_WORDS: the first slot whose words
@@ -45,7 +46,7 @@ _WHICH = r'^(?:in\s+|at\s+|for\s+)?(?:which|what)\s+'
 
 
 def _forms(*patterns: str) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.IGNORECASE) for p in patterns)
+    return tuple(lazy_compile(p, re.IGNORECASE) for p in patterns)
 
 
 _EN_SLOT_WORDS: list[tuple[str, tuple[re.Pattern[str], ...]]] = [
@@ -143,30 +144,30 @@ _ZH_SLOT_WORDS: list[tuple[str, tuple[re.Pattern[str], ...]]] = [
 ]
 # a subject that is someone else's relation ("my wife", "Dana's sister", 我妻子) or a bare
 # pronoun ("she") names nobody the graph can resolve: the question is not the graph's to answer
-_EN_RELATION = re.compile(r"^(?:my|our|his|her|their|your|[\w.-]+['’]s?)\s+\w")
+_EN_RELATION = lazy_compile(r"^(?:my|our|his|her|their|your|[\w.-]+['’]s?)\s+\w")
 _EN_UNRESOLVED = frozenset({'he', 'she', 'they', 'it', 'you', 'him', 'them', 'this', 'that'})
-_ZH_RELATION = re.compile(
+_ZH_RELATION = lazy_compile(
     r'妻子|老婆|丈夫|老公|爸爸|妈妈|父亲|母亲|哥哥|姐姐|弟弟|妹妹|儿子|女儿|朋友|同事|老板|'
     r'男友|女友|室友|邻居|你|他|她|它'
 )
 _EN_SELF = frozenset({'i', 'me', 'my', 'we', 'our', 'us', 'myself'})
 # a question asks for a slot's value ("where…", "which…"), not when it changed or whether it holds
-_NOT_A_VALUE = re.compile(
+_NOT_A_VALUE = lazy_compile(
     r'^\s*(?:when|why|how|would|does|do|did|is|are|was|were|can|could|has|have|will|should)\b|'
     r'为什么|什么时候|多久|多长时间|怎么|吗[？?]?\s*$'
 )
-_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|me|my|mine|myself|we|our|us)\b")
-_HISTORY = re.compile(
+_FIRST_PERSON = lazy_compile(r"\b(i|i'm|i've|i'd|me|my|mine|myself|we|our|us)\b")
+_HISTORY = lazy_compile(
     r'\b(used to|before|previously|formerly|history|ever|all the (?:places|companies|jobs))\b'
     r'|以前|之前|曾经|过去|原来|历史|先前'
 )
-_DAY = re.compile(
+_DAY = lazy_compile(
     r'\d{4}\s*年\s*\d{1,2}\s*月\s*\d{1,2}|\d{4}-\d{2}-\d{2}|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?'
     r'[a-z]{3,9}\.?,?\s+\d{4}|\b[a-z]{3,9}\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|yesterday|'
     r'today|tonight|tomorrow|昨天|今天|明天|前天|\bdays? ago'
 )
-_WEEK = re.compile(r'\bweeks?\b|上周|这周|本周|下周|星期')
-_MONTH = re.compile(
+_WEEK = lazy_compile(r'\bweeks?\b|上周|这周|本周|下周|星期')
+_MONTH = lazy_compile(
     r'\d{4}\s*年\s*\d{1,2}\s*月|\b(?:january|february|march|april|may|june|july|august|'
     r'september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b|'
     r'\bmonths?\b|个?月'

@@ -15,6 +15,7 @@ import threading
 from datetime import datetime
 from typing import Any
 
+from core.lazy_re import lazy_compile
 from kg.dates import resolve_date
 from kg.extraction.lexicon import (
     FACT_CHARS,
@@ -33,9 +34,9 @@ from kg.models import (
     SourceText,
 )
 
-_CJK = re.compile(r'[\u4e00-\u9fff]')
-_SENTENCES = re.compile(r'[^。！？!?；;\n]+')
-_CLAUSES = re.compile(r'[，,、]')
+_CJK = lazy_compile(r'[\u4e00-\u9fff]')
+_SENTENCES = lazy_compile(r'[^。！？!?；;\n]+')
+_CLAUSES = lazy_compile(r'[，,、]')
 
 # kin and work relations said from the speaker's side: "我妹妹张敏" -> 张敏 sibling_of 我
 KIN = {
@@ -49,19 +50,19 @@ KIN = {
     **dict.fromkeys(('朋友', '好朋友'), 'friend_of'),
 }
 _KIN_ALT = '|'.join(sorted(KIN, key=len, reverse=True))
-_KIN_NAMED = re.compile(
+_KIN_NAMED = lazy_compile(
     rf'^我的?({_KIN_ALT})(叫|是|名叫)([\u4e00-\u9fff]{{2,4}}?)(?=$|[，,是在也])'
 )
-_KIN_LEAD = re.compile(rf'^我的?({_KIN_ALT})(?!的)')
-_KIN_OF = re.compile(rf'^是([\u4e00-\u9fff]{{1,4}}?)的({_KIN_ALT})$')
-_NAMED = re.compile(r'^(叫|名叫|名字是|名字叫|是)([\u4e00-\u9fff]{2,4})$')
+_KIN_LEAD = lazy_compile(rf'^我的?({_KIN_ALT})(?!的)')
+_KIN_OF = lazy_compile(rf'^是([\u4e00-\u9fff]{{1,4}}?)的({_KIN_ALT})$')
+_NAMED = lazy_compile(r'^(叫|名叫|名字是|名字叫|是)([\u4e00-\u9fff]{2,4})$')
 # words between a subject and its verb that say when or how, not what
-_FILLER = re.compile(
+_FILLER = lazy_compile(
     r'^(?:\d{4}\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?)?|去年|今年|前年|上个?月|这个?月|'
     r'下个?月|上周|昨天|今天|现在|目前|已经|终于|刚刚?|也|还|都|一直|平时|后来|最近|又|就|才|从小|'
     r'本来|原来|曾经|以前|之前)+'
 )
-_OBJECT_END = re.compile(r'(?:了|的|呢|啊|吧|呀|啦|哦|嘛|\s)+$')
+_OBJECT_END = lazy_compile(r'(?:了|的|呢|啊|吧|呀|啦|哦|嘛|\s)+$')
 _JOINED = '入职了?|加入了?|跳槽到了?|跳槽去了?|就职于|任职于|供职于|去了'
 _STUDY = '读书|上学|读研究生|读研|读博|念书|上大学|读大学|求学'
 _MOVED = '搬到了?|搬去了?|搬回了?|迁居到?|定居在?|定居于'
@@ -71,7 +72,7 @@ _LATIN_NAME = r'[A-Za-z][A-Za-z0-9_.+#-]*(?: [A-Z][A-Za-z0-9_.+#-]*)?'
 _COUNTER = '一辆|一台|一套|一部|一只|辆|台|套|部'
 # (pattern over the clause after its subject, predicate, object group)
 _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(p), pred)
+    (lazy_compile(p), pred)
     for p, pred in (
         (r'^在(?P<o>.{1,14}?)(?:工作|上班|任职|实习|打工|担任|当|做)', 'works_at'),
         (rf'^(?:从.{{1,12}}?)?(?:{_JOINED})(?P<o>.{{1,14}})$', 'works_at'),
@@ -102,13 +103,13 @@ _PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )  # fmt: skip
 # the speaker together with their household ("我们搬到了上海", "我和老婆住在成都"): like English
 # "we", it states the speaker's home and nothing else of theirs; 我们全家/我们家 is the speaker
-_HOUSEHOLD = re.compile(
+_HOUSEHOLD = lazy_compile(
     r'^(?:我们|咱们|我(?:和|跟)(?:老婆|老公|妻子|丈夫|爱人|太太|先生|家人|孩子|女朋友|男朋友))'
     r'(?:俩|两个人?|一起)*'
 )
-_FAMILY = re.compile(r'^我们(?:全家|一家人?|家)')
-_NOT_OBJECT = re.compile(r'[我你他她它们这那哪什么谁吗呢]|^\d+$|^的|离|去上班|去公司')
-_ORG_SUFFIX = re.compile(r'(?:公司|集团|大学|学院|银行|医院|研究所|实验室|中学|小学|科技|网络)$')
+_FAMILY = lazy_compile(r'^我们(?:全家|一家人?|家)')
+_NOT_OBJECT = lazy_compile(r'[我你他她它们这那哪什么谁吗呢]|^\d+$|^的|离|去上班|去公司')
+_ORG_SUFFIX = lazy_compile(r'(?:公司|集团|大学|学院|银行|医院|研究所|实验室|中学|小学|科技|网络)$')
 _TAG_TYPES = {
     'nr': EntityType.PERSON,
     'nrfg': EntityType.PERSON,

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import re
 
-SPEAKER = re.compile(r'^\s*[A-Z\u4e00-\u9fff][\w\u4e00-\u9fff .\'-]{0,40}?\s*[:：]\s*(?=\S)')
+from core.lazy_re import lazy_compile
 
-CLAUSE_CUT = re.compile(
+# compiled on first use (core/lazy_re.py): a start imports this table and uses little of it
+SPEAKER = lazy_compile(r'^\s*[A-Z\u4e00-\u9fff][\w\u4e00-\u9fff .\'-]{0,40}?\s*[:：]\s*(?=\S)')
+
+CLAUSE_CUT = lazy_compile(
     r'[。！？!?；;\n]+|(?<![\d])[.](?=\s|$)|[,，、]\s*|\s+(?:and|but|while|whereas|so)\s+|'
     r'(?:而且|并且|同时|但是|不过|然后)'
 )
@@ -15,7 +18,7 @@ CLAUSE_CUT = re.compile(
 # "not Vim but Emacs", "I live not in Paris, but in Berlin", "I don't work at Acme but at
 # Globex": one clause that names the old value and the new one. "not only X but also Y" adds,
 # and "…, but I/it …" starts a clause of its own
-NOT_BUT_EN = re.compile(
+NOT_BUT_EN = lazy_compile(
     r"(?i)(?P<neg>\b(?:do|does|did)(?: not|n't) |\bnot |n't )"
     r'(?!(?:only|just|merely|simply|even|sure|that|so|too|very|really)\b)'
     r"(?P<o>(?:[\w'.+&-]+ ){0,4}?[\w'.+&-]+)(?P<cut>,? but (?:rather )?)"
@@ -26,19 +29,19 @@ NOT_BUT_EN = re.compile(
 
 # a preposition that opens a value ("in Paris", "at Acme"): the old value of a "not X but Y"
 # correction is the part of X that opens with the same one
-VALUE_PREP_EN = re.compile(r'(?i)^(?P<p>in|at|to|for|with|from|on|by|into) ')
+VALUE_PREP_EN = lazy_compile(r'(?i)^(?P<p>in|at|to|for|with|from|on|by|into) ')
 
 # a preference said as a correction without naming what it corrects: "Actually, I prefer Beth",
 # "On second thought I'd prefer coffee", "I prefer Beth instead": it replaces the speaker's
 # latest value of a slot a preference restates (`AMENDED`)
-AMEND_EN = re.compile(
+AMEND_EN = lazy_compile(
     r'(?i)^(?:\W*(?:ok|okay|oh|well|so|hmm|right)\b)*\W*(?:(?:actually|correction|sorry|oops|'
     r'wait|on second thoughts?|scratch that)\b|(?:no|i mean|i meant)\s*,)|'
     r'\b(?:instead|now|after all|these days)\W*$'
 )
 # a name where a preference is stated ("I prefer Beth"): capitalised words, not a language, an
 # editor or a day
-PREFERRED_NAME_EN = re.compile(
+PREFERRED_NAME_EN = lazy_compile(
     r'\bprefer(?:s|red)?\s+(?!(?:English|Chinese|Mandarin|Japanese|German|French|Spanish|'
     r'Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Mondays|Tuesdays|Wednesdays|'
     r"Thursdays|Fridays|Saturdays|Sundays)\b)(?P<v>[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?)"
@@ -48,7 +51,7 @@ PREFERRED_NAME_EN = re.compile(
 # prefer Beth" (a name), "I prefer tea" ... "Actually I prefer coffee"
 AMENDED = ('name', 'prefers')
 
-LEAD = re.compile(
+LEAD = lazy_compile(
     r'^(?:(?:so|and|but|also|well|oh|ok|okay|actually|anyway|btw|by the way|yes|hey|hi|'
     r'update|fyi|news|quick update|correction|please note|sorry|oops|wait|hmm|'
     r'on second thoughts?|scratch that)\b[,:!]?\s*|(?:no|i mean|i meant)\s*[,:!]\s*|'
@@ -61,7 +64,7 @@ LEAD = re.compile(
 )
 
 # a clause that is only a lead ("Actually", "No", "On second thought"): it belongs to the next
-LEAD_ONLY = re.compile(
+LEAD_ONLY = lazy_compile(
     r'(?i)(?:(?:so|and|but|also|well|oh|ok|okay|actually|anyway|btw|by the way|yes|hey|hi|'
     r'update|fyi|correction|sorry|oops|wait|hmm|on second thoughts?|scratch that|no|i mean|'
     r'i meant)\W*)+'
@@ -80,9 +83,9 @@ TIME_ZH = (
     r'\d{4}\s*年(?:\s*\d{1,2}\s*月)?)'
 )
 
-TIME_LEAD_ZH = re.compile(rf'^(?:{TIME_ZH}|[,，\s])+')
+TIME_LEAD_ZH = lazy_compile(rf'^(?:{TIME_ZH}|[,，\s])+')
 
-TIME_LEAD_EN = re.compile(rf'^(?:(?:{TIME_EN})[,]?\s+)+', re.IGNORECASE)
+TIME_LEAD_EN = lazy_compile(rf'^(?:(?:{TIME_EN})[,]?\s+)+', re.IGNORECASE)
 
 # words a capitalised subject may start with that name no one
 # "Don't use tables" is an order, not what someone named Don't does ("Emoji are fine now" too)
@@ -101,7 +104,7 @@ NOT_NAMES = frozenset(
 
 NAME_EN = r"[A-Z][a-z'-]+(?: [A-Z][a-z'-]+)?"
 
-SUBJECT_EN = re.compile(
+SUBJECT_EN = lazy_compile(
     rf"^(?P<self>(?i:i(?:'m|'ve|'d|'ll)?|me|my|we|our))\b|^(?P<name>{NAME_EN})(?='s\b|\s+"
     r'(?:is|was|are|has|had|works?|worked|lives?|lived|moved|joined|likes?|liked|loves?|hates?|'
     r'prefers?|uses?|used|switched|started|left|got|became|speaks?|enjoys?|no|now|just|also|'
@@ -109,17 +112,17 @@ SUBJECT_EN = re.compile(
     r'quit|accepted|took|dislikes?|plays?|drinks?|eats?)\b)',
 )
 
-ZH_NAME = re.compile(
+ZH_NAME = lazy_compile(
     r'^(?=[王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程'
     r'苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万'
     r'钱严覃武戴莫孔向汤欧阳司马诸葛上官])(?P<name>[\u4e00-\u9fff]{2,4}?)(?=(?:也|还|已经|现在|目前|刚|去年|今年|上个?月)?(?:在|住|搬|从|入职|加入|跳槽|是|叫|喜欢|讨厌|养|做|当|担任|的))'
 )
 
-ZH_SELF = re.compile(r'^我(?:们)?')
+ZH_SELF = lazy_compile(r'^我(?:们)?')
 
 # "我妈妈住在上海" is about the mother: a kin word after 我 is the subject, unless it is named
 # ("我老婆叫李娜" states my partner)
-ZH_KIN_SUBJECT = re.compile(
+ZH_KIN_SUBJECT = lazy_compile(
     r'^我的?(?P<k>妻子|太太|老婆|老公|丈夫|爱人|男朋友|女朋友|对象|儿子|女儿|爸爸|妈妈|父亲|母亲|哥哥|姐姐|'
     r'弟弟|妹妹|爷爷|奶奶|外公|外婆|老板|朋友|同事|室友|邻居)(?!是|叫|的名字)'
 )
@@ -164,11 +167,11 @@ HAN_VALUE = r'(?P<v>[\u4e00-\u9fffA-Za-z0-9·]{1,16}?)'
 
 ZH_END = r'(?=了|啦|呢|的|去了|工作|上班|$|[，,。.！!；;\s]|(?:做|当|担任|实习|任职))'
 
-EN_TRAIL = re.compile(
+EN_TRAIL = lazy_compile(
     rf'\s+(?:{TIME_EN}|now|too|as well|again|anymore|any more|instead|for good)$', re.I
 )
 
-ZH_TRAIL = re.compile(rf'(?:{TIME_ZH}|了|啦|呢|吧|的|去|来|了吗)+$')
+ZH_TRAIL = lazy_compile(rf'(?:{TIME_ZH}|了|啦|呢|吧|的|去|来|了吗)+$')
 
 ADV = (
     r'(?:(?i:now|just|recently|finally|also|still|currently|actually|officially|then|have|'
@@ -176,7 +179,7 @@ ADV = (
 )
 
 # "Don't call me Liz", "别再叫我小王": a name no longer wanted
-NAME_NEG = re.compile(
+NAME_NEG = lazy_compile(
     r"(?i)(?:\b(?:don't|do not|stop|never|no longer|quit)\s+$|(?:别|不要|不用)再?$)"
 )
 
@@ -191,18 +194,18 @@ JOBS = (
     r'pharmacist|dentist|surgeon|librarian|assistant|product manager|pm|vp'
 )
 
-PAST_EN = re.compile(
+PAST_EN = lazy_compile(
     r'(?i)\bused to\b|\b(?:previously|formerly|back then|before that|at the time)\b|'
     r'^(?:was|were) (?:at|in|a|an|the|working|living|based)\b|^(?:worked|lived|liked|loved|'
     r'enjoyed|resided|had)\b'
 )
 
-PRESENT_PERFECT = re.compile(r"(?i)^(?:have|has|'ve) (?:been )?(?:lived|worked|living|working)")
+PRESENT_PERFECT = lazy_compile(r"(?i)^(?:have|has|'ve) (?:been )?(?:lived|worked|living|working)")
 
-PAST_ZH = re.compile(r'以前|之前|曾经|原来|过去|当年|那时|从前|上一份')
+PAST_ZH = lazy_compile(r'以前|之前|曾经|原来|过去|当年|那时|从前|上一份')
 
 SLOTS_EN: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (slot, re.compile(pattern))
+    (slot, lazy_compile(pattern))
     for slot, pattern in (
         (
             'lives_in',
@@ -267,19 +270,19 @@ SLOTS_EN: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 # bounded by non-letters, not \b: "用Vim写代码" has no word boundary around "Vim"
-EDITOR = re.compile(
+EDITOR = lazy_compile(
     r'(?i)(?<![A-Za-z0-9])(?P<v>neovim|nvim|vim|emacs|vs ?code|visual studio code|'
     r'sublime(?: text)?|intellij|pycharm|webstorm|cursor|zed|helix|nano|atom|notepad\+\+)'
     r'(?![A-Za-z0-9])'
 )
 
-EDITOR_CUE = re.compile(
+EDITOR_CUE = lazy_compile(
     r'(?i)\b(?:use|uses|using|switched|switch|moved|changed|prefer|on|editor|ide|code in|'
     r'write code in|ditched|dropped|replaced|gave up|abandoned)\b|用|换成|改用|编辑器'
 )
 
 SLOTS_ZH: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (slot, re.compile(pattern))
+    (slot, lazy_compile(pattern))
     for slot, pattern in (
         (
             'lives_in',
@@ -362,34 +365,34 @@ FORMATS = (
 # the object of their own reading or making ("我喜欢看表格", "我喜欢做表格"), or a word that
 # describes another thing ("我喜欢看段落很长的小说", "列表式的清单"). Only where the clause does not
 # speak of answers or of the assistant ("你用表格整理", "用表格的形式回答" stay answer formats).
-FORMAT_ANSWERS_ZH = re.compile(r'回答|回复|答复|输出|排版|格式|形式|你|您')
-FORMAT_OWN_ACT_ZH = re.compile(r'(?:看|读|阅读|做|画|制作|收集|抄|背)(?:一些|很多|那些|这些)?$')
-FORMAT_DESCRIBES_ZH = re.compile(r'^(?:式|类|型|[^，。,；;]{0,6}?的(?=[\u4e00-\u9fff]))')
+FORMAT_ANSWERS_ZH = lazy_compile(r'回答|回复|答复|输出|排版|格式|形式|你|您')
+FORMAT_OWN_ACT_ZH = lazy_compile(r'(?:看|读|阅读|做|画|制作|收集|抄|背)(?:一些|很多|那些|这些)?$')
+FORMAT_DESCRIBES_ZH = lazy_compile(r'^(?:式|类|型|[^，。,；;]{0,6}?的(?=[\u4e00-\u9fff]))')
 # "我不喜欢写段落", "我想写列表": what the speaker writes, after a liking or a wish; "别写列表了"
 # (no liking before it) stays an order to the assistant
-FORMAT_OWN_WRITE_ZH = re.compile(r'(?:写|编写|撰写)(?:一些|很多|那些|这些)?$')
-FORMAT_LIKING_ZH = re.compile(r'^.*?(?:喜欢|偏好|爱|想|讨厌|习惯)')
+FORMAT_OWN_WRITE_ZH = lazy_compile(r'(?:写|编写|撰写)(?:一些|很多|那些|这些)?$')
+FORMAT_LIKING_ZH = lazy_compile(r'^.*?(?:喜欢|偏好|爱|想|讨厌|习惯)')
 # a restriction on a format lifted: "表格的限制取消了", "取消对表格的限制" undo
 # "回答里不要用表格" as "以后回答可以用表格了" does. Before the format word only answer or time
 # words ("报销表格的限制" is about a form), and one verb of lifting, before the word or after
 # the restriction
 FORMAT_LIFT_ZH = (
-    re.compile(
+    lazy_compile(
         r'^(?:以后|现在|那就|那么|那|回答|回复|里|中|对)*'
         r'(?:(?P<v>取消|解除|去掉|撤销|放开)了?对?)?(?:用|使用)?$'
     ),
-    re.compile(
+    lazy_compile(
         r'^的?(?:使用)?(?:限制|禁令)(?P<v>(?:已经|就|也|都|现在)?(?:取消|解除|去掉|撤销|放开|没有?)了)?'
     ),
 )
 # the same in English: "The ban on tables is lifted", "Lift the ban on tables" ("the ban on
 # tables in the park" is not the answers')
 FORMAT_LIFT_EN = (
-    re.compile(
+    lazy_compile(
         r'(?i)^\W*(?:(?:ok|okay|so|then|now|please|you can)\W+)*(?:(?P<v>lift|remove|drop|end)\s+)?'
         r'(?:the|your|my|that)\s+(?:ban|restrictions?|rule|limits?)\s+(?:on|against)\s+(?:using\s+)?$'
     ),
-    re.compile(
+    lazy_compile(
         r'(?i)^(?:\s+in\s+(?:your\s+|the\s+)?(?:answers|replies|responses))?(?:\s+(?P<v>(?:is|are|'
         r"has been|have been|'s)\s+(?:now\s+)?(?:lifted|removed|dropped|over|gone)\b)|"
         r'(?=\s*(?:[,.;!?]|$|please\b|now\b|again\b)))'
@@ -397,27 +400,29 @@ FORMAT_LIFT_EN = (
 )
 # a Chinese rule's restriction lifted, "emoji的限制取消了", "取消对emoji的限制": a permission of
 # its object, as "以后可以用emoji了" is (a format word is `FORMAT_LIFT_ZH`'s)
-RULE_LIFT_ZH = re.compile(
+RULE_LIFT_ZH = lazy_compile(
     r'^(?:以后|现在|那就|那么|那)*(?:(?P<v>取消|解除|去掉|撤销|放开)了?对)?(?:用|使用)?'
     r'(?P<x>[A-Za-z][A-Za-z0-9 ]{0,15}|[\u4e00-\u9fff]{1,6}?)的?(?:使用)?(?:限制|禁令)'
     r'(?P<w>(?:已经|就|也|都|现在)?(?:取消|解除|去掉|撤销|放开)了)?[吧啊呢]?$'
 )
 
 # a format called a nuisance after it is named: "Bullet points are annoying", "表格看着不方便"
-FORMAT_DISLIKED = re.compile(
+FORMAT_DISLIKED = lazy_compile(
     r'(?i)^\W*(?:are|is|were|get|gets)\s+(?:so |too |really |just )?(?:annoying|unnecessary|'
     r'distracting|hard to read|too much|not needed|not helpful|useless)\b|'
     r'^\W*(?:看着|看起来|读起来)?(?:不方便|太乱|很乱|不好看|没必要|不需要|太多|难读)'
 )
 
 # a value named before the one it is changed into: "把列表换成段落", "中文改为英文"
-REPLACED_BY = re.compile(r'^\W*(?:都|全)?(?:换成|改成|改为|换为|变成|替换成|换回)')
+REPLACED_BY = lazy_compile(r'^\W*(?:都|全)?(?:换成|改成|改为|换为|变成|替换成|换回)')
 # a value named and then dropped: "英文不要了", "列表就不用了"
-DROPPED_AFTER = re.compile(r'^(?:就|也)?(?:不要|不用|别用|算了)了?吧?\W*$')
+DROPPED_AFTER = lazy_compile(r'^(?:就|也)?(?:不要|不用|别用|算了)了?吧?\W*$')
 
-FORMAT_RE = [(name, re.compile(rf'(?i)(?:\b|(?<=[\u4e00-\u9fff]))(?:{p})')) for name, p in FORMATS]
+FORMAT_RE = [
+    (name, lazy_compile(rf'(?i)(?:\b|(?<=[\u4e00-\u9fff]))(?:{p})')) for name, p in FORMATS
+]
 
-FORMAT_CUE = re.compile(
+FORMAT_CUE = lazy_compile(
     r'(?i)\b(?:prefer|want|like|use|using|write|answer|answers|reply|replies|respond|responses|'
     r"format|give me|no more|instead of|over|rather than|stop|don't|do not|avoid|from now on|"
     r'keep|fine|okay|allowed|switch|switched|please|less|more|fewer|better|best|annoying|'
@@ -429,7 +434,7 @@ FORMAT_CUE = re.compile(
 )
 
 # "段落比列表好": the value after 比 is the worse one
-COMPARED_DOWN = (re.compile(r'比$'), re.compile(r'^(?:更|还|要)?(?:好|强|清楚|合适|方便|舒服)'))
+COMPARED_DOWN = (lazy_compile(r'比$'), lazy_compile(r'^(?:更|还|要)?(?:好|强|清楚|合适|方便|舒服)'))
 
 LANGS = (
     ('chinese', r'chinese|mandarin|中文|汉语|普通话'),
@@ -445,7 +450,7 @@ _LANG_EN = '|'.join(w for w in _LANG_WORDS if w.isascii())
 _LANG_ZH = '|'.join(w for w in _LANG_WORDS if not w.isascii())
 
 # a turn about the answers the user wants: a language named in it is the answers' language
-ANSWER_CUE = re.compile(
+ANSWER_CUE = lazy_compile(
     r'(?i)\b(?:answers?|answering|reply|replies|replying|respond|responses?|write (?:to me|back)|'
     r"(?:speak|talk) to (?:me|us)|let'?s (?:switch|speak|talk|use|stick|continue)|"
     r'(?:rather|prefer|want|like|need) you (?:to )?(?:speak|spoke|talk|talked))\b|'
@@ -482,7 +487,7 @@ _ZH_ASKED = (
     r'(?:吧|了|啊|呀|哦|嘛|好了|就行|就好|就可以了?|可以吗|行吗|好吗|谢谢|'
     r'(?:会|就)?(?:更好|比较好|最好|好一点|好些))'
 )
-LANG_ALONE_ZH = re.compile(
+LANG_ALONE_ZH = lazy_compile(
     rf'^{_ZH_LEADS}(?:'
     r'(?:别再?|不要再?|不用再?|不必再?|换|改)?'
     r'(?:用|说|讲|改成|换成|改用|换用|切换到|切换成|切到|换回|改回|回到|用回|换)'
@@ -494,12 +499,12 @@ LANG_ALONE_ZH = re.compile(
 )
 
 # a clause about someone else's words: "My French teacher answers in French"
-OTHER_SPEAKER = re.compile(
+OTHER_SPEAKER = lazy_compile(
     r'(?i)^(?:my|our|his|her|their) (?!answers?\b|repl(?:y|ies)\b|responses?\b)'
 )
 
 # a language named as the one to use: "in/to/use English", "English replies", "用中文", "改成英文"
-LANG_WORD = re.compile(
+LANG_WORD = lazy_compile(
     rf'(?i)(?:\b(?:in|to|into|use|using|prefer|want|of|than|not|no|more|(?:stick|stay) with)\s+'
     rf'(?P<en>{_LANG_EN})\b|'
     rf'\b(?P<lead>{_LANG_EN})(?=\s+(?:answers?|replies|responses?)\b)|'
@@ -509,7 +514,7 @@ LANG_WORD = re.compile(
     rf'(?P<zh>{_LANG_ZH})'
 )
 
-ATTR_EN = re.compile(
+ATTR_EN = lazy_compile(
     r"(?i)^(?:my|(?P<who>[A-Z][a-z'-]+)'s|(?:the )?(?=(?:lucky|favou?rite)\b))\s*"
     r'(?P<k>(?:[\w-]+ ){0,2}?(?:name|number|colou?r|food|drink|movie|film|book|song|band|game|'
     r'sport|team|city|place|hometown|birthday|address|email|e-mail|phone|phone number|'
@@ -519,7 +524,7 @@ ATTR_EN = re.compile(
     r'(?P<neg> no longer| not| not anymore)? (?P<v>.+)$'
 )
 
-ATTR_ZH = re.compile(
+ATTR_ZH = lazy_compile(
     r'^(?:我的|的|(?P<who>[\u4e00-\u9fff]{2,4})的)?(?:新的?|现在的|目前的)?(?P<k>(?:最喜欢的)?[\u4e00-\u9fff]{0,4}?'
     r'(?:名字|称呼|数字|号码|电话|手机号?|邮箱|地址|生日|职位|公司|老板|领导|老婆|妻子|太太|老公|丈夫|'
     r'家乡|老家|年龄|预算|目标|编辑器|颜色|城市|食物|电影|歌|书|球队|车))(?:现在|目前|如今|已经)?'
@@ -527,8 +532,8 @@ ATTR_ZH = re.compile(
 )
 
 # "出差，住在国贸附近", "住在外滩附近的酒店": a stay on a trip, not a home
-TRIP_ZH = re.compile(r'出差|旅游|旅行|度假')
-HOTEL_ZH = re.compile(r'酒店|宾馆|民宿')
+TRIP_ZH = lazy_compile(r'出差|旅游|旅行|度假')
+HOTEL_ZH = lazy_compile(r'酒店|宾馆|民宿')
 
 # an attribute stated without 是/叫/为 names a place with 在 ("我老家在长沙"), or a value that
 # is not Chinese words ("我的电话 138…"); "公司在望京" and "公司规定…" say something about the
@@ -576,7 +581,7 @@ NEG_EN = (
     r"'m not|is not|isn't|can't|cannot) (?:really |even |actually )?)?"
 )
 
-LIKES_EN = re.compile(
+LIKES_EN = lazy_compile(
     rf'^{ADV}{NEG_EN}(?P<verb>(?i:like|likes|liked|love|loves|loved|enjoy|enjoys|enjoyed|'
     r'adore|adores|hate|hates|hated|dislike|dislikes|disliked|stand|into|fond of|a fan of|'
     r'prefer|prefers|preferred|given up|gave up|give up)) (?P<v>.+)$'
@@ -587,66 +592,66 @@ NEGATIVE_VERBS = frozenset(
     {'hate', 'hates', 'hated', 'dislike', 'dislikes', 'disliked', 'given up', 'gave up', 'give up'}
 )
 
-RETRACT_EN = re.compile(r'(?i)\s+(?:over|rather than|instead of|more than|to)\s+(?P<r>.+)$')
+RETRACT_EN = lazy_compile(r'(?i)\s+(?:over|rather than|instead of|more than|to)\s+(?P<r>.+)$')
 
-HOBBY_EN = re.compile(
+HOBBY_EN = lazy_compile(
     r'(?i)^my (?:hobby|hobbies|interests?|passions?|pastimes?) (?:is|are|include|includes) '
     r'(?P<v>.+)$'
 )
 
-PET_EN = re.compile(
+PET_EN = lazy_compile(
     rf'^{ADV}{NEG_EN}(?i:have|has|own|owns|got|adopted|rescued|keep|keeps)(?: got)? '
     r'(?:a |an |one |two |three |\d+ |any |some )?(?:new |little |big |pet )?'
     r'(?P<v>(?i:dog|cat|puppy|kitten|parrot|rabbit|hamster|fish|turtle|horse|snake|bird)s?)\b'
 )
 
 # a skill named by a proper noun: "I'm good at Go", "I write Python at work", "I know Rust"
-SKILL_EN = re.compile(
+SKILL_EN = lazy_compile(
     rf'^{ADV}{NEG_EN}(?i:am good at|\'m good at|am great at|\'m great at|am skilled in|know|'
     r'write|code in|program in|am experienced (?:in|with)|\'m experienced (?:in|with)|'
     r'am an expert in|\'m an expert in|work with|use) (?P<v>[A-Z][\w+#.-]*)(?=\s|$|[,.!])'
 )
-LANGUAGE_EN = re.compile(
+LANGUAGE_EN = lazy_compile(
     rf'^{ADV}{NEG_EN}(?i:speak|speaks|can speak|am fluent in|\'m fluent in|am learning|'
     r"'m learning|learned|learnt) (?P<v>[A-Z][a-z]+)\b"
 )
 
-HABIT_EN = re.compile(
+HABIT_EN = lazy_compile(
     rf'^{ADV}(?:(?i:usually|always|often|mostly|sometimes|only|still) )*{NEG_EN}'
     r'(?P<verb>(?i:drink|drinks|eat|eats|smoke|smokes|play|plays|watch|watches|read|reads|'
     r'use|uses|run|runs|cook|cooks|practice|practise|practices|go|goes)) (?P<v>.+)$'
 )
 
-LIKES_ZH = re.compile(
+LIKES_ZH = lazy_compile(
     r'^(?:很|也|还|最|特别|比较|非常|一直|真的|超|挺|现在|开始|都|平时)*'
     r'(?P<neg>不再|不太|不怎么|没那么|没有那么|不|没有?)?(?:很|太)?'
     r'(?P<verb>喜欢|爱上了?|爱|热爱|喜爱|钟爱|迷上了?|讨厌|偏好|偏爱|更喜欢)(?P<v>.+)$'
 )
 
-HOBBY_ZH = re.compile(r'^(?:我的)?(?:爱好|兴趣|兴趣爱好)(?:是|有|包括)(?P<v>.+)$')
+HOBBY_ZH = lazy_compile(r'^(?:我的)?(?:爱好|兴趣|兴趣爱好)(?:是|有|包括)(?P<v>.+)$')
 
-PET_ZH = re.compile(
+PET_ZH = lazy_compile(
     r'^(?P<neg>不再|没有?|已经不)?(?:养了?|养着|有)(?:一|两|三|几|\d)?(?:只|条|匹|个)?'
     r'(?P<v>猫|狗|小猫|小狗|鱼|鸟|兔子|仓鼠|乌龟|鹦鹉)'
 )
 
-LANGUAGE_ZH = re.compile(
+LANGUAGE_ZH = lazy_compile(
     r'^(?:也|还|能)?(?P<neg>不)?(?:会说|会讲|能说|在学)(?P<v>[\u4e00-\u9fff]{1,4}?(?:语|文|话))|'
     r'^(?P<w>[\u4e00-\u9fff]{1,4}?(?:语|文))(?:也|还)?(?:说得|讲得|很流利|挺流利)'
 )
 
-HABIT_ZH = re.compile(
+HABIT_ZH = lazy_compile(
     r'^(?:每天|经常|平时|常常|总是|一直|现在|都|也|还)*(?P<neg>不再|已经不|不|戒了)?'
     r'(?P<verb>喝|吃|抽|玩|看|跑)(?P<v>[\u4e00-\u9fffA-Za-z]{1,8})'
 )
 
-LEAD_VERB_ZH = re.compile(r'^(?:喝|吃|玩|看|听|去|打|做|养|用|学)(?=[\u4e00-\u9fff])')
+LEAD_VERB_ZH = lazy_compile(r'^(?:喝|吃|玩|看|听|去|打|做|养|用|学)(?=[\u4e00-\u9fff])')
 
-LEAD_VERB_EN = re.compile(
+LEAD_VERB_EN = lazy_compile(
     r'(?i)^(?:to |playing |going |doing |watching |eating |drinking |having |reading )+'
 )
 
-VALUE_TAIL_EN = re.compile(
+VALUE_TAIL_EN = lazy_compile(
     r'(?i)\s+(?:anymore|any more|either|too|as well|very much|so much|a lot|at all|now|'
     r'every (?:morning|day|night|evening|week|weekend)|each (?:morning|day|night)|daily|'
     r'in the (?:morning|evening|afternoon)|at night|on weekends|'
@@ -654,28 +659,30 @@ VALUE_TAIL_EN = re.compile(
 )
 
 
-NEG_CUE = re.compile(
+NEG_CUE = lazy_compile(
     r"(?i)(?:\b(?:no more|no|not|don't|do not|never|no longer|stop|stop using|avoid|without|"
     r'over|instead of|rather than|less|no need for|no need to)\b|'
     r'不要|别|不再|不用|不需要|无需|而不是|少用|不想|代替|取代|不喜欢|讨厌|受不了)'
     r'\W*(?:\w+\W+){0,3}\w*$'
 )
 
-KIN_POSSESSOR = re.compile(
+KIN_POSSESSOR = lazy_compile(
     r'(?i)\bmy (?P<k>wife|husband|partner|girlfriend|boyfriend|son|daughter|mother|mom|mum|'
     r"father|dad|brother|sister|boss|manager|friend|colleague)(?:'s|\s+\w+'s)|"
     r'我(?:的)?(?P<z>妻子|老婆|老公|丈夫|爱人|儿子|女儿|爸爸|妈妈|父亲|母亲|哥哥|姐姐|弟弟|妹妹|老板|朋友|同事)的'
 )
 
 # the editor after one of these is the one in use: "moved from Vim to Emacs", "以前用X，现在换成Y"
-EDITOR_TO = re.compile(r'(?i)\b(?:to|now|into|for)\s+$|换成|改用|现在用|换到')
+EDITOR_TO = lazy_compile(r'(?i)\b(?:to|now|into|for)\s+$|换成|改用|现在用|换到')
 # attribute words that make another slot of the same kind: a work email is not the email
 QUALIFIERS = frozenset({'work', 'personal', 'home', 'office', 'business', 'school', 'private'})
 # how long answers are, and which units: one value each, canonical English names
 CHOICES = tuple(
     (
         slot,
-        tuple((name, re.compile(rf'(?i)(?:\b|(?<=[\u4e00-\u9fff]))(?:{p})')) for name, p in values),
+        tuple(
+            (name, lazy_compile(rf'(?i)(?:\b|(?<=[\u4e00-\u9fff]))(?:{p})')) for name, p in values
+        ),
     )
     for slot, values in (
         (
@@ -708,14 +715,14 @@ CHOSEN_SLOTS = frozenset(
 )
 # a length word is about answers only beside one of these; a unit only beside a choice of units
 CHOICE_CUES = {
-    'answer_length': re.compile(
+    'answer_length': lazy_compile(
         r'(?i)\b(?:answers?|repl(?:y|ies)|responses?|explanations?|explain|summar(?:y|ies)|'
         r'please be|be more|be less)\b|'
         r'回答|回复|解释|说明|以后|说得|讲得|简单说|说简单|说详细|讲详细|不用那么|别那么|不要那么|'
         # "不要再简短了，详细点": a length refused on its own, with no topic before it
         r'^(?:不要|别)(?:再|太)'
     ),
-    'unit': re.compile(
+    'unit': lazy_compile(
         r'(?i)\b(?:prefer|use|using|units?|measurements?|instead of|rather|give me|in|switch|'
         r'switched|change|changed|convert|from now on|metric|imperial|please|no more|instead|'
         r'like|want)\b|'
@@ -727,24 +734,24 @@ CHOICE_CUES = {
 # events that change a slot without naming its new value ("I got promoted", "我搬家了"): such a
 # clause belongs with the clause beside it that names the value
 SLOT_CHANGES = (
-    ('title', re.compile(r'(?i)\b(?:promoted|promotion|demoted)\b|升职|晋升|提拔|降职')),
+    ('title', lazy_compile(r'(?i)\b(?:promoted|promotion|demoted)\b|升职|晋升|提拔|降职')),
     (
         'works_at',
-        re.compile(
+        lazy_compile(
             r'(?i)\b(?:changed|switched|new|quit|left) (?:my )?(?:jobs?|employers?|companies)\b|'
             r'跳槽了?$|换(?:了)?工作|辞职|离职'
         ),
     ),
-    ('lives_in', re.compile(r'(?i)\b(?:moved|relocated|moved house)$|搬家了?$|搬走了')),
+    ('lives_in', lazy_compile(r'(?i)\b(?:moved|relocated|moved house)$|搬家了?$|搬走了')),
 )
 
 # an explicit correction naming both values: "不是Vim而是Emacs", "把小王改成老王"
-CORRECTION = re.compile(
+CORRECTION = lazy_compile(
     r'不是(?P<o2>[^，,。；;]+?)而是(?P<n2>[^，,。；;]+)'
     r'|把(?P<o3>[^，,。；;]+?)(?:改成|改为|换成)(?P<n3>[^，,。；;]+)'
 )
 # the same over two clauses: "应该是段落，不是列表", "不是北京，是上海"
-CORRECTION_PAIR = re.compile(
+CORRECTION_PAIR = lazy_compile(
     r'^(?:[^，,。；;]{0,8}?(?:应该|其实)|而)?是(?P<n2>[^，,。；;]+?)[，,]\s*(?:而)?不是(?P<o2>[^，,。；;]+)$'
     r'|^不是(?P<o3>[^，,。；;]+?)[，,]\s*(?:而|应该|其实)?是(?P<n3>[^，,。；;]+)$'
 )
@@ -752,20 +759,20 @@ CORRECTION_PAIR = re.compile(
 # a rule for the assistant, forbidden or allowed: "回答里不要用emoji" / "以后回答可以用emoji了",
 # "不要在代码里加注释" / "代码里可以加注释了"; the topic before the modal and the action after it
 # name the rule, so a permission reverses the prohibition of the same action
-RULE_ZH = re.compile(
+RULE_ZH = lazy_compile(
     r'^(?P<t>[\u4e00-\u9fffA-Za-z0-9]{0,8}?)'
     r'(?:(?P<neg>不要再?|别再?|不许|禁止|不准|不用再?|不能再?)|(?P<pos>可以|能够?|允许|准许))'
     r'(?P<a>[\u4e00-\u9fffA-Za-z0-9 ]{2,16})$'
 )
 # "别担心", "不要客气": a feeling the speaker waves away is a passing remark, not a rule for the
 # assistant, which names something to do or use
-RULE_FEELING = re.compile(
+RULE_FEELING = lazy_compile(
     r'^(?:担心|着急|急|客气|难过|伤心|生气|害怕|怕|紧张|介意|在意|慌|灰心|多想|见外)'
 )
 # what the topic and the action lose to name the same rule in both: time words, 在…里, 了/吧
-RULE_NOISE = re.compile(
+RULE_NOISE = lazy_compile(
     rf'^(?:{TIME_ZH}|都|也|还|再|你|在)+|(?:里|中|上|里面|当中)$|(?:了|吧|啊|呢|的)+$'
 )
-RULE_LOCATIVE = re.compile(
+RULE_LOCATIVE = lazy_compile(
     r'^在(?P<t>[\u4e00-\u9fffA-Za-z0-9]{1,8}?)(?:里面|当中|里|中|上)(?P<a>.+)$'
 )
