@@ -13,6 +13,7 @@ validators for IBANs and national ids.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 import re
@@ -20,13 +21,21 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from stdnum import iban as stdnum_iban
-from stdnum.cn import ric as cn_ric
-from stdnum.es import dni as es_dni
-from stdnum.it import codicefiscale as it_codicefiscale
-from stdnum.us import ssn as us_ssn
+from core.lazy_re import lazy_compile
 
-PLACEHOLDER = re.compile(r'\[redacted:[a-z_]+\]')
+
+def _stdnum(module: str) -> Callable[[str], bool]:
+    """python-stdnum's `<module>.is_valid`, imported at its first call: importing stdnum (pydoc
+    among its imports) cost every start ~15 ms, and only a write holding a candidate number
+    calls a validator. The patterns below compile on first use too (core/lazy_re.py)."""
+
+    def is_valid(value: str) -> bool:
+        return bool(importlib.import_module(f'stdnum.{module}').is_valid(value))
+
+    return is_valid
+
+
+PLACEHOLDER = lazy_compile(r'\[redacted:[a-z_]+\]')
 # the fields of a memory that are stored or exported as free text
 TEXT_FIELDS = ('text', 'abstract', 'source_ref', 'entity_key', 'tags', 'metadata')
 # a memory's history (earlier versions, merged writes): the free text of each entry
@@ -54,7 +63,7 @@ _PIN_WORD = (
     r'entry|keypad|building)\s*code|combination)'
 )
 _RULES: tuple[tuple[str, re.Pattern[str], int], ...] = tuple(
-    (kind, re.compile(pattern, flags), group)
+    (kind, lazy_compile(pattern, flags), group)
     for kind, pattern, flags, group in (
         (
             'private_key',
@@ -149,32 +158,33 @@ _NOT_A_CREDENTIAL = frozenset({'required', 'missing', 'expired', 'invalid', 'rev
 # 13-19 digits, optionally grouped by single spaces or dashes; not part of a longer number,
 # word, path or URL (ids in upload URLs pass Luhn one time in ten), not a phone number written
 # with `+`; a Luhn check then drops nine random digit runs in ten
-_CARD = re.compile(r'(?<![\w+/.])(?<!\+ )[2-6]\d{3}(?:[ -]?\d){9,15}(?![\w/])')
+_CARD = lazy_compile(r'(?<![\w+/.])(?<!\+ )[2-6]\d{3}(?:[ -]?\d){9,15}(?![\w/])')
 # a digit run the writer labels as a card number is one whether or not it passes Luhn (people
 # mistype, and a mistyped card number is still private)
-_CARD_LABEL = re.compile(
+_CARD_LABEL = lazy_compile(
     r'(?:card\s*(?:number|no\.?|#)|credit\s*card|debit\s*card|卡号|银行卡|信用卡|储蓄卡)'
     r'[^\d\n]{0,12}$',
     re.IGNORECASE,
 )
-_CVV = re.compile(r'\b(?:cvv|cvc|cvv2|security code)\b[^\d\n]{0,12}(\d{3,4})\b', re.IGNORECASE)
-_IBAN = re.compile(r'\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b')
+_CVV = lazy_compile(r'\b(?:cvv|cvc|cvv2|security code)\b[^\d\n]{0,12}(\d{3,4})\b', re.IGNORECASE)
+_IBAN_VALID = _stdnum('iban')
+_IBAN = lazy_compile(r'\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?\b')
 # national ids python-stdnum validates without a label: formats rare in prose, with check digits
 _UNLABELLED_IDS: tuple[tuple[str, re.Pattern[str], Callable[[str], bool]], ...] = (
-    ('ssn', re.compile(r'(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])'), us_ssn.is_valid),
-    ('national_id', re.compile(r'(?<![\w-])\d{17}[\dXx](?![\w-])'), cn_ric.is_valid),
+    ('ssn', lazy_compile(r'(?<![\w-])\d{3}-\d{2}-\d{4}(?![\w-])'), _stdnum('us.ssn')),
+    ('national_id', lazy_compile(r'(?<![\w-])\d{17}[\dXx](?![\w-])'), _stdnum('cn.ric')),
     (
         'national_id',
-        re.compile(r'\b[A-Z]{6}\d{2}[A-EHLMPRST]\d{2}[A-Z]\d{3}[A-Z]\b'),
-        it_codicefiscale.is_valid,
+        lazy_compile(r'\b[A-Z]{6}\d{2}[A-EHLMPRST]\d{2}[A-Z]\d{3}[A-Z]\b'),
+        _stdnum('it.codicefiscale'),
     ),
-    ('national_id', re.compile(r'(?<![\w-])\d{8}-?[A-Z](?![\w-])'), es_dni.is_valid),
+    ('national_id', lazy_compile(r'(?<![\w-])\d{8}-?[A-Z](?![\w-])'), _stdnum('es.dni')),
 )
 # high-entropy tokens (detect-secrets' HighEntropyString, outside quotes too): long, mixing
 # upper case, lower case and digits, and close to random
-_TOKEN = re.compile(r'(?<![\w+/@%.-])[A-Za-z0-9+/_=-]{20,}(?![\w+/@%-])')
-_HEX = re.compile(r'(?<![\w-])[0-9a-fA-F]{32,}(?![\w-])')
-_HEX_CONTEXT = re.compile(r'(?:key|token|secret|password|credential|auth)', re.IGNORECASE)
+_TOKEN = lazy_compile(r'(?<![\w+/@%.-])[A-Za-z0-9+/_=-]{20,}(?![\w+/@%-])')
+_HEX = lazy_compile(r'(?<![\w-])[0-9a-fA-F]{32,}(?![\w-])')
+_HEX_CONTEXT = lazy_compile(r'(?:key|token|secret|password|credential|auth)', re.IGNORECASE)
 
 
 def _luhn(digits: str) -> bool:
@@ -248,7 +258,7 @@ def _number_spans(text: str) -> Iterable[Span]:
     for match in _CVV.finditer(text):
         yield 'card_number', *match.span(1)
     for match in _IBAN.finditer(text):
-        if stdnum_iban.is_valid(match.group()):
+        if _IBAN_VALID(match.group()):
             yield 'iban', *match.span()
     for kind, rx, valid in _UNLABELLED_IDS:
         for match in rx.finditer(text):
@@ -268,7 +278,7 @@ def _entropy_spans(text: str) -> Iterable[Span]:
 
 # every rule needs one of these (a digit, a keyword, a URL, a long token): most strings have
 # none and skip the rules
-_MAYBE = re.compile(
+_MAYBE = lazy_compile(
     r'\d|://|-----BEGIN|[A-Za-z0-9+/_=.-]{16,}|pass|pw|pwd|login|wi-?fi|network key|'
     r'secret|token|key|bearer|mot de passe|contraseña|senha|密码|口令',
     re.IGNORECASE,

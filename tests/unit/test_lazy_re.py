@@ -17,6 +17,7 @@ from core.lazy_re import LazyPattern, lazy_compile
 LAZY_MODULES = (
     'recall.write.fact_patterns',
     'recall.write.rules',
+    'recall.write.scanner',
     'kg.question',
     'kg.extraction.zh_reader',
     'consolidation.text',
