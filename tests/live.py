@@ -3,6 +3,8 @@ browser tests that must talk HTTP rather than Flask's test client."""
 
 from __future__ import annotations
 
+import socket
+import subprocess
 import threading
 import urllib.request
 from collections.abc import Iterator
@@ -13,6 +15,17 @@ from typing import Any
 from core.settings import Settings
 
 TOKEN = 'live-admin-token-0123456789abcdef'
+
+
+def listening(proc: subprocess.Popen[bytes], port: int) -> bool:
+    """Whether 127.0.0.1:`port` takes connections; fails once `proc`, which is to listen
+    there (`mnemos mcp --http`), has exited."""
+    try:
+        socket.create_connection(('127.0.0.1', port), timeout=10).close()
+        return True
+    except OSError:
+        assert proc.poll() is None, f'the process to listen on {port} exited: {proc.returncode}'
+        return False
 
 
 @contextmanager
@@ -33,7 +46,7 @@ def live_service(data_dir: Path, **overrides: object) -> Iterator[str]:
     thread = threading.Thread(target=server.run, name='live-service', daemon=True)
     thread.start()
     url = f'http://127.0.0.1:{port}'
-    urllib.request.urlopen(f'{url}/healthz', timeout=10).read()
+    urllib.request.urlopen(f'{url}/healthz', timeout=60).read()  # a busy machine
     try:
         yield url
     finally:

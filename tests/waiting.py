@@ -8,7 +8,7 @@ condition that holds returns at once, so a long deadline costs nothing when the 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 T = TypeVar('T')
@@ -38,3 +38,25 @@ def wait_until(
             said = what if isinstance(what, str) else what()
             raise AssertionError(f'not within {timeout:g} s: {said}')
         time.sleep(interval)
+
+
+async def wait_until_async(
+    check: Callable[[], Awaitable[T | None]],
+    what: str | Callable[[], object],
+    timeout: float = DEADLINE_S,
+    interval: float = 0.05,
+) -> T:
+    """`wait_until` for a check that must be awaited (an MCP client's calls): the event loop
+    runs on while it waits."""
+    import anyio  # only the async tests need it (it comes with httpx and mcp)
+
+    deadline = time.monotonic() + timeout
+    while True:
+        late = time.monotonic() > deadline
+        found = await check()
+        if found:
+            return found
+        if late:
+            said = what if isinstance(what, str) else what()
+            raise AssertionError(f'not within {timeout:g} s: {said}')
+        await anyio.sleep(interval)

@@ -7,7 +7,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from mnemos_client import Mnemos
-from tests.live import TOKEN, live_service
+from tests.live import TOKEN, listening, live_service
+from tests.waiting import DEADLINE_S, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -51,14 +51,8 @@ def start_mcp(url: str, *extra: str) -> tuple[subprocess.Popen[bytes], int]:
     env = {**os.environ, 'KG_API_TOKEN': TOKEN}
     cmd = [sys.executable, '-m', 'api.cli', 'mcp', '--url', url, '--http', str(port), *extra]
     proc = subprocess.Popen(cmd, env=env, cwd=ROOT)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(('127.0.0.1', port), timeout=1).close()
-            return proc, port
-        except OSError:
-            assert proc.poll() is None and time.monotonic() < deadline, 'mcp --http never up'
-            time.sleep(0.1)
+    wait_until(lambda: listening(proc, port), 'mcp --http never listened', 2 * DEADLINE_S)
+    return proc, port
 
 
 @pytest.fixture(scope='module')
@@ -75,7 +69,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
             yield {'url': url, 'tokens': tokens, 'mcp': f'http://127.0.0.1:{port}/mcp'}
         finally:
             proc.terminate()
-            proc.wait(timeout=10)
+            proc.wait(timeout=DEADLINE_S)
 
 
 def test_requests_without_a_valid_token_get_401_json(service: dict[str, Any]) -> None:
@@ -154,7 +148,7 @@ def test_the_host_check_holds_on_a_wildcard_bind(service: dict[str, Any]) -> Non
         assert post_as(url, bob).status_code == 200
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=DEADLINE_S)
 
 
 def test_allowed_hosts_are_configurable(service: dict[str, Any]) -> None:
@@ -165,7 +159,7 @@ def test_allowed_hosts_are_configurable(service: dict[str, Any]) -> None:
         assert post_as(url, bob, Host='evil.example').status_code == 421
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=DEADLINE_S)
 
 
 def test_whoami_says_who_a_token_stands_for(service: dict[str, Any]) -> None:
@@ -207,4 +201,4 @@ def test_a_caller_guessing_tokens_gets_429(service: dict[str, Any]) -> None:
         assert int(refused.headers['retry-after']) >= 1
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=DEADLINE_S)

@@ -8,7 +8,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +21,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 
 from mnemos_client import Mnemos
 from mnemos_client.mcp.tools import TOOLS
-from tests.live import TOKEN, live_service
+from tests.live import TOKEN, listening, live_service
+from tests.waiting import DEADLINE_S, wait_until, wait_until_async
 
 pytestmark = pytest.mark.slow
 
@@ -64,13 +64,13 @@ async def session_calls(server: Any, where: dict[str, str]) -> dict[str, Any]:
         out['bundle'] = await client.call_tool(
             'recall_bundle', {**where, 'message': 'Where does Dana work these days?'}
         )
-        deadline = time.monotonic() + 30
-        while True:
-            graph = await client.call_tool('knowledge_graph_search', {**where, 'query': 'Dana'})
-            if graph.structured_content['facts'] or time.monotonic() > deadline:
-                break
-            await anyio.sleep(0.2)
-        out['graph'] = graph
+
+        async def graph() -> Any:
+            found = await client.call_tool('knowledge_graph_search', {**where, 'query': 'Dana'})
+            return found if found.structured_content['facts'] else None
+
+        # graph extraction runs as a job
+        out['graph'] = await wait_until_async(graph, 'the graph never saw where Dana works', 120)
         out['bad'] = await client.call_tool('memory_search', {**where, 'query': ''})
         out['knob'] = await client.call_tool(
             'memory_search', {**where, 'query': 'Dana', 'fusion': 'rrf'}
@@ -206,20 +206,13 @@ def test_streamable_http_serves_the_same_tools_with_the_callers_own_scope(url: s
     cmd = [sys.executable, '-m', 'api.cli', 'mcp', '--url', url, '--http', str(port)]
     proc = subprocess.Popen(cmd, cwd=ROOT)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(('127.0.0.1', port), timeout=1).close()
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline, 'mcp --http never up'
-                time.sleep(0.1)
+        wait_until(lambda: listening(proc, port), 'mcp --http never listened', 2 * DEADLINE_S)
         # an agent token's own scope is the default: no scope argument
         mcp_url = f'http://127.0.0.1:{port}/mcp'
         check_session(anyio.run(http_session_calls, mcp_url, token, {}), f'agent:{agent}')
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=DEADLINE_S)
 
 
 def test_tool_schemas_are_compact_and_described() -> None:
@@ -255,11 +248,12 @@ def test_i_in_a_graph_question_is_the_servers_default_user(url: str) -> None:
         client.remember(scope, 'I work at Initech.', user_id='maya')
         client.remember(scope, 'I work at Globex.', user_id='omar')
         omar = Caller(client, Defaults(scope=scope, user_id='omar'))
-        deadline = time.monotonic() + 30
-        while not (found := call_tool(omar, 'knowledge_graph_search', question)).is_error:
-            if found.structured_content['facts'] or time.monotonic() > deadline:
-                break
-            time.sleep(0.2)
+
+        def answered() -> Any:  # graph extraction runs as jobs; an error fails below
+            found = call_tool(omar, 'knowledge_graph_search', question)
+            return found if found.is_error or found.structured_content['facts'] else None
+
+        found = wait_until(answered, 'the graph never answered where Omar works', 120)
         anyone = call_tool(
             Caller(client, Defaults(scope=scope)), 'knowledge_graph_search', question
         )
