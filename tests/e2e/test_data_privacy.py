@@ -7,7 +7,6 @@ from __future__ import annotations
 import logging
 import os
 import stat
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ import dramatiq
 import pytest
 
 from tests.conftest import ADMIN_TOKEN, make_settings
+from tests.e2e.http_calls import JOB_DEADLINE_S, wait_job
 
 AUTH = {'Authorization': f'Bearer {ADMIN_TOKEN}'}
 MARKER = 'Zorblax-quintessence-7731'  # appears only in the transcript
@@ -52,10 +52,8 @@ def _complete_session(client: Any, scope: str, key: str) -> dict[str, Any]:
     )
     assert response.status_code == 202
     job_id = response.get_json()['job_id']
-    deadline = time.monotonic() + 60
-    while (job := client.get(f'/v1/jobs/{job_id}', headers=AUTH).get_json())['state'] != 'done':
-        assert job['state'] != 'failed' and time.monotonic() < deadline, job
-        time.sleep(0.05)
+    job = wait_job(client, AUTH, job_id)
+    assert job['state'] == 'done', job
     return job
 
 
@@ -67,7 +65,7 @@ def test_every_file_under_the_data_dir_is_0600_and_every_folder_0700(served, sco
     )
     client.post('/v1/tokens', json={'agent_id': 'privacy-bot'}, headers=AUTH)
     _complete_session(client, scope, 'perm-1')
-    assert app.extensions['mnemos'].jobs.wait_idle(60)
+    assert app.extensions['mnemos'].jobs.wait_idle(JOB_DEADLINE_S)
     names = {p.name for p in data_dir.iterdir()}
     assert {'vectors', 'registry.sqlite3', 'api_token', 'graph.kuzu'} <= names
     assert any(n.startswith('jobs.sqlite3') for n in names)

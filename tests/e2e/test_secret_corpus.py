@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from typing import Any
 
 from recall.write.scanner import TEXT_FIELDS
+from tests.e2e.http_calls import wait_job
 from tests.secret_corpus import KEPT_WORDS, SAMPLES
 
 _HEX = re.compile(r'[0-9a-f-]{32,}')
@@ -108,12 +108,8 @@ def test_no_secret_of_the_corpus_is_stored_through_any_field_or_path(client, aut
     job = _post(
         client, auth, '/v1/sessions/corpus-1/complete', {'scope': scope, 'messages': messages}
     )
-    deadline = time.monotonic() + 120
-    while (state := client.get(f'/v1/jobs/{job["job_id"]}', headers=auth).get_json())[
-        'state'
-    ] != 'done':
-        assert state['state'] != 'failed' and time.monotonic() < deadline, state
-        time.sleep(0.05)
+    state = wait_job(client, auth, job['job_id'])
+    assert state['state'] == 'done', state
 
     records = []
     for name in (scope, f'{scope}:hydrated'):
@@ -196,12 +192,8 @@ def test_no_secret_is_stored_through_an_edit_a_records_history_or_a_turns_labels
     summary = ' '.join(text for text, _ in SAMPLES)
     body = {'scope': scope, 'messages': messages, 'summary': summary}
     job = _post(client, auth, '/v1/sessions/corpus-2/complete', body)
-    deadline = time.monotonic() + 120
-    while (state := client.get(f'/v1/jobs/{job["job_id"]}', headers=auth).get_json())[
-        'state'
-    ] != 'done':
-        assert state['state'] != 'failed' and time.monotonic() < deadline, state
-        time.sleep(0.05)
+    state = wait_job(client, auth, job['job_id'])
+    assert state['state'] == 'done', state
 
     exported = client.get(f'/v1/admin/export?scope={scope}&redact=false', headers=auth)
     records = [json.loads(line) for line in exported.get_data(as_text=True).splitlines()]

@@ -20,7 +20,9 @@ from typing import Any
 
 import pytest
 
+from tests.e2e.http_calls import JOB_DEADLINE_S
 from tests.integration.test_service_process import TOKEN, free_port, wait_healthy
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -107,15 +109,18 @@ def _session(key: str, n: int) -> dict[str, Any]:
     return {'scope': SCOPE, 'messages': messages}
 
 
-def _wait_done(served: Served, job_ids: list[str], timeout: float) -> dict[str, dict[str, Any]]:
-    deadline = time.monotonic() + timeout
-    states: dict[str, dict[str, Any]] = {}
-    while time.monotonic() < deadline:
-        states = {j: served.call('GET', f'/v1/jobs/{j}')[1] for j in job_ids}
-        if all(s['state'] in ('done', 'failed') for s in states.values()):
-            break
-        time.sleep(0.2)
-    return states
+def _wait_done(served: Served, job_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The jobs' states once each has ended (done or failed)."""
+
+    def states() -> dict[str, dict[str, Any]]:
+        return {j: served.call('GET', f'/v1/jobs/{j}')[1] for j in job_ids}
+
+    def ended() -> dict[str, dict[str, Any]] | None:
+        now = states()
+        return now if all(s['state'] in ('done', 'failed') for s in now.values()) else None
+
+    # three sessions of 400 messages replayed on a busy 2-core machine
+    return wait_until(ended, lambda: f'accepted jobs never ended: {states()}', JOB_DEADLINE_S)
 
 
 def test_acknowledged_writes_and_accepted_jobs_survive_kill_9(data_dir: Path) -> None:
@@ -128,7 +133,10 @@ def test_acknowledged_writes_and_accepted_jobs_survive_kill_9(data_dir: Path) ->
     stop = threading.Event()
     writer = threading.Thread(target=_write_batches, args=(served, acked, stop))
     writer.start()
-    time.sleep(rng.uniform(1.0, 4.0))
+    # the kill lands at a random point of the stream, once a batch was acknowledged (a busy
+    # machine may take seconds for the first)
+    wait_until(lambda: acked, 'no batch was acknowledged before the kill')
+    time.sleep(rng.uniform(0.0, 3.0))
     served.kill()
     stop.set()
     writer.join(timeout=30)
@@ -162,7 +170,7 @@ def test_acknowledged_writes_and_accepted_jobs_survive_kill_9(data_dir: Path) ->
             if status != 200 or body['text'] != text:
                 missing.append((ident, status))
         assert missing == [], f'{len(missing)} of {len(acked)} acknowledged writes lost'
-        states = _wait_done(served, accepted, timeout=45)
+        states = _wait_done(served, accepted)
         assert {j: s['state'] for j, s in states.items()} == dict.fromkeys(accepted, 'done'), states
         status, body = served.call('GET', f'/v1/episodes?scope={SCOPE}')
         keys = sorted(e['session_key'] for e in body['episodes'])

@@ -12,7 +12,6 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,9 +19,14 @@ from typing import IO
 
 import pytest
 
+from tests.waiting import wait_until
+
 pytestmark = pytest.mark.slow
 
 TOKEN = secrets.token_hex(16)
+# a busy 2-core machine: a start imports the models' runtimes, a stop waits out a grace, a
+# graph job parses hundreds of texts; a condition that holds ends the wait at once
+START_S, STOP_S, JOB_S = 120.0, 120.0, 300.0
 
 
 def free_port() -> int:
@@ -67,18 +71,24 @@ def call(port: int, path: str, body: object | None = None) -> dict:
         return json.loads(response.read())
 
 
+def running(proc: subprocess.Popen[bytes], log: Path | None = None) -> None:
+    """Fail (with the log, if there is one) when `proc` has exited: a wait on it is over."""
+    said = log.read_text(errors='replace') if log is not None else ''
+    assert proc.poll() is None, f'the service exited with {proc.returncode}: {said}'
+
+
 def wait_healthy(proc: subprocess.Popen[bytes], port: int, log: Path | None = None) -> None:
     """Wait until the service at `port` answers /healthz; fail if it exits first."""
-    deadline = time.monotonic() + 60
-    while True:
+
+    def healthy() -> bool:
         try:
-            urllib.request.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=1)
-            return
+            urllib.request.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=10)
+            return True
         except OSError:
-            said = log.read_text(errors='replace') if log is not None else ''
-            assert proc.poll() is None, f'the service exited at start: {said}'
-            assert time.monotonic() < deadline, 'the service never answered'
-            time.sleep(0.2)
+            running(proc, log)
+            return False
+
+    wait_until(healthy, 'the service never answered /healthz', START_S)
 
 
 def spawn(tmp_path: Path, out: IO[bytes] | None = None) -> tuple[subprocess.Popen[bytes], int]:
@@ -121,22 +131,16 @@ def start_workers(proc: subprocess.Popen[bytes], port: int) -> set[int]:
         for i in range(80)
     ]
     call(port, '/v1/memories/batch', {'items': items})
-    deadline = time.monotonic() + 60
-    while not (workers := children(proc.pid)):
-        assert time.monotonic() < deadline, 'no extraction worker started'
-        time.sleep(0.2)
-    return workers
+    return wait_until(lambda: children(proc.pid), 'no extraction worker started')
 
 
 def test_sigterm_closes_the_service_and_its_workers(service) -> None:  # type: ignore[no-untyped-def]
     proc, port = service
     workers = start_workers(proc, port)
     proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=30) == 0  # killed by the signal it would be -15
-    deadline = time.monotonic() + 10
-    while any(alive(w) for w in workers):
-        assert time.monotonic() < deadline, 'extraction workers outlived the service'
-        time.sleep(0.2)
+    assert proc.wait(timeout=STOP_S) == 0  # killed by the signal it would be -15
+    gone = lambda: not any(alive(w) for w in workers)  # noqa: E731
+    wait_until(gone, lambda: f'extraction workers {workers} outlived the service')
 
 
 def test_workers_exit_when_the_service_is_killed_outright(service) -> None:  # type: ignore[no-untyped-def]
@@ -144,10 +148,8 @@ def test_workers_exit_when_the_service_is_killed_outright(service) -> None:  # t
     workers = start_workers(proc, port)
     proc.kill()
     proc.wait()
-    deadline = time.monotonic() + 10
-    while any(alive(w) for w in workers):
-        assert time.monotonic() < deadline, 'extraction workers outlived a killed service'
-        time.sleep(0.2)
+    gone = lambda: not any(alive(w) for w in workers)  # noqa: E731
+    wait_until(gone, lambda: f'extraction workers {workers} outlived a killed service')
 
 
 def test_a_native_crash_logs_every_thread_s_python_stack(tmp_path: Path) -> None:
@@ -159,7 +161,7 @@ def test_a_native_crash_logs_every_thread_s_python_stack(tmp_path: Path) -> None
     try:
         wait_healthy(proc, port, log)
         proc.send_signal(signal.SIGSEGV)
-        assert proc.wait(timeout=30) == -signal.SIGSEGV
+        assert proc.wait(timeout=STOP_S) == -signal.SIGSEGV
     finally:
         stopped(proc)
     text = log.read_text(errors='replace')
@@ -187,13 +189,11 @@ def test_sigterm_in_mid_extraction_exits_0_and_the_graph_job_runs_at_the_next_st
         items.append({'scope': 'agent:p', 'text': 'Quentin Tarrow works at Initech in Oslo.'})
         for start in range(0, len(items) - 100, 100):  # one graph job per batch
             call(port, '/v1/memories/batch', {'items': items[start : start + 100]})
-        deadline = time.monotonic() + 60
-        while not children(proc.pid):  # the extraction worker has had a batch
-            assert time.monotonic() < deadline, 'no extraction worker started'
-            time.sleep(0.05)
+        # the extraction worker has had a batch
+        wait_until(lambda: children(proc.pid), 'no extraction worker started', interval=0.01)
         call(port, '/v1/memories/batch', {'items': items[-100:]})
         proc.send_signal(signal.SIGTERM)  # the last batch's graph job has just begun
-        assert proc.wait(timeout=60) == 0  # 139 was a segfault in the interpreter's teardown
+        assert proc.wait(timeout=STOP_S) == 0  # 139 was a segfault in the interpreter's teardown
     finally:
         stopped(proc)
     assert 'stopped cleanly' in first.read_text(errors='replace')
@@ -203,10 +203,12 @@ def test_sigterm_in_mid_extraction_exits_0_and_the_graph_job_runs_at_the_next_st
         proc, port = spawn(tmp_path, out)
     try:
         wait_healthy(proc, port, second)
-        deadline = time.monotonic() + 300
-        while call(port, '/v1/kg/entities?scope=agent:p&q=Quentin')['total'] == 0:
-            assert proc.poll() is None and time.monotonic() < deadline, 'never extracted'
-            time.sleep(0.5)
+
+        def extracted() -> bool:
+            running(proc, second)
+            return call(port, '/v1/kg/entities?scope=agent:p&q=Quentin')['total'] > 0
+
+        wait_until(extracted, 'the cut graph job never extracted Quentin', JOB_S, 0.5)
     finally:
         stopped(proc)
 
@@ -241,12 +243,13 @@ def test_a_stop_in_mid_extraction_logs_no_error_and_the_cut_job_runs_at_the_next
         # the last text the graph job reads: its entity shows that the job ran to its end
         items.append({'scope': 'agent:stop', 'text': 'Quentin Tarrow works at Initech in Oslo.'})
         call(port, '/v1/memories/batch', {'items': items})
-        deadline = time.monotonic() + 120
-        while not (children(proc.pid) and any(j['state'] == 'running' for j in graph_jobs(port))):
-            assert time.monotonic() < deadline, 'the graph job never ran'
-            time.sleep(0.05)
+        wait_until(
+            lambda: children(proc.pid) and any(j['state'] == 'running' for j in graph_jobs(port)),
+            lambda: f'the graph job never ran: {graph_jobs(port)}',
+            120,
+        )
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == 0
+        assert proc.wait(timeout=STOP_S) == 0
     finally:
         stopped(proc)
     said = first.read_text(errors='replace')
@@ -268,10 +271,16 @@ def test_a_stop_in_mid_extraction_logs_no_error_and_the_cut_job_runs_at_the_next
         proc, port = spawn(tmp_path, out)
     try:
         wait_healthy(proc, port, second)
-        deadline = time.monotonic() + 300
-        while call(port, f'/v1/jobs/{cut[0][0]}')['state'] != 'done':
-            assert proc.poll() is None and time.monotonic() < deadline, 'never replayed'
-            time.sleep(0.5)
+
+        job = f'/v1/jobs/{cut[0][0]}'
+
+        def replayed() -> bool:
+            running(proc, second)
+            return call(port, job)['state'] == 'done'
+
+        wait_until(
+            replayed, lambda: f'the cut job was never replayed: {call(port, job)}', JOB_S, 0.5
+        )
         assert call(port, '/v1/kg/entities?scope=agent:stop&q=Quentin')['total'] > 0
     finally:
         stopped(proc)
