@@ -13,6 +13,7 @@ import pytest
 
 from kg.models import Entity, EntityType, Mention, Relation, RelationUpdate, entity_id, relation_id
 from kg.ports import GraphStore
+from tests.waiting import DEADLINE_S, wait_until
 
 SCOPE = 'agent:alice'
 OTHER = 'agent:bob'
@@ -354,12 +355,12 @@ def test_writes_during_a_background_fill_reach_the_copy_once(tmp_path: Path) -> 
         def iter_mention_rows(self) -> Iterator[Any]:
             rows = list(super().iter_mention_rows())
             reading.set()
-            release.wait(10)  # a long fill: writes and reads arrive meanwhile
+            release.wait(DEADLINE_S)  # a long fill: writes and reads arrive meanwhile
             yield from rows
 
     store = MirroredGraphStore(SlowDump(tmp_path / 'graph.kuzu'), background=True)
     try:
-        assert reading.wait(10)
+        assert reading.wait(DEADLINE_S), 'the background fill never began'
         late = rel(alice, 'works_at', acme, T1)
         done: list[str] = []
 
@@ -373,7 +374,7 @@ def test_writes_during_a_background_fill_reach_the_copy_once(tmp_path: Path) -> 
         writer.join(0.3)
         assert not done  # the durable write went through; the copy's update waits for the fill
         release.set()
-        writer.join(10)
+        writer.join(DEADLINE_S)
         assert done
         assert [r.id for r in store.relations_of([alice.id])] == [late.id]
         assert [m.source_id for m in store.mentions([alice.id], 10)] == ['c2', 'c1']
@@ -563,21 +564,33 @@ def test_a_kuzu_store_that_never_reopens_keeps_its_first_opening(
 
 @pytest.mark.parametrize('writes', [3, 12])
 def test_a_kuzu_store_reopens_once_writes_go_quiet(tmp_path: Path, writes: int) -> None:
-    import time
-
     from kg.kuzu_store import REOPEN_IDLE_MIN_WRITES, KuzuGraphStore
 
+    written, looks = threading.Event(), [0]
+
+    class Watched(KuzuGraphStore):
+        # counts the idle thread's looks, and lets it look only once every write is in: on a
+        # busy machine a pause between two of the writes below would be a quiet spell too
+        def _reopen_if_quiet(self) -> bool:
+            if not written.is_set():
+                return not self._closed
+            try:
+                return super()._reopen_if_quiet()
+            finally:
+                looks[0] += 1
+
     # the count rule far off: only the quiet spell can reopen, and only after enough writes
-    store = KuzuGraphStore(tmp_path / 'graph.kuzu', reopen_after_writes=1000, reopen_idle_s=0.2)
+    store = Watched(tmp_path / 'graph.kuzu', reopen_after_writes=1000, reopen_idle_s=0.2)
     try:
         for i in range(writes):
             store.upsert_entities([ent(f'P{i}')])
+        written.set()
         # the schema's creation is one write call more
         expected = 1 if writes + 1 >= REOPEN_IDLE_MIN_WRITES else 0
-        deadline = time.monotonic() + 5.0
-        while store._generation < expected and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.6)  # a quiet store reopens once, not once per quiet spell
+        wait_until(lambda: store._generation >= expected, 'the quiet store never reopened')
+        # a quiet store reopens once, not once per quiet spell: three more looks change nothing
+        seen = looks[0]
+        wait_until(lambda: looks[0] >= seen + 3, 'the idle thread stopped looking at the store')
         assert store._generation == expected
         assert store._writes == (0 if expected else writes + 1)
         assert len(store.list_entities(SCOPE)) == writes
@@ -599,7 +612,7 @@ def test_a_kuzu_store_nobody_closed_is_not_kept_alive_by_its_idle_thread(tmp_pat
     gc.collect()
     assert ref() is None
     # and the thread, finding no store behind its weak reference, ends
-    idle.join(5)
+    idle.join(DEADLINE_S)
     assert not idle.is_alive()
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from core.errors import StoreUnavailable
+from tests.waiting import DEADLINE_S, wait_until
 from vectors.memory import InMemoryVectorStore
 from vectors.models import (
     Channel,
@@ -671,9 +672,9 @@ def test_edge_reindexes_points_whose_payload_changed(
     try:
         store.ensure_collection(SPEC)
         store.upsert(C, [point(n) for n in (1, 2, 3)])
-        assert builds.acquire(timeout=10), 'three new points never triggered a build'
+        assert builds.acquire(timeout=DEADLINE_S), 'three new points never triggered a build'
         store.set_payload(C, {pid(n): {'kind': 'fact'} for n in (1, 2, 3)})
-        assert builds.acquire(timeout=10), 'three moved points never triggered a build'
+        assert builds.acquire(timeout=DEADLINE_S), 'three moved points never triggered a build'
         assert [p.payload['kind'] for p in store.retrieve(C, [pid(1), pid(3)])] == ['fact'] * 2
     finally:
         store.close()
@@ -683,6 +684,8 @@ def test_edge_builds_the_index_during_writes_that_never_pause(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Past OPTIMIZE_MAX_PENDING changes the build runs without waiting for a pause."""
+    from vectors.edge_compact import read_pending
+
     # idle_seconds: the writes never pause
     store, builds = tuned_edge(
         tmp_path, monkeypatch, after_points=2, idle_seconds=3600.0, max_pending=4
@@ -690,9 +693,12 @@ def test_edge_builds_the_index_during_writes_that_never_pause(
     try:
         store.ensure_collection(SPEC)
         store.upsert(C, [point(n) for n in (1, 2, 3)])
+        # the optimizer's tick that kept the count on disk also decided not to build (on a
+        # busy machine a tick may come late: 2.5 s alone could pass before any)
+        wait_until(lambda: read_pending(tmp_path / 'vectors') == 3, 'the optimizer never ticked')
         assert not builds.acquire(timeout=2.5), 'built below the cap without a pause'
         store.upsert(C, [point(4)])
-        assert builds.acquire(timeout=10), 'never built at the cap'
+        assert builds.acquire(timeout=DEADLINE_S), 'never built at the cap'
     finally:
         store.close()
 
@@ -1176,8 +1182,17 @@ def test_edge_warm_fills_the_payload_cache_without_dropping_what_it_holds(
         # searches reading payloads hold a warmer back: it reads nothing while they go on
         store._payloads.clear()
         store._reader.last_read = time.monotonic() + 3600
+        held = threading.Event()
+
+        class Watched(threading.Event):  # says when a warmer waits for the reads to go quiet
+            def wait(self, timeout: float | None = None) -> bool:
+                if timeout is not None and timeout > DEADLINE_S:
+                    held.set()
+                return super().wait(timeout)
+
+        monkeypatch.setattr(store._reader, '_stop', Watched())
         store.warm_in_background(C, unpinned, delay_s=0)
-        time.sleep(0.3)
+        assert held.wait(DEADLINE_S), 'the warmer was not held back by the reads'
         assert len(store._payloads) == 0
         # and a warmer waiting for its delay stops when the store closes
         store.warm_in_background(C, unpinned, delay_s=60)
@@ -1203,9 +1218,7 @@ def test_edge_warm_fills_the_payload_cache_without_dropping_what_it_holds(
     services = build(settings, inline_jobs=True)
     try:
         edge = services.consolidation.vectors._inner  # type: ignore[attr-defined]
-        deadline = time.monotonic() + 30
-        while len(edge._payloads) < 12 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: len(edge._payloads) >= 12, lambda: f'{len(edge._payloads)} warmed')
         assert len(edge._payloads) == 12
     finally:
         services.close()
@@ -1398,8 +1411,8 @@ def test_edge_remembers_the_points_awaiting_an_index_build_across_a_restart(
     first = edge.EdgeVectorStore(root)
     first.ensure_collection(SPEC)
     first.upsert(C, [point(n) for n in range(120)])
-    while read_pending(root) != 120:  # the optimizer thread's next tick keeps it
-        time.sleep(0.05)
+    # the optimizer thread's next tick keeps it
+    wait_until(lambda: read_pending(root) == 120, lambda: f'{read_pending(root)} kept on disk')
     first._builds._stop.set()  # as a kill would: the count on disk is the running store's
     first.close()
 
@@ -1416,9 +1429,8 @@ def test_edge_remembers_the_points_awaiting_an_index_build_across_a_restart(
     again = edge.EdgeVectorStore(root)
     try:
         again.ensure_collection(SPEC)
-        assert built.wait(60), 'the restarted store never built the index'
-        while read_pending(root) != 0:
-            time.sleep(0.05)
+        assert built.wait(DEADLINE_S), 'the restarted store never built the index'
+        wait_until(lambda: read_pending(root) == 0, lambda: f'{read_pending(root)} still pending')
     finally:
         again.close()
 
