@@ -22,7 +22,7 @@ from jobs.queue import DramatiqJobQueue, InlineJobQueue, make_job_queue, queue_o
 from jobs.store import InMemoryJobStore, SqliteJobStore
 from recall.models import Chunk
 from recall.tiers import Kind, Tier
-from tests.waiting import wait_until
+from tests.waiting import DEADLINE_S, wait_until
 
 SESSION = [
     "Hi! I'm planning the Mnemos launch with Alice Johnson next week.",
@@ -357,7 +357,7 @@ def test_accepted_jobs_survive_a_restart_through_the_outbox(tmp_path: Path):
         for job_id in ids:
             _wait_state(second, job_id, JobStatus.DONE)
         assert sorted(ran) == [0, 1, 2, 3, 4]
-        assert second.wait_idle(5)
+        assert second.wait_idle(DEADLINE_S)
     finally:
         second.close()
 

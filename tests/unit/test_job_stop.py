@@ -20,7 +20,7 @@ from core.settings import Settings
 from jobs import queue as job_queue
 from jobs.models import JobStatus
 from jobs.queue import DramatiqJobQueue, make_job_queue
-from tests.waiting import wait_until
+from tests.waiting import DEADLINE_S, wait_until
 
 
 class BlockingRunner:
@@ -38,7 +38,7 @@ class BlockingRunner:
         if self.healthy:
             return {'n': params['n']}
         self.running.set()
-        assert self.release.wait(30)
+        assert self.release.wait(DEADLINE_S)
         raise RuntimeError('A process in the process pool was terminated abruptly')
 
 
@@ -73,7 +73,7 @@ def test_a_job_the_stop_cuts_short_is_queued_again_quietly_and_runs_at_the_next_
     queue.on_failure(lambda job, final: failures.append((job, final)))
     queue.start()
     job_id = queue.enqueue(JobName.EPISODIC, n=1)
-    assert runner.running.wait(20)
+    assert runner.running.wait(DEADLINE_S)
     queue.stop(grace_s=0.05)  # the job outlives the grace
     runner.release.set()  # what it ran on is closed: it fails
     wait_until(lambda: _row(tmp_path, job_id)[0] == 'queued', 'the cut job was never reported')
@@ -105,7 +105,7 @@ def test_a_job_ending_after_the_job_store_closed_reports_nothing_and_stays_unfin
     queue = _queue(tmp_path, runner)
     queue.start()
     job_id = queue.enqueue(JobName.EPISODIC, n=1)
-    assert runner.running.wait(20)
+    assert runner.running.wait(DEADLINE_S)
     queue.close(grace_s=0.05)  # the job thread outlives the stop's wait: the store closes
     runner.release.set()
     wait_until(

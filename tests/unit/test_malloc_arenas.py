@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.waiting import DEADLINE_S
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # 8 threads each malloc once while alive together; glibc then reports its arenas (<heap nr=..>)
@@ -121,7 +123,7 @@ def test_the_trimmer_trims_until_stopped(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(malloc_arenas, 'release_free_memory', counted)
     stop = threading.Event()
     thread = malloc_arenas.start_trimming(interval_s=0.01, stop=stop)
-    assert twice.wait(5)
+    assert twice.wait(DEADLINE_S)
     stop.set()
-    thread.join(5)
+    thread.join(DEADLINE_S)
     assert not thread.is_alive()

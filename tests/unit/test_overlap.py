@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from core.overlap import Deferred, Overlap
+from tests.waiting import DEADLINE_S
 
 
 def test_an_idle_spare_thread_runs_the_step_beside_the_caller() -> None:
@@ -17,14 +18,14 @@ def test_an_idle_spare_thread_runs_the_step_beside_the_caller() -> None:
     def step() -> int:
         ran_in.append(threading.current_thread().name)
         started.set()
-        release.wait(5)
+        release.wait(DEADLINE_S)
         return 7
 
     try:
         pending = overlap.start(step)
         assert pending.on_spare_thread
         # the step runs before anyone asks for it: the caller's thread is free meanwhile
-        assert started.wait(5)
+        assert started.wait(DEADLINE_S)
         release.set()
         assert pending.get() == 7
         assert ran_in and ran_in[0] != threading.current_thread().name
@@ -39,7 +40,7 @@ def test_a_busy_pool_defers_the_step_to_the_caller_and_runs_it_once() -> None:
     calls: list[str] = []
 
     def slow() -> None:
-        release.wait(5)
+        release.wait(DEADLINE_S)
 
     def step() -> str:
         calls.append(threading.current_thread().name)
@@ -69,7 +70,7 @@ def test_a_step_stays_with_its_caller_while_another_request_is_in_flight() -> No
     def other_request() -> None:
         with overlap.caller():
             other_in.set()
-            other_out.wait(5)
+            other_out.wait(DEADLINE_S)
 
     try:
         with overlap.caller():
@@ -77,12 +78,12 @@ def test_a_step_stays_with_its_caller_while_another_request_is_in_flight() -> No
             assert overlap.start(lambda: 1).on_spare_thread
             other = threading.Thread(target=other_request)
             other.start()
-            assert other_in.wait(5)
+            assert other_in.wait(DEADLINE_S)
             # two requests in flight: the cores are theirs, a hand-off would only add switching
             later = overlap.start(lambda: 2)
             assert not later.on_spare_thread and later.get() == 2
             other_out.set()
-            other.join(5)
+            other.join(DEADLINE_S)
             assert overlap.start(lambda: 3).on_spare_thread
     finally:
         other_out.set()

@@ -8,6 +8,7 @@ import pytest
 
 from kg.models import Entity, EntityType, entity_id
 from kg.resolution import NameIndex, normalize
+from tests.waiting import DEADLINE_S
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -68,7 +69,7 @@ def test_a_cached_scope_is_served_while_another_scope_loads() -> None:
 
     def load(scope: str) -> NameIndex:
         if scope == 'agent:big':
-            release.wait(10)
+            release.wait(2 * DEADLINE_S)
         return NameIndex([])
 
     indexes = NameIndexes(load, max_entities=10)
@@ -83,7 +84,7 @@ def test_a_cached_scope_is_served_while_another_scope_loads() -> None:
             answered.set()
 
         threading.Thread(target=search_small).start()
-        assert answered.wait(2), 'a cached scope waited for another scope to load'
+        assert answered.wait(DEADLINE_S), 'a cached scope waited for another scope to load'
         assert indexes.get('agent:small') is small
     finally:
         release.set()

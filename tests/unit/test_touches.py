@@ -12,6 +12,7 @@ from recall.access.recorder import MAX_COALESCED, AccessRecorder
 from recall.models import MEMORIES
 from recall.schemas import MemoryIn
 from recall.write.writer import MemoryWriter
+from tests.waiting import DEADLINE_S
 from vectors.bm25 import Bm25Encoder
 from vectors.embedders import HashEmbedder
 from vectors.memory import InMemoryVectorStore
@@ -26,11 +27,11 @@ def test_searches_queued_behind_a_write_are_recorded_in_one_call() -> None:
     def record(ids: Sequence[str], scopes: Iterable[str]) -> None:
         calls.append((list(ids), set(scopes)))
         entered.set()
-        release.wait(5)
+        release.wait(DEADLINE_S)
 
     recorder = AccessRecorder(record)
     recorder.add(['a'], ['s1'])
-    assert entered.wait(5)  # the first write is under way; the next searches queue up
+    assert entered.wait(DEADLINE_S)  # the first write is under way; the next searches queue up
     for n in range(MAX_COALESCED + 2):
         recorder.add(['b', f'c{n}'], ['s2'])
     release.set()

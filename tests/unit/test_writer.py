@@ -19,6 +19,7 @@ from recall.schemas import MemoryIn, SearchRequest, WriteStatus
 from recall.service import RecallService
 from recall.write.writer import MemoryWriter
 from tests.fakes import InlineJobs, InMemoryVectorStore, RecordingGraphIndex, job_context
+from tests.waiting import DEADLINE_S, wait_until
 from vectors.bm25 import Bm25Encoder
 from vectors.embedders import HashEmbedder
 
@@ -281,18 +282,25 @@ def test_searches_beyond_the_concurrency_wait_their_turn(concurrency: int) -> No
     )
     real = recall._searcher._search
     lock = threading.Lock()
-    running, most = [0], [0]
+    running, most, ended = [0], [0], [0]
+    limit = concurrency or 4
 
     def counted(req: SearchRequest, principal: Principal) -> Any:
         with lock:
             running[0] += 1
             most[0] = max(most[0], running[0])
         try:
-            time.sleep(0.2)  # long enough for the other threads to arrive meanwhile
+            # the searches the limit lets in together are all in before any leaves (a busy
+            # machine may start the threads a second apart); the last ones may be fewer
+            full = lambda: running[0] >= limit or running[0] + ended[0] == 4  # noqa: E731
+            wait_until(full, lambda: f'{running[0]} searches in, {ended[0]} ended')
+            # held a moment longer: a limit that let more in would show them (`most` below)
+            time.sleep(0.2)
             return real(req, principal)
         finally:
             with lock:
                 running[0] -= 1
+                ended[0] += 1
 
     recall._searcher._search = counted  # type: ignore[method-assign]
     admin = Principal(name='admin', admin=True)
@@ -308,7 +316,7 @@ def test_searches_beyond_the_concurrency_wait_their_turn(concurrency: int) -> No
         for t in threads:
             t.start()
         for t in threads:
-            t.join(10)
+            t.join(2 * DEADLINE_S)
         assert answers == [1, 1, 1, 1]
         # 0 sets no limit: all four ran at once, so the count can tell the limit apart
         assert most[0] == (concurrency or 4)
