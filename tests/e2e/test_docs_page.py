@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import httpx
 import pytest
 
 from tests.live import live_service
+from tests.waiting import wait_until
 
 # how long a page may take to show what the test waits for: generous, since a busy machine
 # (two cores shared with other work) renders slowly; a condition that never holds still fails
@@ -68,14 +68,14 @@ def test_the_docs_page_renders_every_operation_with_no_network(url, offline_brow
     doc = httpx.get(f'{url}/openapi.json').json()
     expected = sum(len(item) for item in doc['paths'].values())
     offline_browser.get(f'{url}/docs')
-    deadline = time.monotonic() + BROWSER_PATIENCE
-    blocks: list = []
-    while time.monotonic() < deadline:
+
+    def rendered() -> list | None:
         blocks = offline_browser.find_elements(By.CSS_SELECTOR, '.opblock')
-        if len(blocks) == expected:
-            break
-        time.sleep(0.2)
-    assert len(blocks) == expected
+        return blocks if len(blocks) == expected else None
+
+    blocks = wait_until(
+        rendered, f'the docs page never showed {expected} operations', BROWSER_PATIENCE
+    )
     title = offline_browser.find_element(By.CSS_SELECTOR, '.info .title').text
     assert title.startswith('Mnemos')
     assert 'OAS 3.1' in title

@@ -5,7 +5,6 @@ nothing stored."""
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -15,6 +14,8 @@ from typing import Any
 import pytest
 
 from core.settings import Settings
+from tests.e2e.http_calls import JOB_DEADLINE_S
+from tests.waiting import wait_until
 
 TOKEN = 'event-time-token-0123456789abcde'
 AUTH = {'Authorization': f'Bearer {TOKEN}'}
@@ -159,12 +160,12 @@ def test_capture_dates_the_graph_by_the_message_time(client, scope):  # type: ig
     }
     status, answer = post(client, '/v1/memories/capture', body)
     assert status == 200 and answer['stored'], answer
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and graph_homes(client, scope, '2026-01-20T00:00:00Z') != [
-        'Berlin'
-    ]:
-        time.sleep(0.2)  # graph extraction runs as jobs
-    assert graph_homes(client, scope, '2026-01-20T00:00:00Z') == ['Berlin']
+    at = '2026-01-20T00:00:00Z'
+    wait_until(  # graph extraction runs as jobs
+        lambda: graph_homes(client, scope, at) == ['Berlin'],
+        lambda: f'Ann lived in {graph_homes(client, scope, at)} on {at}, not in Berlin',
+        JOB_DEADLINE_S,
+    )
     assert graph_homes(client, scope, '2025-12-20T00:00:00Z') == []
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from core.settings import Settings
-from tests.e2e.http_calls import job_info
+from tests.e2e.http_calls import JOB_DEADLINE_S, job_info
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
@@ -226,7 +226,7 @@ def test_a_session_still_queued_when_its_user_is_forgotten_never_becomes_an_epis
 
     # the lock ends; the broker delivers the retry, which must be skipped, not run
     time.sleep(max(0.0, released_at - time.monotonic()))
-    services.jobs.broker.join('consolidation', timeout=30_000)
+    services.jobs.broker.join('consolidation', timeout=int(JOB_DEADLINE_S * 1000))
     assert episodes(client, scope, 'ann') == []
     assert services.episodes.get(ident) is None
     job = client.get(f'/v1/jobs/{job_id}', headers=AUTH).get_json()

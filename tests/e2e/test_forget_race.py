@@ -5,7 +5,6 @@ the job is held just before it stores its episode until forget has cancelled it.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 import pytest
 
 from core.settings import Settings
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -34,6 +34,15 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 def _job(client: Any, job_id: str) -> dict[str, Any]:
     return dict(client.get(f'/v1/jobs/{job_id}', headers=AUTH).get_json())
+
+
+def _wait_cancelled(client: Any, job_id: str, answers: list[Any]) -> None:
+    wait_until(
+        lambda: _job(client, job_id)['state'] == 'cancelled',
+        lambda: (_job(client, job_id), answers),
+        120,
+        0.01,
+    )
 
 
 def test_forget_during_a_running_session_job_leaves_no_episode_and_no_fact(
@@ -81,11 +90,8 @@ def test_forget_during_a_running_session_job_leaves_no_episode_and_no_fact(
             )
         )
         forget.start()
-        deadline = time.monotonic() + 120
         try:
-            while _job(client, job_id)['state'] != 'cancelled':  # forget has cancelled it
-                assert time.monotonic() < deadline, (_job(client, job_id), answers)
-                time.sleep(0.01)
+            _wait_cancelled(client, job_id, answers)  # forget has cancelled it
         finally:
             go.set()  # the job goes on from where it was: it stores its episode
         forget.join()

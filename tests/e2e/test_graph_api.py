@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from core.settings import Settings
+from tests.e2e.http_calls import JOB_DEADLINE_S
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -39,12 +40,13 @@ def scope(client) -> str:  # type: ignore[no-untyped-def]
         body = {'scope': name, 'text': text, 'created_at': at}
         response = client.post('/v1/memories', json=body, headers=AUTH)
         assert response.status_code in (200, 201), response.get_json()
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:  # graph extraction runs as jobs, in any order
-        if _extracted(client, name) == {('Alice', 'Acme'), ('Alice', 'Globex'), ('Bob', 'Initech')}:
-            return name
-        time.sleep(0.1)
-    raise AssertionError(f'the graph never saw the writes: {_extracted(client, name)}')
+    expected = {('Alice', 'Acme'), ('Alice', 'Globex'), ('Bob', 'Initech')}
+    wait_until(  # graph extraction runs as jobs, in any order
+        lambda: _extracted(client, name) == expected,
+        lambda: f'the graph never saw the writes: {_extracted(client, name)}',
+        JOB_DEADLINE_S,
+    )
+    return name
 
 
 def _extracted(client, scope: str) -> set[tuple[str, str]]:  # type: ignore[no-untyped-def]
@@ -144,11 +146,11 @@ def test_metadata_speaker_resolves_first_person_and_dates_use_created_at(client)
         'metadata': {'speaker': 'Dana'},
     }
     assert client.post('/v1/memories', json=body, headers=AUTH).status_code == 201
-    deadline = time.monotonic() + 20
-    facts: list[dict] = []
-    while time.monotonic() < deadline and not facts:
-        facts = search(client, query='Where does Dana live?', scope=scope, hops=1)['facts']
-        time.sleep(0.1)
+    facts = wait_until(
+        lambda: search(client, query='Where does Dana live?', scope=scope, hops=1)['facts'],
+        'the graph never saw where Dana lives',
+        JOB_DEADLINE_S,
+    )
     assert [(f['subject'], f['predicate'], f['object']) for f in facts] == [
         ('Dana', 'lives_in', 'Paris')
     ]

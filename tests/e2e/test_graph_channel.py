@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -11,6 +10,8 @@ from api.app import create_app
 from recall.read.fusion import DEFAULT_FUSION
 from runtime.bootstrap import build
 from tests.conftest import make_settings
+from tests.e2e.http_calls import JOB_DEADLINE_S
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -41,13 +42,14 @@ def test_the_graph_channel_reaches_a_memory_through_an_entity(client, auth, scop
 
 def test_the_graph_channel_follows_the_calibrated_default_and_the_request(client, auth, scope):
     client.post('/v1/memories', json={'scope': scope, 'text': 'Carol lives in Oslo.'}, headers=auth)
-    deadline = time.monotonic() + 20
     body = {'query': 'Carol', 'scope': scope, 'graph': True}
-    while True:  # extraction runs as a background job
+
+    def found() -> dict | None:
         on = client.post('/v1/memory_search', json=body, headers=auth).get_json()
-        if on['receipt']['channels'].get('graph') or time.monotonic() > deadline:
-            break
-        time.sleep(0.1)
+        return on if on['receipt']['channels'].get('graph') else None
+
+    # extraction runs as a background job
+    on = wait_until(found, 'the graph channel never found Carol', JOB_DEADLINE_S)
     assert on['receipt']['channels']['graph'] == [on['hits'][0]['id']]
     default = client.post(
         '/v1/memory_search', json={'query': 'Carol', 'scope': scope}, headers=auth

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +14,9 @@ import pytest
 
 from mnemos_client import Mnemos, NotFound
 from mnemos_client.models import Kind
+from tests.e2e.http_calls import JOB_DEADLINE_S
 from tests.live import TOKEN, live_service
+from tests.waiting import wait_until
 
 # how long a page may take to show what the test waits for: generous, since a busy machine
 # (two cores shared with other work) renders slowly; a condition that never holds still fails
@@ -64,10 +65,11 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Mne
             ],
         )
         c.wait_job(accepted.job_id)
-        deadline = time.monotonic() + 30
-        while len(c.kg_search('Alice', SCOPE, hops=1).facts) < 2:
-            assert time.monotonic() < deadline, 'the graph never saw the writes'
-            time.sleep(0.2)
+        wait_until(
+            lambda: len(c.kg_search('Alice', SCOPE, hops=1).facts) >= 2,
+            'the graph never saw the writes',
+            JOB_DEADLINE_S,
+        )
         yield url, c
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +25,10 @@ from mnemos_client import (
     Unauthorized,
     normalize_details,
 )
+from mnemos_client.models import KGSearchResponse
+from tests.e2e.http_calls import JOB_DEADLINE_S
 from tests.live import TOKEN, live_service
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -111,10 +113,12 @@ def test_capture_and_bundle(mnemos: Mnemos, scope: str) -> None:
 
 def test_knowledge_graph_search_and_entities(mnemos: Mnemos, scope: str) -> None:
     mnemos.remember(scope, 'Alice works at Acme.')
-    deadline = time.monotonic() + 30
-    while not (found := mnemos.kg_search('Alice', scope, hops=1)).facts:
-        assert time.monotonic() < deadline, 'the graph never saw the write'
-        time.sleep(0.2)
+
+    def extracted() -> KGSearchResponse | None:
+        found = mnemos.kg_search('Alice', scope, hops=1)
+        return found if found.facts else None
+
+    found = wait_until(extracted, 'the graph never saw the write', JOB_DEADLINE_S)
     assert [(f.subject, f.predicate, f.object) for f in found.facts] == [
         ('Alice', 'works_at', 'Acme')
     ]

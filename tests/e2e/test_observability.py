@@ -5,9 +5,9 @@ from __future__ import annotations
 import io
 import json
 import logging
-import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -15,6 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from api.openapi import version
 from core.jobs import JobName
 from tests.conftest import ADMIN_TOKEN, make_settings
+from tests.waiting import wait_until
 
 
 def _small_app(data_dir: Path, **overrides: object):  # type: ignore[no-untyped-def]
@@ -187,17 +188,16 @@ def test_a_failing_job_is_counted_in_metrics(tmp_path):
         app.extensions['mnemos'].jobs.enqueue(JobName.EPISODIC)
         client = app.test_client()
         auth = {'Authorization': f'Bearer {ADMIN_TOKEN}'}
-        failures: list = []
-        deadline = time.monotonic() + 20
-        while not failures and time.monotonic() < deadline:
+
+        def failures() -> list:
             samples = _samples(client.get('/metrics', headers=auth).get_data(as_text=True))
-            failures = [
+            return [
                 s
                 for s in samples.get('mnemos_job_failures_total', [])
                 if 'episodic' in s.labels['job'] and s.value >= 1
             ]
-            time.sleep(0.2)
-        assert failures
+
+        wait_until(failures, 'the failed episodic job was never counted in /metrics')
     finally:
         app.extensions['mnemos'].close()
 
@@ -241,10 +241,14 @@ def test_readyz_is_503_when_the_graph_could_not_be_read_back(tmp_path, monkeypat
     app = create_app(make_settings(tmp_path, embedder='hash', extract_workers=0))
     try:
         client = app.test_client()
-        deadline = time.monotonic() + 30  # the copy is filled on a thread
-        while (response := client.get('/readyz')).status_code == 200:
-            assert time.monotonic() < deadline, response.get_json()
-            time.sleep(0.05)
+        # the copy is filled on a thread
+
+        def unready() -> Any:
+            response = client.get('/readyz')
+            return response if response.status_code != 200 else None
+
+        said = lambda: f'/readyz stayed ready: {client.get("/readyz").get_json()}'  # noqa: E731
+        response = wait_until(unready, said)
     finally:
         app.extensions['mnemos'].close()
     assert response.status_code == 503

@@ -3,12 +3,11 @@ token typed into /docs is not left in the browser's localStorage."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from tests.e2e.test_docs_page import offline_browser, url  # noqa: F401  (fixtures)
+from tests.e2e.test_docs_page import BROWSER_PATIENCE, offline_browser, url  # noqa: F401  (fixtures)
 from tests.live import TOKEN
+from tests.waiting import wait_until
 
 PAGES = ('/docs', '/docs/assets/swagger-ui.css', '/ui', '/ui/app.js')
 
@@ -38,7 +37,6 @@ def test_docs_page_does_not_persist_the_token() -> None:
 @pytest.mark.slow
 def test_a_token_entered_in_docs_is_not_stored_in_local_storage(url, offline_browser) -> None:  # noqa: F811
     offline_browser.get(f'{url}/docs')
-    deadline = time.monotonic() + 30
     # what the Authorize dialog does with the token typed into it, once the page has rendered
     authorize = (
         'var defs = window.ui && window.ui.specSelectors.securityDefinitions();'
@@ -47,12 +45,12 @@ def test_a_token_entered_in_docs_is_not_stored_in_local_storage(url, offline_bro
         '{bearer: {name: "bearer", schema: defs.get("bearer"), value: arguments[0]}});'
         'return JSON.stringify(window.ui.authSelectors.authorized());'
     )
-    while True:
-        authorized = offline_browser.execute_script(authorize, TOKEN)
-        if TOKEN in authorized or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
-    assert TOKEN in authorized  # the page holds it for its calls
+    # the page holds it for its calls
+    wait_until(
+        lambda: TOKEN in offline_browser.execute_script(authorize, TOKEN),
+        'the docs page never took the token',
+        BROWSER_PATIENCE,
+    )
     stored = offline_browser.execute_script(
         'var out = ""; for (var i = 0; i < localStorage.length; i++) {'
         ' out += localStorage.getItem(localStorage.key(i)); } return out;'
