@@ -17,7 +17,15 @@ from vectors.edge_reads import PayloadCache, warm_cache
 from vectors.edge_shards import EdgeShards
 from vectors.edge_translate import decode_payload, edge_filter, filter_key, matches_nothing
 from vectors.filtering import facet_key, matches
-from vectors.models import Channel, PointFilter, ScoredPoint, SparseVector, StoredPoint
+from vectors.models import (
+    Channel,
+    PointFilter,
+    ScoredPoint,
+    SparseVector,
+    StoredPoint,
+    scored_point,
+    stored_point,
+)
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +51,8 @@ class EdgeSearch:
         self._shards = shards
         self._payloads = payloads
         self._filters: dict[tuple[Any, ...], Any] = {}  # see FILTER_CACHE_SIZE
+        # (key, *values) -> (shard, (generation, writes begun, done), no point has them)
+        self._counted: dict[tuple[Any, ...], tuple[Any, tuple[int, int, int], bool]] = {}
         self.last_read = 0.0  # when a search or retrieve last asked for payloads (see `warm`)
         self._stop = threading.Event()
         self._warmers: list[threading.Thread] = []
@@ -68,19 +78,36 @@ class EdgeSearch:
         if not flt.none_of:
             return flt
         vacuous = [
-            key
-            for key, values in flt.none_of.items()
-            if not shard.count(
-                qe.CountRequest(
-                    exact=True,
-                    filter=self._edge_filter(PointFilter(scopes=None, any_of={key: values})),
-                )
-            )
+            key for key, values in flt.none_of.items() if self._holds_none(shard, key, values)
         ]
         if not vacuous:
             return flt
         kept = {k: v for k, v in flt.none_of.items() if k not in vacuous}
         return flt.model_copy(update={'none_of': kept})
+
+    def _holds_none(self, shard: Any, key: str, values: list[str | bool | int]) -> bool:
+        """Whether no point of `shard` has any of `values` at `key`. Remembered until the next
+        write (any write bumps the payload cache's generation, a payload write also the shards'
+        write counts): a search asks the same three of each of its channels."""
+        shards, generation = self._shards, self._payloads.generation
+        begun = shards.writes_begun
+        # typed: Python has True == 1, Edge keeps bool and integer values apart
+        asked = (key, *((type(v), v) for v in values))
+        seen = self._counted.get(asked)
+        if seen is not None and seen[0] is shard and seen[1] == (generation, begun, begun):
+            return seen[2]
+        none = not shard.count(
+            qe.CountRequest(
+                exact=True,
+                filter=self._edge_filter(PointFilter(scopes=None, any_of={key: values})),
+            )
+        )
+        noted = (generation, begun, shards.writes_done)
+        if noted == (self._payloads.generation, shards.writes_begun, begun):
+            if len(self._counted) >= FILTER_CACHE_SIZE:
+                self._counted.clear()
+            self._counted[asked] = (shard, noted, none)  # no write crossed the count
+        return none
 
     def query(
         self,
@@ -149,19 +176,15 @@ class EdgeSearch:
                 return self._search(
                     collection, channel, query_vector, flt, limit, lighten=False, params=params
                 )
-            return [
-                ScoredPoint.model_construct(id=i, score=score, payload=payloads[i])
-                for i, score in scored
-                if i in payloads
-            ]
+            return [scored_point(i, score, payloads[i]) for i, score in scored if i in payloads]
         payloads = self._payloads_of(collection, ids)
         # a point written between the search and the payload read may have left the filter:
         # those (all, if the cache cannot tell) are checked again
         changed = self._payloads.changed(collection, ids, since)
-        # model_construct: the engine's ids, scores and JSON payloads are already valid, and
-        # validating ~150 payload dicts would cost ~2 ms a search
+        # built unvalidated (vectors.models scored_point): the engine's ids, scores and JSON
+        # payloads are already valid, and validating ~150 payload dicts would cost ~2 ms a search
         return [
-            ScoredPoint.model_construct(id=i, score=score, payload=payloads[i])
+            scored_point(i, score, payloads[i])
             for i, score in scored
             if i in payloads
             and (changed is not None and i not in changed or matches(payloads[i], flt))
@@ -204,7 +227,7 @@ class EdgeSearch:
         if not wanted:
             return []
         by_id = self._payloads_of(collection, wanted)
-        return [StoredPoint.model_construct(id=i, payload=by_id[i]) for i in wanted if i in by_id]
+        return [stored_point(i, by_id[i]) for i in wanted if i in by_id]
 
     def scroll(
         self, collection: str, flt: PointFilter, limit: int, offset: str | None = None
@@ -223,10 +246,7 @@ class EdgeSearch:
         with self._shards.reads.read():
             records, nxt = self._shards.get(collection).scroll(request)
         bools = self._shards.bools(collection)
-        points = [
-            StoredPoint.model_construct(id=str(r.id), payload=decode_payload(r.payload, bools))
-            for r in records
-        ]
+        points = [stored_point(str(r.id), decode_payload(r.payload, bools)) for r in records]
         return points, (str(nxt) if nxt is not None else None)
 
     def count(self, collection: str, flt: PointFilter) -> int:

@@ -53,6 +53,34 @@ class ScoredPoint(BaseModel):
     payload: dict[str, Any] = Field(default_factory=dict)
 
 
+# A search builds ~170 points from values the engine gave and that are valid already (ids,
+# scores, JSON payloads). `model_construct` takes ~4 us for one, most of it spent working out
+# defaults and which fields were set; these build the same model (every field set, no extras, no
+# private attributes) in ~1 us.
+_new = object.__new__
+_set = object.__setattr__
+
+
+def scored_point(ident: str, score: float, payload: dict[str, Any]) -> ScoredPoint:
+    """`ScoredPoint.model_construct(id=ident, score=score, payload=payload)`, faster."""
+    point = _new(ScoredPoint)
+    _set(point, '__dict__', {'id': ident, 'score': score, 'payload': payload})
+    _set(point, '__pydantic_fields_set__', {'id', 'score', 'payload'})
+    _set(point, '__pydantic_extra__', None)
+    _set(point, '__pydantic_private__', None)
+    return point
+
+
+def stored_point(ident: str, payload: dict[str, Any]) -> StoredPoint:
+    """`StoredPoint.model_construct(id=ident, payload=payload)`, faster."""
+    point = _new(StoredPoint)
+    _set(point, '__dict__', {'id': ident, 'payload': payload})
+    _set(point, '__pydantic_fields_set__', {'id', 'payload'})
+    _set(point, '__pydantic_extra__', None)
+    _set(point, '__pydantic_private__', None)
+    return point
+
+
 class SlotEvidence(BaseModel):
     """What the graph knows of the slot a query asks about (where someone lives, works…):
     the chunks stating the value that holds at the query's time, and the chunks stating values

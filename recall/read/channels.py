@@ -31,7 +31,7 @@ from recall.read.weights import CANDIDATE_FACTOR, MAX_CANDIDATES, MIN_CANDIDATES
 from recall.schemas import SearchMode, SearchRequest
 from recall.tiers import Kind, Trust
 from vectors.filtering import matches
-from vectors.models import Channel, PointFilter, ScoredPoint, StoredPoint
+from vectors.models import Channel, PointFilter, ScoredPoint, StoredPoint, scored_point
 from vectors.ports import Embedder, SparseEncoder, VectorStore
 
 log = logging.getLogger(__name__)
@@ -250,7 +250,7 @@ class ChannelReader:
             n: [(p.id, p.score) for p in channels[n]] for n in ('bm25', 'dense') if n in channels
         }
         channels['context'] = [
-            ScoredPoint.model_construct(id=ident, score=score, payload=payloads[ident])
+            scored_point(ident, score, payloads[ident])
             for ident, score in context_list(sources, neighbours)[:depth]
         ]
         lent_by: dict[str, list[str]] = {}
@@ -343,11 +343,7 @@ class ChannelReader:
         found = self._vectors.retrieve(MEMORIES, missing) if missing else []
         payloads = {p.id: p.payload for p in found if matches(p.payload, flt)}
         payloads.update({r.id: known[r.id] for r in related if r.id in known})
-        return [
-            ScoredPoint.model_construct(id=r.id, score=r.score, payload=payloads[r.id])
-            for r in related
-            if r.id in payloads
-        ]
+        return [scored_point(r.id, r.score, payloads[r.id]) for r in related if r.id in payloads]
 
     def close(self) -> None:
         """Let the spare threads finish what they run."""

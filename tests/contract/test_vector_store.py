@@ -985,6 +985,39 @@ def test_edge_leaves_out_exclusions_no_point_meets_and_keeps_the_others(tmp_path
         vs.close()
 
 
+class _CountingShard:
+    """An Edge shard that counts its `count` calls."""
+
+    def __init__(self, shard: Any) -> None:
+        self.shard = shard
+        self.counts = 0
+
+    def count(self, request: Any) -> Any:
+        self.counts += 1
+        return self.shard.count(request)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.shard, name)
+
+
+def test_edge_counts_an_exclusion_again_only_after_a_write(tmp_path: Path) -> None:
+    vs = _edge_with(tmp_path, 20)
+    try:
+        shard = _CountingShard(vs._shards.get(C))
+        lighter = vs._reader._without_vacuous_exclusions
+        assert lighter(shard, SEARCHED).none_of == {}
+        assert lighter(shard, SEARCHED).none_of == {}
+        assert shard.counts == 2  # one per exclusion, remembered for the second search
+        vs.set_payload(C, {pid(1): {'trust': 'quarantined'}})
+        assert lighter(shard, SEARCHED).none_of == {'trust': ['quarantined']}
+        assert shard.counts == 4
+        vs.delete(C, [pid(1)])  # a delete is a write too: nothing is quarantined any more
+        assert lighter(shard, SEARCHED).none_of == {}
+        assert shard.counts == 6
+    finally:
+        vs.close()
+
+
 def test_edge_a_write_crossing_a_left_out_exclusion_cannot_leak_its_point(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
