@@ -334,38 +334,62 @@ def learned_head(
     cheap: Callable[[str], Mapping[str, float]],
     signals: Callable[[str], dict[str, float]],
     cjk: bool = False,
+    low: Sequence[float] | None = None,
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """Learned probabilities of the candidates that can rank in the first `size`, and their
     signals; `cheap(id)` gives every signal but `confidence`, `signals(id)` all of them; `cjk`
-    says the query is Chinese.
+    says the query is Chinese; `low`: a bound each id's `confidence` is known not to fall
+    below (None: 0).
 
     The model is linear in `confidence` (the one signal that costs real work, in [0, 1]), so
-    each candidate's logit with confidence 0 and with 1 bounds it; a candidate whose best case
-    is below the `size`-th best worst case cannot reach the head and is never scored. Exact:
-    the head is the one scoring every candidate gives (each row is computed alike).
+    each candidate's logit with confidence `low` and with 1 bounds it; a candidate whose best
+    case is below the `size`-th best worst case cannot reach the head and is never scored.
+    Exact: the head is the one scoring every candidate gives (each row is computed alike).
     """
     first = {i: cheap(i) for i in ids}
     matrix = feature_matrix(ids, lists, first)
     turns = turn_flags(ids, first)
     column = FEATURES.index('confidence')
-    kept = np.arange(len(ids))
+    # `kept` rows are scored, `read` rows get their signals read: the rows scored are those
+    # without `low` whatever it is, so each row's sums run as they do without it, to the bit
+    kept = np.ones(len(ids), bool)
+    read = kept
     if len(ids) > size:
         high = matrix.copy()
-        matrix[:, column], high[:, column] = 0.0, 1.0
-        # each row's calibration is increasing, so it keeps each row's bounds apart
-        at_zero = calibrated(model, learned_logits(model, matrix, cjk, turns), turns)
+        high[:, column] = 1.0
         at_one = calibrated(model, learned_logits(model, high, cjk, turns), turns)
-        worst, best = np.minimum(at_zero, at_one), np.maximum(at_zero, at_one)
-        cut = len(ids) - size
-        threshold = np.partition(worst, cut)[cut]
-        # the slack keeps a candidate whose bound ties the threshold up to rounding
-        kept = np.flatnonzero(best >= threshold - 1e-12)
-    names = [ids[int(n)] for n in kept]
+        kept = read = _reachable(model, matrix, column, 0.0, at_one, cjk, turns, size)
+        if low is not None:
+            read = kept & _reachable(model, matrix, column, low, at_one, cjk, turns, size)
+    names = [ids[int(n)] for n in np.flatnonzero(read)]
     extras = {i: signals(i) for i in names}
-    rows = matrix[kept]
-    rows[:, column] = [extras[i]['confidence'] for i in names]
-    probability = learned_scores(model, rows, turns[kept], cjk)
+    rows = matrix[kept]  # a row not read keeps the bound in its confidence: its score is unused
+    scored = read[kept]
+    rows[scored, column] = [extras[i]['confidence'] for i in names]
+    probability = learned_scores(model, rows, turns[kept], cjk)[scored]
     return {i: float(p) for i, p in zip(names, probability, strict=True)}, extras
+
+
+def _reachable(
+    model: LinearModel,
+    matrix: np.ndarray,
+    column: int,
+    low: float | Sequence[float],
+    at_one: np.ndarray,
+    cjk: bool,
+    turns: np.ndarray,
+    size: int,
+) -> np.ndarray:
+    """Which rows' chance, with `confidence` anywhere from `low` to 1 (`at_one`: the chance at
+    1), may reach the first `size`; `matrix`'s confidence column is set to `low`."""
+    matrix[:, column] = low
+    # each row's calibration is increasing, so it keeps each row's bounds apart
+    at_low = calibrated(model, learned_logits(model, matrix, cjk, turns), turns)
+    worst, best = np.minimum(at_low, at_one), np.maximum(at_low, at_one)
+    cut = len(worst) - size
+    threshold = np.partition(worst, cut)[cut]
+    # the slack keeps a candidate whose bound ties the threshold up to rounding
+    return np.asarray(best >= threshold - 1e-12)
 
 
 @lru_cache(maxsize=1)

@@ -9,6 +9,7 @@ every candidate and reports each one's factors.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -16,7 +17,7 @@ from core.clock import to_epoch
 from recall.decay import multiplier, relevance
 from recall.models import Chunk, Supersession
 from recall.read.channels import Found
-from recall.read.context import confidence, query_period
+from recall.read.context import calibrated_cosine, confidence, query_period
 from recall.read.fusion import (
     LEARNED_CHANNELS,
     Fused,
@@ -109,6 +110,7 @@ class Signals:
         self._terms = terms
         payloads = found.payloads
         self._dense = {p.id: p.score for p in found.channels.get('dense', [])}
+        self._cosine = {i: calibrated_cosine(s) for i, s in self._dense.items()}
         # only dialogue turns have a speaker: not field notes, nor a user's every note
         self._spoken = {f.id: turn_speaker(payloads[f.id]) for f in found.fused if f.id in payloads}
         self.named = query_names(req.query, {s for s in self._spoken.values() if s})
@@ -130,6 +132,18 @@ class Signals:
             stated = frozenset(str(s) for s in payload.get('slots') or ())
             self._own[ident] = confidence(self._terms, text, self._dense.get(ident), stated)
         return self._own[ident]
+
+    def least(self, ident: str) -> float:
+        """A bound `full(ident)`'s confidence never falls below for a query not in Chinese:
+        the calibrated cosine of the candidate (recall.read.context confidence), and its share
+        of its lenders'."""
+        own = self._cosine.get(ident, 0.0)
+        lenders = self._found.lent_by.get(ident)
+        if not lenders:
+            return own
+        payloads, cosine = self._found.payloads, self._cosine
+        shares = [CONTEXT_SHARE * cosine.get(i, 0.0) for i in lenders if i in payloads]
+        return max([own, *shares])
 
     def cheap(self, ident: str) -> dict[str, float]:
         """Every signal but `confidence`, the one that costs real work."""
@@ -191,13 +205,14 @@ def _learned_order(
     model: LinearModel,
     ids: list[str],
     size: int,
+    low: list[float] | None,
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     """A logistic model over every candidate's channel features and signals: its probability
     of relevance is the fused score. Without `explain`, only candidates that can reach the
-    window get the costly signals."""
+    window get the costly signals (`low`: each one's least confidence, if known)."""
     lists = {c: [(p.id, p.score) for p in pts] for c, pts in found.channels.items()}
     if not req.explain:
-        return learned_head(model, ids, lists, size, signals.cheap, signals.full, signals.cjk)
+        return learned_head(model, ids, lists, size, signals.cheap, signals.full, signals.cjk, low)
     extras = {i: signals.full(i) for i in ids}
     matrix = feature_matrix(ids, lists, extras)
     probability = learned_scores(model, matrix, turn_flags(ids, extras), signals.cjk)
@@ -240,9 +255,21 @@ class _Ranking:
         if self._model is None:
             return {f.id: f.score for f in found.fused}, ids
         base, self._extras = _learned_order(
-            self._req, found, self.signals, self._model, ids, self._size()
+            self._req, found, self.signals, self._model, ids, self._size(), self._least(ids)
         )
         return base, sorted(base, key=lambda i: (-base[i], i))
+
+    def _least(self, ids: list[str]) -> list[float] | None:
+        """Each candidate's least confidence, with which the learned head scores fewer of them
+        (recall.read.fusion learned_head), when only the head's scores are read: no graph
+        evidence and no candidate replaced in the slot the question asks (both read scores
+        below the head); None otherwise."""
+        found, signals = self._found, self.signals
+        if signals.cjk or found.graph.sure or found.graph.stale:
+            return None  # a Chinese memory's cosine does not count without a shared word
+        if not self._pure and not signals.names_time and _replaced(self._req, found, ids):
+            return None
+        return [signals.least(i) for i in ids]
 
     def _size(self) -> int:
         # only the head of the order can reach top_k after boosts; building models for the
@@ -353,15 +380,9 @@ def _sink_replaced(
     """Rank below its replacement a memory whose value of the slot the question asks was
     replaced ("I live in Leeds and work at Arup" after "I moved to York", for "Where do I
     live?"); its other facts still answer other questions, so it is only moved, not hidden."""
-    question = asked(req.query)
-    if not question.slots:
+    replaced = _replaced(req, found, base)
+    if not replaced:
         return base, moved
-    replaced = {
-        ident: newer
-        for ident in base
-        if ident in found.payloads
-        and (newer := replaced_in(found.payloads[ident], question, req.user_id))
-    }
     out, factors = dict(base), dict(moved)
     # a value replaced twice (Leeds -> York -> Lisbon) sinks below what replaced it after that
     # one has sunk in turn
@@ -373,6 +394,20 @@ def _sink_replaced(
                 factors[ident] = factors.get(ident, 1.0) * target / out[ident]
                 out[ident] = target
     return out, factors
+
+
+def _replaced(req: SearchRequest, found: Found, ids: Iterable[str]) -> dict[str, list[str]]:
+    """The ids of these candidates whose value of the slot the question asks was replaced, each
+    with the ids of the memories that replaced it."""
+    question = asked(req.query)
+    if not question.slots:
+        return {}
+    return {
+        ident: newer
+        for ident in ids
+        if ident in found.payloads
+        and (newer := replaced_in(found.payloads[ident], question, req.user_id))
+    }
 
 
 def rank(

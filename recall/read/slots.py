@@ -157,9 +157,21 @@ def _query_words(terms: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(words or terms)
 
 
+@dataclass(frozen=True, slots=True)
+class _QueryWords:
+    """What coverage needs of one query, worked out once for its ~150 candidates."""
+
+    words: tuple[str, ...]
+    # (word, whether it is one Chinese character, the other words of its slot) of each word
+    # that counts: a function character counts neither way (coverage_of)
+    content: tuple[tuple[str, bool, frozenset[str]], ...]
+
+
 @lru_cache(maxsize=256)
-def _content_count(words: tuple[str, ...]) -> int:
-    return sum(1 for w in words if w not in CJK_FUNCTION)
+def _query_content(terms: tuple[str, ...]) -> _QueryWords:
+    words = _query_words(terms)
+    content = tuple((w, *_slot_words(w)) for w in words if w not in CJK_FUNCTION)
+    return _QueryWords(words, content)
 
 
 def coverage_of(
@@ -168,29 +180,36 @@ def coverage_of(
     """Share of the query's words the memory holds (a word of a term's slot counting for the
     term, and a word naming a slot the memory `stated` a fact of); 0 when the memory shares
     only Chinese function characters with the query."""
-    words = _query_words(tuple(terms))
-    if not words:
-        return 0.0
-    slots = _stated_by() if stated else {}
-    named = (_zh_named(words, stated) | _en_named(words, stated)) if stated else frozenset()
-    # a qualified slot ("unit:weight") is stated of its base as well
-    bases = stated | {s.split(':')[0] for s in stated}
-    mixed = text.casefold() if _CJK.search(text) else ''
-    found = [
-        w
-        for w in words
-        if w in have
-        or (mixed and _latin_in(w, mixed))
-        or w in named
-        or slot_synonym_in(w, have, text)
-        or slots.get(w, frozenset()) & bases
-    ]
-    if not any(w not in CJK_FUNCTION for w in found):
-        return 0.0
+    query = _query_content(tuple(terms))
+    if not query.content:
+        return 0.0  # no words, or only function characters: none can count
+    slots: dict[str, frozenset[str]] = {}
+    named: frozenset[str] = frozenset()
+    bases: frozenset[str] = frozenset()
+    if stated:
+        slots = _stated_by()
+        named = _zh_named(query.words, stated) | _en_named(query.words, stated)
+        # a qualified slot ("unit:weight") is stated of its base as well
+        bases = stated | {s.split(':')[0] for s in stated}
+    mixed: str | None = None
     # a Chinese question's function characters (我, 的, 什么, 怎么…) say nothing of its topic:
     # they count neither way, so a correction that shares the topic's words answers as well as
     # one that repeats the question's frame
-    return sum(1 for w in found if w not in CJK_FUNCTION) / _content_count(words)
+    found = 0
+    for word, chinese, synonyms in query.content:
+        if word in have:
+            found += 1
+            continue
+        if mixed is None:
+            mixed = text.casefold() if _CJK.search(text) else ''
+        if (
+            (mixed and _latin_in(word, mixed))
+            or word in named
+            or (any(w in text for w in synonyms) if chinese else not synonyms.isdisjoint(have))
+            or (stated and slots.get(word, frozenset()) & bases)
+        ):
+            found += 1
+    return found / len(query.content) if found else 0.0
 
 
 def _latin_in(word: str, folded: str) -> bool:
@@ -331,6 +350,7 @@ def _names(folded: str, name: str) -> bool:
     return re.search(rf'\b{re.escape(name)}\b', folded) is not None
 
 
+@lru_cache(maxsize=256)  # a search asks it twice of one query (recall.read.ranking)
 def asked(query: str) -> Asked:
     """What a question asks of single-valued slots: "Where do I live now?" asks the asker's
     `lives_in`, 孙丽在哪家公司上班 孙丽's `works_at`; 我的老家 (a hometown) asks no home."""

@@ -110,6 +110,28 @@ def test_scoring_only_reachable_candidates_keeps_the_head_of_the_learned_order()
     assert pruned_somewhere
 
 
+def test_a_least_confidence_keeps_the_head_and_scores_fewer_candidates():
+    model = shipped_model()
+    assert model is not None
+    fewer_somewhere = False
+    for seed in range(30):
+        ids, lists, signals = _random_candidates(seed)
+        cheap = {i: {k: v for k, v in s.items() if k != 'confidence'} for i, s in signals.items()}
+        rng = random.Random(seed)
+        # a bound each confidence is known not to fall below (some exact, some looser)
+        low = [signals[i]['confidence'] * rng.choice((1.0, rng.random(), 0.0)) for i in ids]
+        bounded, _ = learned_head(
+            model, ids, lists, 30, cheap.__getitem__, signals.__getitem__, low=low
+        )
+        loose, _ = learned_head(model, ids, lists, 30, cheap.__getitem__, signals.__getitem__)
+        head = sorted(bounded, key=lambda i: (-bounded[i], i))[:30]
+        assert head == _learned_head(ids, lists, signals, 30)
+        assert all(bounded[i] == loose[i] for i in head)
+        assert set(bounded) <= set(loose)
+        fewer_somewhere |= len(bounded) < len(loose)
+    assert fewer_somewhere
+
+
 def _rrf_reference(
     lists: dict[str, list[tuple[str, float]]], weights: dict[str, float]
 ) -> list[tuple[str, float, dict[str, int], dict[str, float]]]:
