@@ -98,13 +98,15 @@ def _format_facts(clause: str, index: int, text: str) -> list[Fact]:
             if lift or not _format_elsewhere(clause, m.start(), m.end()):
                 found.append((m.start(), name))
             lifted = lifted or lift
+    if not found:
+        return []
     # a bare "Prose, not bullet points, please": the cue may stand in another short clause
     cued = (
         lifted
         or FORMAT_CUE.search(clause)
         or (len(clause.split()) <= 4 and FORMAT_CUE.search(text))
     )
-    if not found or not cued:
+    if not cued:
         return []
     found.sort()
     positive: list[str] = []
@@ -160,11 +162,18 @@ def _language_alone(text: str) -> bool:
     return any(LANG_ALONE_ZH.match(c.strip(' ，。！!；;')) for c in clauses(text))
 
 
+@lru_cache(maxsize=256)
+def _speaks_of_answers(text: str) -> bool:
+    """Whether the turn speaks of answers or asks for a language alone: asked at every clause
+    of a text, about the whole text."""
+    return ANSWER_CUE.search(text) is not None or _language_alone(text)
+
+
 def _language_facts(clause: str, index: int, text: str) -> list[Fact]:
     """The answer language a clause asks for: a language named where the turn speaks of answers
     ("answer in English", "English replies", "回复都用英文", "…，改成英文"), the ones after
     "instead of"/"not"/"不要" retracted, as formats are."""
-    if not ANSWER_CUE.search(text) and not _language_alone(text):
+    if not _speaks_of_answers(text):
         return []
     named: list[tuple[int, int, str]] = []
     for m in LANG_WORD.finditer(clause):

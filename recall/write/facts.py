@@ -18,7 +18,7 @@ from core.names import is_organisation
 from recall.normalize import normalize_text
 from recall.write.answer_facts import answer_facts, answer_setting, rule_facts
 from recall.write.deterministic import deterministic_capture
-from recall.write.fact_base import SELF, Fact, clauses
+from recall.write.fact_base import CACHED_TEXT, READ_CACHE, SELF, Fact, clauses
 
 # supersession reads which slots are single-valued where it reads facts
 from recall.write.fact_base import SINGLE_VALUED as SINGLE_VALUED
@@ -212,13 +212,20 @@ def _editor(name: str) -> str:
     return {'nvim': 'neovim', 'visualstudiocode': 'vscode'}.get(key, key)
 
 
+def _kin_possessor(clause: str) -> re.Match[str] | None:
+    # the pattern needs "my" or 我 ("my wife's car", "我妈妈的车"): most clauses skip it
+    if '我' not in clause and 'my' not in clause.lower():
+        return None
+    return KIN_POSSESSOR.search(clause)
+
+
 def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact]:
     zh = bool(re.search(r'[\u4e00-\u9fff]', clause)) and not re.match(r'[A-Za-z]', clause)
     rest = _self_rest(clause) if subject == SELF else _strip_lead(clause)
     past = bool(PAST_ZH.search(clause) if zh else PAST_EN.search(rest))
     past = past and not PRESENT_PERFECT.match(rest)
     facts: list[Fact] = []
-    possessor = KIN_POSSESSOR.search(clause)
+    possessor = _kin_possessor(clause)
     owner = (possessor.group('k') or possessor.group('z')).casefold() if possessor else subject
     facts += _attr_facts(_self_rest(clause) if zh else clause, owner, index, past)
     # "李娜的科室主任是张建国医生" is about her department head, not about her
@@ -258,7 +265,7 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
         )
         facts.append(Fact(owner, slot, value, positive=not negative, past=past, clause=index,
                           retracts=retracts))  # fmt: skip
-    if not any(f.slot == 'editor' for f in facts) and EDITOR_CUE.search(text):
+    if not any(f.slot == 'editor' for f in facts) and _editor_cued(text):
         facts += _editor_facts(clause, owner, index, past)
     if owner == SELF and not OTHER_SPEAKER.match(clause):
         # how the speaker wants answers: "我朋友说段落比列表好" is a friend's taste, not theirs
@@ -271,6 +278,12 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
     if not facts and owner == SELF and (zh or re.search(r'[\u4e00-\u9fff]', clause)):
         facts += rule_facts(rest, index)
     return facts
+
+
+@lru_cache(maxsize=256)
+def _editor_cued(text: str) -> bool:
+    # asked at every clause of a text, about the whole text
+    return EDITOR_CUE.search(text) is not None
 
 
 def _many_facts(rest: str, owner: str, index: int, past: bool, zh: bool) -> list[Fact]:
@@ -336,11 +349,7 @@ def facts_of(text: str) -> list[Fact]:
 
 # a write weighs each new memory against ~18 neighbours, so one text is read again at every
 # write near it: reading each text anew made ingest 5.8x slower than embedding
-# (bench/service_bench.py). Memories are short; a long text is read anew rather than held
-CACHED_TEXT = 4096
-READ_CACHE = 4096
-
-
+# (bench/service_bench.py). The bounds (CACHED_TEXT, READ_CACHE) are fact_base's
 @lru_cache(maxsize=READ_CACHE)
 def _facts_read(text: str) -> tuple[Fact, ...]:
     out: list[Fact] = []
