@@ -104,7 +104,10 @@ class Superseder:
         outdates (recall.write.supersession): payload changes by id, this batch's included."""
         changes: dict[str, dict[str, Any]] = {}
         hidden_by: dict[str, list[str]] = {}
-        written: list[Chunk] = []
+        # this batch's memories written so far, as `plan` weighs them: only those that state a
+        # fact can outdate or be outdated (most turns state none), and each one's payload is
+        # built once, not at every later write of the batch
+        written: list[_Candidate] = []
         for ident in sorted(fresh, key=lambda i: fresh[i][0]):
             index, chunk = fresh[ident]
             if ident in bumps:
@@ -123,7 +126,8 @@ class Superseder:
             if plan.pin and not chunk.pinned:
                 chunk = chunk.model_copy(update={'pinned': True, 'tier': Tier.CORE})
             fresh[ident] = (index, chunk)
-            written.append(chunk)
+            if Stated.of(chunk.id, chunk.text, chunk.speaker, chunk.slots).facts:
+                written.append(_Candidate(chunk.id, chunk.to_payload()))
             for target, records in plan.stale.items():
                 change = changes.setdefault(target, {'stale': []})
                 change['stale'] = [*change['stale'], *(r.model_dump() for r in records)]
@@ -272,15 +276,16 @@ class Superseder:
     def plan(
         self,
         chunk: Chunk,
-        earlier: Sequence[Chunk],
+        earlier: Sequence[Chunk | _Candidate],
         similar: Sequence[ScoredPoint],
         known: Mapping[str, list[dict[str, Any]]],
         vector: Sequence[float] | None = None,
         gone: frozenset[str] | set[str] = frozenset(),
     ) -> Plan:
-        """The changes `chunk` makes: `earlier` are this batch's memories written before it,
-        `similar` the stored neighbours already read, `known` the records each target got
-        earlier in this batch (a memory is hidden once all of its facts are replaced)."""
+        """The changes `chunk` makes: `earlier` are this batch's memories written before it
+        (chunks, or candidates holding their payloads), `similar` the stored neighbours already
+        read, `known` the records each target got earlier in this batch (a memory is hidden
+        once all of its facts are replaced)."""
         plan = Plan()
         if chunk.kind in RECORD_KINDS:
             return plan
@@ -291,7 +296,9 @@ class Superseder:
         for point in similar:
             candidates.setdefault(point.id, _Candidate(point.id, point.payload, point.score))
         for other in earlier:
-            candidates[other.id] = _Candidate(other.id, other.to_payload())
+            candidates[other.id] = (
+                other if isinstance(other, _Candidate) else _Candidate(other.id, other.to_payload())
+            )
         candidates.pop(chunk.id, None)
         for ident in gone:  # hidden earlier in this batch: its records say by whom already
             candidates.pop(ident, None)
