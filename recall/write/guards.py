@@ -151,14 +151,16 @@ def redact_secrets(text: str) -> str:
     return scanner.redact(text)[0]
 
 
-def explicit_skip(text: str) -> str | None:
+def explicit_skip(text: str, *, scanned_clean: bool = False) -> str | None:
     """Why an explicit write is refused: `injected:<fingerprint>`, or `secret:<kind>` for a text
     that holds a secret or, masked already, nothing but masked secrets (`remember` masks first,
-    so only the second case skips a write there)."""
+    so only the second case skips a write there). `scanned_clean`: the caller's scan of this
+    very text found no secret (`guarded_items` masked nothing in it), so it is not scanned
+    again."""
     injected = explicit_injection(text)
     if injected is not None:
         return f'injected:{injected}'
-    kind = secret_kind(text)
+    kind = None if scanned_clean else secret_kind(text)
     if kind is not None:
         return f'secret:{kind}'
     masked = scanner.PLACEHOLDER.search(text)
@@ -187,6 +189,12 @@ def guarded_items(items: Iterable[MemoryIn]) -> tuple[list[MemoryIn], list[list[
     spans masked in every field, and what was masked per write."""
     guarded = [redact_item(without_recall(i)) for i in items]
     return [i for i, _ in guarded], [found for _, found in guarded]
+
+
+def text_masked(found: Iterable[str]) -> bool:
+    """Whether `redact_item` masked a span of the text itself (`found` is what it masked):
+    if not, the text it returned is the one it scanned, and holds no secret."""
+    return any(f.startswith('text:') for f in found)
 
 
 def redact_chunk(chunk: Chunk) -> tuple[Chunk, list[str]]:

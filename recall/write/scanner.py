@@ -62,9 +62,12 @@ _PIN_WORD = (
     r'(?:pin(?:\s*(?:code|number|no\.?))?|(?:door|gate|alarm|safe|lock|garage|security|access|'
     r'entry|keypad|building)\s*code|combination)'
 )
-_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = tuple(
-    (kind, lazy_compile(pattern, flags), group)
-    for kind, pattern, flags, group in (
+# `needs`: lower-case words one of which every ASCII text a rule matches holds (its pattern's
+# literals), so an ASCII text without any skips the rule. A text with other characters runs
+# every rule: IGNORECASE matches some of them to ASCII letters ('ſ' is an 's', 'K' a 'k')
+_RULES: tuple[tuple[str, re.Pattern[str], int, tuple[str, ...]], ...] = tuple(
+    (kind, lazy_compile(pattern, flags), group, needs)
+    for kind, pattern, flags, group, needs in (
         (
             'private_key',
             # the whole block when it ends, else everything after its header
@@ -72,44 +75,85 @@ _RULES: tuple[tuple[str, re.Pattern[str], int], ...] = tuple(
             r'(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*)',
             re.DOTALL,
             0,
+            ('-----begin',),
         ),
-        ('mnemos_token', r'\bmnm_[A-Za-z0-9_-]{16,}', 0, 0),
+        ('mnemos_token', r'\bmnm_[A-Za-z0-9_-]{16,}', 0, 0, ('mnm_',)),
         (
             'api_key',
             r'\b(?:sk|pk|rk)[-_](?:(?:live|test|proj|ant|svcacct)[-_])?[A-Za-z0-9_-]{16,}',
             0,
             0,
+            ('sk-', 'sk_', 'pk-', 'pk_', 'rk-', 'rk_'),
         ),
-        ('aws_access_key', r'\b(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}\b', 0, 0),
-        ('github_token', r'\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})', 0, 0),
-        ('gitlab_token', r'\b(?:glpat|gldt|glft|glsoat|glrt|glcbt|glimt|glptt)-[\w-]{20,}', 0, 0),
-        ('slack_token', r'\bxox[abposr]-[A-Za-z0-9-]{10,}', 0, 0),
-        ('slack_webhook', r'https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}', 0, 0),
-        ('google_api_key', r'\bAIza[0-9A-Za-z_-]{35}\b', 0, 0),
-        ('sendgrid_key', r'\bSG\.[\w-]{22}\.[\w-]{43}\b', 0, 0),
-        ('twilio_key', r'\b(?:AC|SK)[a-f0-9]{32}\b', 0, 0),
-        ('npm_token', r'\bnpm_[A-Za-z0-9]{36}\b', 0, 0),
-        ('pypi_token', r'\bpypi-AgE[A-Za-z0-9_-]{70,}', 0, 0),
-        ('discord_token', r'\b[MNO][\w-]{23,25}\.[\w-]{6}\.[\w-]{27,}', 0, 0),
-        ('telegram_token', r'\b\d{8,10}:[0-9A-Za-z_-]{35}\b', 0, 0),
-        ('azure_key', r'AccountKey=([A-Za-z0-9+/=]{40,})', 0, 1),
-        ('jwt', r'\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}', 0, 0),
-        ('bearer_token', r'\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)', re.IGNORECASE, 1),
+        (
+            'aws_access_key',
+            r'\b(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)[0-9A-Z]{16}\b',
+            0,
+            0,
+            ('a3t', 'abia', 'acca', 'akia', 'asia'),
+        ),
+        (
+            'github_token',
+            r'\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})',
+            0,
+            0,
+            ('ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'),
+        ),
+        (
+            'gitlab_token',
+            r'\b(?:glpat|gldt|glft|glsoat|glrt|glcbt|glimt|glptt)-[\w-]{20,}',
+            0,
+            0,
+            ('gl',),
+        ),
+        ('slack_token', r'\bxox[abposr]-[A-Za-z0-9-]{10,}', 0, 0, ('xox',)),
+        (
+            'slack_webhook',
+            r'https://hooks\.slack\.com/services/[A-Za-z0-9/_-]{20,}',
+            0,
+            0,
+            ('hooks.slack.com',),
+        ),
+        ('google_api_key', r'\bAIza[0-9A-Za-z_-]{35}\b', 0, 0, ('aiza',)),
+        ('sendgrid_key', r'\bSG\.[\w-]{22}\.[\w-]{43}\b', 0, 0, ('sg.',)),
+        ('twilio_key', r'\b(?:AC|SK)[a-f0-9]{32}\b', 0, 0, ('ac', 'sk')),
+        ('npm_token', r'\bnpm_[A-Za-z0-9]{36}\b', 0, 0, ('npm_',)),
+        ('pypi_token', r'\bpypi-AgE[A-Za-z0-9_-]{70,}', 0, 0, ('pypi-age',)),
+        ('discord_token', r'\b[MNO][\w-]{23,25}\.[\w-]{6}\.[\w-]{27,}', 0, 0, ('.',)),
+        ('telegram_token', r'\b\d{8,10}:[0-9A-Za-z_-]{35}\b', 0, 0, (':',)),
+        ('azure_key', r'AccountKey=([A-Za-z0-9+/=]{40,})', 0, 1, ('accountkey=',)),
+        ('jwt', r'\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}', 0, 0, ('eyj',)),
+        ('bearer_token', r'\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)', re.IGNORECASE, 1, ('bearer',)),
         # postgres://user:pw@host, https://user:pw@host: the password part only
-        ('url_password', r'\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]+:([^\s@/]+)@', re.IGNORECASE, 1),
+        (
+            'url_password',
+            r'\b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]+:([^\s@/]+)@',
+            re.IGNORECASE,
+            1,
+            ('://',),
+        ),
         (
             'password',
             rf'\b{_PASSWORD_WORD}\b{_FOR_WHAT}{_VERB}{_VALUE}',
             re.IGNORECASE,
             1,
+            # pass (password, passcode, pass word, mot de passe), pw (pwd), wi-fi key or code
+            ('pass', 'pw', 'login code', 'fi key', 'fi code', 'network key', 'senha'),
         ),
         (
             'password',
             r'(?:密码|口令|登录密码|支付密码|wifi密码|WiFi密码)\s*(?:是|为|:|：|=)\s*([^\s，。,]{3,})',
             re.IGNORECASE,
             1,
+            ('密码', '口令'),
         ),
-        ('pin', rf'\b{_PIN_WORD}\b{_FOR_WHAT}{_VERB}\s*["\']?(\d(?:[ -]?\d){{2,9}})\b', re.I, 1),
+        (
+            'pin',
+            rf'\b{_PIN_WORD}\b{_FOR_WHAT}{_VERB}\s*["\']?(\d(?:[ -]?\d){{2,9}})\b',
+            re.I,
+            1,
+            ('pin', 'code', 'combination'),
+        ),
         (
             'credential',
             # detect-secrets' keyword detector: a secret-named key given a value
@@ -119,6 +163,7 @@ _RULES: tuple[tuple[str, re.Pattern[str], int], ...] = tuple(
             r'["\']?(?:\s+(?:is|was)|\s*[:=：]|\s*=>)\s*["\']?([^\s"\',;]{8,})',
             re.IGNORECASE,
             1,
+            ('key', 'token', 'secret'),
         ),
         (
             'ssn',
@@ -126,6 +171,7 @@ _RULES: tuple[tuple[str, re.Pattern[str], int], ...] = tuple(
             r'(\d{3}[- ]?\d{2}[- ]?\d{4})\b',
             re.IGNORECASE,
             1,
+            ('ssn', 'social security', '社会安全号'),
         ),
         (
             'national_id',
@@ -137,6 +183,22 @@ _RULES: tuple[tuple[str, re.Pattern[str], int], ...] = tuple(
             r'[^\w\n]{0,12}(?:is\s+|was\s+)?([A-Z0-9](?:[A-Z0-9 .-]{4,22})[A-Z0-9])(?![\w-])',
             re.IGNORECASE,
             1,
+            # each label's ASCII part: "id number", "id no", "tax id", "steuer-id", ...
+            (
+                'national ',
+                'id n',
+                'personnummer',
+                'bsn',
+                'aadhaar',
+                'nir',
+                'dni',
+                'nie',
+                'codice fiscale',
+                'tax ',
+                'steuer',
+                'passport ',
+                'driver',
+            ),
         ),
     )
 )
@@ -229,7 +291,10 @@ def _class(char: str) -> int:
 
 
 def _rule_spans(text: str) -> Iterable[Span]:
-    for kind, rx, group in _RULES:
+    lowered = text.lower() if text.isascii() else None
+    for kind, rx, group, needs in _RULES:
+        if lowered is not None and needs and not any(word in lowered for word in needs):
+            continue  # none of the words the rule's pattern needs
         for match in rx.finditer(text):
             start, end = match.span(group)
             value = match.group(group).rstrip('.,;:)]}>"\'”’')

@@ -32,7 +32,7 @@ from recall.write.chunk_store import ChunkStore
 from recall.write.dedup import MergePlan
 from recall.write.facts import facts_of
 from recall.write.graph_followup import GraphFollowUp
-from recall.write.guards import explicit_skip, guarded_items, redact_chunk
+from recall.write.guards import explicit_skip, guarded_items, redact_chunk, text_masked
 from recall.write.restoration import dangling, relink, repair, restore, reweigh_edited
 from recall.write.superseder import Superseder
 from recall.write.supersession import RECORD_KINDS, slot_tags
@@ -128,7 +128,11 @@ class MemoryWriter:
             self.check_event_time(item.created_at, where)
         items, masked = guarded_items(items)  # recall blocks cut, secrets masked
         ids = [chunk_id(i.scope, i.user_id, normalize_text(i.text)) for i in items]
-        skips = [explicit_skip(i.text) for i in items]
+        # a text the masking scanned and left as it was holds no secret: not scanned again
+        skips = [
+            explicit_skip(i.text, scanned_clean=not text_masked(m))
+            for i, m in zip(items, masked, strict=True)
+        ]
         # the embedding is a write's dearest step and needs no lock: done before it, writes of
         # one scope wait for each other only for the store's reads and writes
         prepared = self._store.embed_unstored(items, ids, skips)
