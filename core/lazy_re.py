@@ -8,12 +8,22 @@ search mostly never run.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from typing import Any, cast
 
 # one lock for all: it is only taken on a pattern's first use
 _COMPILING = threading.Lock()
+
+
+def _unlock_in_child() -> None:
+    # a fork while another thread compiled would leave the child's copy of the lock held for good
+    global _COMPILING
+    _COMPILING = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_unlock_in_child)
 
 
 class LazyPattern:
