@@ -87,7 +87,7 @@ def test_forget_leaves_no_byte_of_the_users_text_in_the_data_dir(tmp_path: Path)
         client = again.test_client()
         more = {'scope': SCOPE, 'user_id': 'joe', 'text': 'Dave plays chess on Sundays.'}
         assert client.post('/v1/memories', json=more, headers=AUTH).status_code == 201
-        again.extensions['mnemos'].jobs.wait_idle(timeout=120)
+        assert again.extensions['mnemos'].jobs.wait_idle(timeout=120), 'jobs still pending'
         again.extensions['mnemos'].consolidation.vectors.optimize()
         listed = client.get(f'/v1/memories?scope={SCOPE}', headers=AUTH).get_json()
         assert sorted(m['text'] for m in listed['items']) == [

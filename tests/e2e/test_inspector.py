@@ -64,7 +64,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Mne
                 {'role': 'assistant', 'content': 'Noted: the offsite is in June.', 'ts': DAY},
             ],
         )
-        c.wait_job(accepted.job_id)
+        c.wait_job(accepted.job_id, timeout=JOB_DEADLINE_S)
         wait_until(
             lambda: len(c.kg_search('Alice', SCOPE, hops=1).facts) >= 2,
             'the graph never saw the writes',

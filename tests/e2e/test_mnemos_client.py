@@ -136,7 +136,7 @@ def test_sessions_jobs_and_episodes(mnemos: Mnemos, scope: str) -> None:
         'ts': '2026-05-01T09:00Z',
     }
     accepted = mnemos.complete_session('chat-1', scope, [message])
-    assert mnemos.wait_job(accepted.job_id, timeout=60).state == 'done'
+    assert mnemos.wait_job(accepted.job_id, timeout=JOB_DEADLINE_S).state == 'done'
     assert accepted.job_id in [j.id for j in mnemos.jobs(scope)]
     assert [e.id for e in mnemos.episodes(scope)] == [accepted.episode_id]
 
