@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from dateutil.relativedelta import relativedelta
 
+from core.lazy_re import lazy_compile
 from core.text import MONTHS
 
 _MONTH = (
@@ -34,32 +35,38 @@ _UNITS = {'day': 'days', 'week': 'weeks', 'month': 'months', 'year': 'years'}
 _WEEKDAYS = ('monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday')
 
 _RULES: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(rf'\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\.?,?\s+(\d{{4}})\b'), 'dmy'),
-    (re.compile(rf'\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b'), 'mdy'),
-    (re.compile(r'\b(\d{4})-(\d{2})-(\d{2})\b'), 'iso'),
-    (re.compile(rf'\b{_MONTH}\.?,?\s+(?:of\s+)?(\d{{4}})\b'), 'my'),
-    (re.compile(r'\b(?:in|since|from|during|of|by)\s+(\d{4})\b'), 'y'),
-    (re.compile(r'\bthe (year|month) before last\b'), 'before_last'),
-    (re.compile(r'\b(yesterday|today|tonight|tomorrow)\b'), 'rel_day'),
-    (re.compile(r'\b(last|this|next)\s+(week|month|year|weekend)\b'), 'rel_unit'),
-    (re.compile(rf'\b(last|this|next)\s+{_MONTH}\b'), 'rel_month'),
-    (re.compile(rf'\b(last|this|next)\s+({"|".join(_WEEKDAYS)})\b'), 'rel_weekday'),
     (
-        re.compile(
+        lazy_compile(rf'\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\.?,?\s+(\d{{4}})\b'),
+        'dmy',
+    ),
+    (lazy_compile(rf'\b{_MONTH}\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b'), 'mdy'),
+    (lazy_compile(r'\b(\d{4})-(\d{2})-(\d{2})\b'), 'iso'),
+    (lazy_compile(rf'\b{_MONTH}\.?,?\s+(?:of\s+)?(\d{{4}})\b'), 'my'),
+    (lazy_compile(r'\b(?:in|since|from|during|of|by)\s+(\d{4})\b'), 'y'),
+    (lazy_compile(r'\bthe (year|month) before last\b'), 'before_last'),
+    (lazy_compile(r'\b(yesterday|today|tonight|tomorrow)\b'), 'rel_day'),
+    (lazy_compile(r'\b(last|this|next)\s+(week|month|year|weekend)\b'), 'rel_unit'),
+    (lazy_compile(rf'\b(last|this|next)\s+{_MONTH}\b'), 'rel_month'),
+    (lazy_compile(rf'\b(last|this|next)\s+({"|".join(_WEEKDAYS)})\b'), 'rel_weekday'),
+    (
+        lazy_compile(
             r'\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)\s+'
             r'(day|week|month|year)s?\s+ago\b'
         ),
         'ago',
     ),
-    (re.compile(rf'\b(?:in|since|during)\s+{_MONTH}\b(?!\.?,?\s+(?:of\s+)?\d{{4}})'), 'bare_month'),
+    (
+        lazy_compile(rf'\b(?:in|since|during)\s+{_MONTH}\b(?!\.?,?\s+(?:of\s+)?\d{{4}})'),
+        'bare_month',
+    ),
     # Chinese: 2024年3月5日, 2024年3月, 2024年, 去年 / 上个月 / 昨天
-    (re.compile(r'(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]'), 'iso'),
-    (re.compile(r'(\d{4})\s*年\s*(\d{1,2})\s*月'), 'ym'),
-    (re.compile(r'(\d{4})\s*年'), 'y'),
-    (re.compile(r'(大前年|去年|今年|明年|前年|后年)'), 'zh_year'),
-    (re.compile(r'(上上个?月|上个?月|这个?月|本月|下个?月)'), 'zh_month'),
-    (re.compile(r'(昨天|今天|明天|前天)'), 'zh_day'),
-    (re.compile(r'(上上周|上周|上个星期|这周|本周|下周)'), 'zh_week'),
+    (lazy_compile(r'(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]'), 'iso'),
+    (lazy_compile(r'(\d{4})\s*年\s*(\d{1,2})\s*月'), 'ym'),
+    (lazy_compile(r'(\d{4})\s*年'), 'y'),
+    (lazy_compile(r'(大前年|去年|今年|明年|前年|后年)'), 'zh_year'),
+    (lazy_compile(r'(上上个?月|上个?月|这个?月|本月|下个?月)'), 'zh_month'),
+    (lazy_compile(r'(昨天|今天|明天|前天)'), 'zh_day'),
+    (lazy_compile(r'(上上周|上周|上个星期|这周|本周|下周)'), 'zh_week'),
 ]
 _ZH_SHIFT = {
     '去年': -1, '今年': 0, '明年': 1, '前年': -2, '上月': -1, '上个月': -1, '这月': 0,

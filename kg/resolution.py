@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 from rapidfuzz import fuzz
 
+from core.lazy_re import lazy_compile
 from kg.models import Entity, EntityMention, EntityType
 
 FUZZY_MERGE = 90.0  # rapidfuzz ratio at or above which two names are one entity at write
@@ -17,15 +18,15 @@ FUZZY_AMBIGUOUS = 80.0
 EMBED_MERGE = 0.95
 EMBED_AMBIGUOUS = 0.85
 _MIN_FUZZY_CHARS = 5  # "Al" vs "Ali" are different people: short names must match exactly
-_WORD = re.compile(r"[^\w\s'-]+")
+_WORD = lazy_compile(r"[^\w\s'-]+")
 _LEADING = ('the ', 'a ', 'an ', 'my ', 'our ')
 _SOFT_TYPES = (EntityType.OTHER, EntityType.CONCEPT)
 # "Microsoft Corporation" is Microsoft: legal-form suffixes never tell two organisations apart
-_CORPORATE = re.compile(
+_CORPORATE = lazy_compile(
     r'(?:\s+(?:corporation|corp|incorporated|inc|limited|ltd|llc|plc|gmbh|co|company))+$|'
     r'(?:股份有限公司|有限责任公司|有限公司|公司|集团)$'
 )
-_QUERY_WORD = re.compile(r"[\w][\w'.-]*")
+_QUERY_WORD = lazy_compile(r"[\w][\w'.-]*")
 _MAX_NGRAM = 4  # longest phrase of a query looked up as a name
 _STOP_WORDS = (
     'a an the i me my you your we our he she it they them his her its their is are was were be '
@@ -293,7 +294,7 @@ def name_seeds(query: str, indexes: Sequence[NameIndex], fuzzy_cutoff: float) ->
     return seeds
 
 
-_CJK_RUN = re.compile(r'[\u3400-\u4dbf\u4e00-\u9fff]+')
+_CJK_RUN = lazy_compile(r'[\u3400-\u4dbf\u4e00-\u9fff]+')
 _MAX_CJK_NAME = 8  # characters: the longest Chinese name looked up inside a question
 
 

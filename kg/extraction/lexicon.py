@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from core.lazy_re import lazy_compile
 from kg.dates import MONTHS
 from kg.models import EntityType
 
@@ -296,13 +297,13 @@ PREDICATE_TYPES: dict[str, tuple[EntityType | None, EntityType | None]] = {
     },
 }
 
-_EMAIL = re.compile(r'[\w.+-]+@[\w-]+(?:\.[\w-]+)+')
-_PHONE = re.compile(
+_EMAIL = lazy_compile(r'[\w.+-]+@[\w-]+(?:\.[\w-]+)+')
+_PHONE = lazy_compile(
     r'(?<![\w-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{2,4}\)[\s.-]?)?\d{2,4}[\s.-]\d{3,4}(?:[\s.-]\d{2,4})?'
     r'(?![\w-])'
 )
-_ISO_DATE = re.compile(r'^\d{4}-\d{2}-\d{2}$')
-_ID = re.compile(
+_ISO_DATE = lazy_compile(r'^\d{4}-\d{2}-\d{2}$')
+_ID = lazy_compile(
     r'\b((?:employee|customer|account|order|member|membership|passport|ticket|badge|license|'
     r'licence|user|student|booking|confirmation|tracking)\s+(?:id|number|no\.?|#|code))'
     r'\s*(?:is|:|#|=)?\s*([A-Za-z0-9][A-Za-z0-9-]{2,})',

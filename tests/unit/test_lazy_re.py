@@ -19,6 +19,9 @@ LAZY_MODULES = (
     'recall.write.rules',
     'recall.write.scanner',
     'kg.question',
+    'kg.dates',
+    'kg.resolution',
+    'kg.extraction.lexicon',
     'kg.extraction.zh_reader',
     'consolidation.text',
 )
