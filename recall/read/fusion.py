@@ -204,7 +204,8 @@ class LinearModel(BaseModel):
     # (recall.read.slots `is_cjk`; None: none). The base model is fitted on English dialogue,
     # where the dense model reads the question; on a Chinese question the default embedder
     # (MiniLM, trained on English) finds the answer about half as often as BM25 (kinds suite,
-    # dense alone R@5 0.42-0.50 against 0.87-0.93)
+    # dense alone R@5 0.42-0.50 against 0.87-0.93); for the same reason a Chinese candidate's
+    # `confidence` is its coverage alone (recall.read.ranking Signals.full)
     cjk: ScriptCorrection | None = None
     # added to the logit of every candidate that is not a dialogue turn, for a query not in
     # Chinese (None: none). The base model learned from dialogue turns, found mostly by the

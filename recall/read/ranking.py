@@ -17,7 +17,7 @@ from core.clock import to_epoch
 from recall.decay import multiplier, relevance
 from recall.models import Chunk, Supersession
 from recall.read.channels import Found
-from recall.read.context import calibrated_cosine, confidence, query_period
+from recall.read.context import calibrated_cosine, confidence, coverage, query_period
 from recall.read.fusion import (
     LEARNED_CHANNELS,
     Fused,
@@ -116,6 +116,7 @@ class Signals:
         self.named = query_names(req.query, {s for s in self._spoken.values() if s})
         self._period = query_period(req.query, moment)
         self._own: dict[str, float] = {}
+        self._covered: dict[str, float] = {}
         # a Chinese query weighs the channels by the learned model's Chinese correction
         self.cjk = is_cjk(terms)
 
@@ -127,9 +128,7 @@ class Signals:
     def sure(self, ident: str) -> float:
         """How surely the candidate's own text answers the query (recall.read.context)."""
         if ident not in self._own:
-            payload = self._found.payloads[ident]
-            text = str(payload.get('text', ''))
-            stated = frozenset(str(s) for s in payload.get('slots') or ())
+            text, stated = self._text(ident)
             self._own[ident] = confidence(self._terms, text, self._dense.get(ident), stated)
         return self._own[ident]
 
@@ -145,6 +144,16 @@ class Signals:
         shares = [CONTEXT_SHARE * cosine.get(i, 0.0) for i in lenders if i in payloads]
         return max([own, *shares])
 
+    def covered(self, ident: str) -> float:
+        """The share of the query's words the candidate's own text holds (recall.read.context)."""
+        if ident not in self._covered:
+            self._covered[ident] = coverage(self._terms, *self._text(ident))
+        return self._covered[ident]
+
+    def _text(self, ident: str) -> tuple[str, frozenset[str]]:
+        payload = self._found.payloads[ident]
+        return str(payload.get('text', '')), frozenset(str(s) for s in payload.get('slots') or ())
+
     def cheap(self, ident: str) -> dict[str, float]:
         """Every signal but `confidence`, the one that costs real work."""
         payload = self._found.payloads[ident]
@@ -159,16 +168,20 @@ class Signals:
         }
 
     def full(self, ident: str) -> dict[str, float]:
-        """Every signal of the candidate."""
+        """Every signal of the candidate. For a Chinese query `confidence` is the coverage
+        alone (the default embedder reads no Chinese, so its cosine is no evidence for the
+        learned model) and `reach` the confidence with the cosine, which only the relevance
+        floor's question "is anything here at all" reads (`_Ranking._below_floor`)."""
         found = self._found
-        # a turn found through its neighbour shares in the neighbour's confidence
-        lenders = [self.sure(i) for i in found.lent_by.get(ident, ()) if i in found.payloads]
-        # and in the relevance the graph vouches for (recall.read.evidence)
+        lent = [i for i in found.lent_by.get(ident, ()) if i in found.payloads]
+        # a turn found through its neighbour shares in the neighbour's confidence, and in the
+        # relevance the graph vouches for (recall.read.evidence)
         vouched = found.graph.sure.get(ident, 0.0)
-        return {
-            **self.cheap(ident),
-            'confidence': max([self.sure(ident), vouched, *(CONTEXT_SHARE * c for c in lenders)]),
-        }
+        reach = max([self.sure(ident), vouched, *(CONTEXT_SHARE * self.sure(i) for i in lent)])
+        if not self.cjk:
+            return {**self.cheap(ident), 'confidence': reach}
+        read = max([self.covered(ident), vouched, *(CONTEXT_SHARE * self.covered(i) for i in lent)])
+        return {**self.cheap(ident), 'confidence': read, 'reach': reach}
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +258,8 @@ class _Ranking:
         self._pure = req.mode != SearchMode.HYBRID
         self.factors: dict[str, dict[str, float]] = {}
         self.below = 0
+        # a Chinese query: whether a candidate of the window reaches the floor (_below_floor)
+        self._answered = False
         self._best_by_text: dict[str, Scored] = {}
         self._less_trusted: set[str] = set()
 
@@ -288,6 +303,8 @@ class _Ranking:
             base, moved = _sink_replaced(self._req, found, base, moved)
         window = order[:size] + [i for i in order[size:] if i in found.graph.sure]
         in_window = set(window)
+        if self.signals.cjk:
+            self._answered = any(self._signal(i)['reach'] >= self._floor for i in window)
         for ident in order if self._req.explain else window:
             self._consider(ident, base[ident], moved.get(ident, 1.0), ident in in_window)
         # on equal scores trusted memories rank first
@@ -306,8 +323,8 @@ class _Ranking:
         expires = payload.get('expires_at')
         if isinstance(expires, int | float) and expires <= self._now:
             return
-        signal = self._extras.get(ident) or self.signals.full(ident)
-        if not req.explain and signal['confidence'] < self._floor:
+        signal = self._signal(ident)
+        if not req.explain and self._below_floor(signal):
             self.below += 1  # only window ids get here; building its chunk would be wasted
             return
         chunk = Chunk.from_payload(payload)
@@ -321,13 +338,31 @@ class _Ranking:
             }
         if not in_window:
             return
-        if signal['confidence'] < self._floor:
+        if self._below_floor(signal):
             self.below += 1
             return
         components = self._components(ident, base, factors, signal)
         factor = 1.0 if self._pure else factors.product()
         hit = Scored(id=chunk.id, score=base * factor, chunk=chunk, components=components)
         self._keep(hit, factors.trusted != 1.0)
+
+    def _signal(self, ident: str) -> dict[str, float]:
+        signal = self._extras.get(ident)
+        if signal is None:
+            signal = self._extras[ident] = self.signals.full(ident)
+        return signal
+
+    def _below_floor(self, signal: dict[str, float]) -> bool:
+        """Whether a candidate falls under the relevance floor: its confidence is below it. For a
+        Chinese query the floor asks whether the question is answered at all: once a candidate
+        of the window reaches it (`reach`: coverage or calibrated cosine), every candidate
+        sharing a content word with the query is kept and the ranking orders them. The
+        default embedder reads no Chinese, so a paraphrase's confidence is the share of the
+        question's characters it holds, which cannot tell an answer sharing one word from a
+        near miss (bench/README.md, kinds: "The floor on Chinese questions")."""
+        if 'reach' not in signal or self._floor <= 0.0:  # no floor: a channel's whole order
+            return signal['confidence'] < self._floor
+        return signal['confidence'] <= 0.0 or not self._answered
 
     def _factors(self, chunk: Chunk, signal: dict[str, float], graph: float) -> _Factors:
         req, recipe, moment = self._req, self._recipe, self._moment
