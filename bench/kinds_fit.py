@@ -85,6 +85,13 @@ class Search:
                 if ident in at:
                     self.learnable[at[ident]] = True
         self.confidence = np.array([factors[i]['confidence'] for i in ids])
+        # a Chinese query's confidence with the cosine, which only its floor reads (None: not
+        # a Chinese query, or receipts from before the floor read it)
+        self.reach = (
+            np.array([factors[i].get('reach', factors[i]['confidence']) for i in ids])
+            if self.cjk and any('reach' in factors[i] for i in ids)
+            else None
+        )
         self.turn = np.array([factors[i].get('turn', 0.0) for i in ids])
         self.decay = np.array([factors[i]['decay_multiplier'] for i in ids])
         self.refs = [frozenset(raw['refs'].get(i, ())) for i in ids]
@@ -92,12 +99,23 @@ class Search:
         self.label = np.array([bool(r & wanted) for r in self.refs])
 
 
+def above_floor(s: Search, order: np.ndarray, floor: float) -> np.ndarray:
+    """`order` (the window) without the candidates under the relevance floor
+    (recall.read.ranking `_below_floor`): confidence below it; for a Chinese query, a candidate
+    sharing no content word with it, or every candidate when none of the window reaches the
+    floor (`reach`, the confidence with the cosine)."""
+    if s.reach is None or floor <= 0.0:
+        return order[s.confidence[order] >= floor]
+    if not (s.reach[order] >= floor).any():
+        return order[:0]
+    return order[s.confidence[order] > 0]
+
+
 def replay(s: Search, model: LinearModel, floor: float = FLOOR) -> list[frozenset[str]]:
     """The refs the service's learned ranking returns for this search (RecallService._rank)."""
     base = learned_scores(model, s.features, s.turn, s.cjk)
     order = np.lexsort((np.arange(len(s.ids)), -base))
-    order = order[s.learnable[order]][:RANK_WINDOW]
-    order = order[s.confidence[order] >= floor]
+    order = above_floor(s, order[s.learnable[order]][:RANK_WINDOW], floor)
     final = order[np.lexsort((order, -(base[order] * s.decay[order])))][:TOP_K]
     return [s.refs[n] for n in final]
 
@@ -237,8 +255,7 @@ def returned(s: Search, model: LinearModel) -> tuple[np.ndarray, np.ndarray, np.
     """Logits, gold labels and turn flags of the hits the learned ranking returns."""
     base = learned_scores(model, s.features, s.turn, s.cjk)
     order = np.lexsort((np.arange(len(s.ids)), -base))
-    order = order[s.learnable[order]][:RANK_WINDOW]
-    order = order[s.confidence[order] >= FLOOR]
+    order = above_floor(s, order[s.learnable[order]][:RANK_WINDOW], FLOOR)
     final = order[np.lexsort((order, -(base[order] * s.decay[order])))][:TOP_K]
     logits = learned_logits(model, s.features[final], s.cjk, s.turn[final])
     return logits, s.label[final], s.turn[final]
@@ -402,11 +419,15 @@ def calibrate_shipped(searches: Sequence[Search]) -> int:
 
 
 def corrections(
-    searches: Sequence[Search], base: LinearModel, held: str | None, keep_cjk: bool = False
+    searches: Sequence[Search],
+    base: LinearModel,
+    held: str | None,
+    keep_cjk: bool = False,
+    keep_prose: bool = False,
 ) -> LinearModel:
     """`base` with its Chinese and prose corrections and its calibrations fitted without the
     kind `held` (None: on every kind, `mixed` left out of the corrections as it asks the other
-    kinds' questions again); `keep_cjk` keeps `base`'s Chinese correction."""
+    kinds' questions again); `keep_cjk` / `keep_prose` keep `base`'s correction."""
     plain = base.model_copy(update={'cjk': None, 'prose': None})
     if held is None:  # mixed is held out of the corrections, its parts are not
         name, train = 'every kind but mixed', list(searches)
@@ -418,7 +439,9 @@ def corrections(
     model = plain.model_copy(
         update={
             'cjk': base.cjk if keep_cjk else fit_cjk(chinese, plain, f'Chinese kinds, {name}'),
-            'prose': fit_prose(english, plain, f'English kinds, {name}'),
+            'prose': base.prose
+            if keep_prose
+            else fit_prose(english, plain, f'English kinds, {name}'),
         }
     )
     # the corrections move other memories against turns, and so which hits are returned: fit,
@@ -435,12 +458,13 @@ def corrections(
     return model
 
 
-def write_corrections(searches: Sequence[Search], refit_cjk: bool) -> int:
-    """Fit the shipped model's prose correction (and with `refit_cjk` its Chinese one) and its
-    calibrations on every kind and write them into the shipped model."""
+def write_corrections(searches: Sequence[Search], refit_cjk: bool, keep_prose: bool) -> int:
+    """Fit the shipped model's prose correction (and with `refit_cjk` its Chinese one; with
+    `keep_prose` only the Chinese one) and its calibrations on every kind and write them into
+    the shipped model."""
     shipped = shipped_model()
     assert shipped is not None
-    model = corrections(searches, shipped, None, keep_cjk=not refit_cjk)
+    model = corrections(searches, shipped, None, keep_cjk=not refit_cjk, keep_prose=keep_prose)
     assert model.cjk is not None and model.prose is not None
     print_table(
         ['feature', 'Chinese correction', 'prose correction'],
@@ -469,6 +493,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument('--refit-cjk', action='store_true', help='with --write-corrections')
     parser.add_argument(
+        '--keep-prose',
+        action='store_true',
+        help='with --write-corrections --refit-cjk: keep the shipped prose correction',
+    )
+    parser.add_argument(
         '--calibrate-shipped',
         action='store_true',
         help="only fit the shipped model's calibration on every kind and write it",
@@ -478,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.calibrate_shipped:
         return calibrate_shipped(searches)
     if args.write_corrections:
-        return write_corrections(searches, args.refit_cjk)
+        return write_corrections(searches, args.refit_cjk, args.keep_prose)
     kinds = list(dict.fromkeys(s.kind for s in searches))
     shipped = shipped_model()
     assert shipped is not None

@@ -135,3 +135,22 @@ def test_a_prose_correction_is_fitted_without_the_held_out_kind_and_what_mixed_a
     held = prose_training(searches, 'mixed')
     assert {s.kind for s in held} == {'notes', 'summaries'}
     assert all(s.conversation != 'conv-26' for s in held)
+
+
+def test_the_replay_keeps_a_chinese_hit_sharing_a_word_once_the_question_is_answered():
+    raw = _search('zh', 3, question='我在读哪本科幻小说？')
+    ids = list(raw['factors'])
+    for n, ident in enumerate(ids):
+        # coverage: the first hit reaches the floor, the gold shares one word, the last none
+        raw['factors'][ident] |= {'confidence': [0.6, 0.1, 0.1, 0.1, 0.1, 0.0][n], 'reach': 0.2}
+    raw['factors'][ids[0]]['reach'] = 0.6
+    answered = Search(raw)
+    model = fit([Search(_search(k, 0)) for k in ('a', 'b')], 'fixture')
+    kept = replay(answered, model)
+    assert frozenset({'r3'}) in kept and frozenset({'r5'}) not in kept
+    # nothing reaches the floor: nothing is returned; English searches keep the plain floor
+    raw['factors'][ids[0]]['reach'] = 0.2
+    assert replay(Search(raw), model) == []
+    english = Search(_search('notes', 0))
+    english.confidence[:] = 0.1
+    assert english.reach is None and replay(english, model) == []
