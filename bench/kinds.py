@@ -156,6 +156,40 @@ def explain(service: Service, kind: KindSet, refs: Refs) -> list[dict[str, Any]]
     return out
 
 
+# questions no memory of the suite answers, in each kind's language (bench/updates_suite.py)
+UNRELATED_LANGS = {'zh': ('zh',), 'bank_zh': ('zh',), 'mixed': ('en', 'zh')}
+
+
+def unrelated(service: Service, kinds: list[KindSet]) -> list[dict[str, Any]]:
+    """Per kind and language: the share of unrelated questions the default request answers
+    with any hit, and the mean number of hits (the relevance floor's job)."""
+    from bench.updates_suite import UNRELATED
+
+    out = []
+    for kind in kinds:
+        for scope in kind.scopes():
+            for lang in UNRELATED_LANGS.get(kind.name, ('en',)):
+                counts = [
+                    len(
+                        service.post(
+                            '/v1/memory_search',
+                            {'query': q, 'scope': scope, 'top_k': TOP_K, 'touch': False},
+                        )['hits']
+                    )
+                    for q in UNRELATED[lang]
+                ]
+                out.append(
+                    {
+                        'kind': kind.name,
+                        'scope': scope,
+                        'lang': lang,
+                        'answered': sum(1 for c in counts if c) / len(counts),
+                        'hits': sum(counts) / len(counts),
+                    }
+                )
+    return out
+
+
 def settle(service: Service, timeout: float = 1800.0) -> float:
     """Wait until stats repeat and the service has been idle (graph extraction done)."""
     started = time.monotonic()
@@ -199,6 +233,8 @@ def run(
                     rows.append({**score(ranked, q.gold), 'tag': q.tag})
                 _collect(results, by_tag, kind.name, variant, rows)
             print(f'{variant}: asked', flush=True)
+            if variant == 'default':
+                facts['unrelated'] = unrelated(service, kinds)
         if with_explain:
             for kind in kinds:
                 explained += explain(service, kind, refs[kind.name])
@@ -270,6 +306,19 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(kv.split('=', 1) for kv in args.env)
     results, explained, facts = run(kinds, variants, args.explain, env)
     report(results, variants)
+    if facts.get('unrelated'):
+        answered: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for row in facts['unrelated']:
+            answered.setdefault((row['kind'], row['lang']), []).append(row)
+        print('\nunrelated questions (default request): share answered, mean hits')
+        print_table(
+            ['kind', 'lang', 'scopes', 'answered', 'hits'],
+            [
+                [kind, lang, len(rows), round(sum(r['answered'] for r in rows) / len(rows), 3),
+                 round(sum(r['hits'] for r in rows) / len(rows), 2)]
+                for (kind, lang), rows in answered.items()
+            ],
+        )  # fmt: skip
     suffix = ('_smoke' if args.max_questions else '') + (f'_{args.label}' if args.label else '')
     payload = {
         'command': ' '.join(['python', 'bench/kinds.py', *sys.argv[1:]]),
