@@ -14,6 +14,7 @@ import re
 from dataclasses import replace
 from functools import lru_cache
 
+from core.lazy_re import lazy_compile
 from core.names import is_organisation
 from recall.normalize import normalize_text
 from recall.write.answer_facts import answer_facts, answer_setting, rule_facts
@@ -136,18 +137,31 @@ def _liked(value: str, *, zh: bool) -> str:
 # ---- facts -----------------------------------------------------------------------------------
 
 
+# what `_self_rest` cuts, in order (compiled once: it runs at every clause of the speaker's)
+_SELF_SUBJECT = tuple(
+    (lazy_compile(pattern), replacement)
+    for pattern, replacement in (
+        (r"(?i)^i'm\b", 'am'),
+        (r"(?i)^i've\b", 'have'),
+        (r"(?i)^(?:i'd|i'll)\b", ''),
+        (r'(?i)^(?:i|we)\s+', ''),
+        (r'^我们?', ''),
+    )
+)
+_HAN = lazy_compile(r'[\u4e00-\u9fff]')
+_LATIN = lazy_compile(r'[A-Za-z]')
+
+
 def _self_rest(clause: str) -> str:
     """The clause without its first-person subject, so the slot patterns read the verb."""
-    rest = re.sub(r"(?i)^i'm\b", 'am', clause)
-    rest = re.sub(r"(?i)^i've\b", 'have', rest)
-    rest = re.sub(r"(?i)^(?:i'd|i'll)\b", '', rest)
-    rest = re.sub(r'(?i)^(?:i|we)\s+', '', rest)
-    rest = re.sub(r'^我们?', '', rest)
+    rest = clause
+    for pattern, replacement in _SELF_SUBJECT:
+        rest = pattern.sub(replacement, rest)
     return TIME_LEAD_ZH.sub('', TIME_LEAD_EN.sub('', rest.strip()))
 
 
 def _attr_facts(clause: str, subject: str, index: int, past: bool) -> list[Fact]:
-    zh = bool(re.match(r'[\u4e00-\u9fff]', clause))
+    zh = bool(_HAN.match(clause))
     m = (ATTR_ZH if zh else ATTR_EN).match(clause)
     if m is None:
         return []
@@ -220,7 +234,7 @@ def _kin_possessor(clause: str) -> re.Match[str] | None:
 
 
 def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact]:
-    zh = bool(re.search(r'[\u4e00-\u9fff]', clause)) and not re.match(r'[A-Za-z]', clause)
+    zh = bool(_HAN.search(clause)) and not _LATIN.match(clause)
     rest = _self_rest(clause) if subject == SELF else _strip_lead(clause)
     past = bool(PAST_ZH.search(clause) if zh else PAST_EN.search(rest))
     past = past and not PRESENT_PERFECT.match(rest)
@@ -231,7 +245,7 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
     # "李娜的科室主任是张建国医生" is about her department head, not about her
     someone_elses = zh and owner == subject and rest.startswith('的')
     for slot, pattern in () if someone_elses else SLOTS_ZH if zh else SLOTS_EN:
-        if any(f.slot == slot for f in facts) or (
+        if (facts and any(f.slot == slot for f in facts)) or (
             zh and slot == 'lives_in' and (TRIP_ZH.search(text) or HOTEL_ZH.search(clause))
         ):
             continue
@@ -275,7 +289,7 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
         return facts
     facts += _many_facts(rest, owner, index, past, zh)
     # "emoji的限制取消了" is Chinese though it opens with a Latin word
-    if not facts and owner == SELF and (zh or re.search(r'[\u4e00-\u9fff]', clause)):
+    if not facts and owner == SELF and (zh or _HAN.search(clause)):
         facts += rule_facts(rest, index)
     return facts
 
