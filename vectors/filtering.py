@@ -3,9 +3,12 @@ own filtered query (the graph channel) and for in-memory twins."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from vectors.models import PointFilter
+
+Matcher = Callable[[dict[str, Any]], bool]
 
 
 def values_at(payload: dict[str, Any], key: str) -> list[Any]:
@@ -58,6 +61,46 @@ def matches(payload: dict[str, Any], flt: PointFilter) -> bool:
     return all(
         any(_in_range(v, rng) for v in values_at(payload, key)) for key, rng in flt.ranges.items()
     )
+
+
+def matcher(flt: PointFilter) -> Matcher:
+    """`matches` against `flt` as a function of the payload, the filter worked out once: a
+    search checks ~60 neighbours' payloads against its filter (~0.4 us each against ~4)."""
+    keys = [*flt.any_of, *flt.none_of]
+    if flt.ranges or any('.' in k or k.endswith('[]') for k in keys):
+        return lambda payload: matches(payload, flt)  # paths and ranges: the general reading
+    scopes = flt.scopes
+    wanted = [(key, *_split(values)) for key, values in flt.any_of.items()]
+    banned = [(key, *_split(values)) for key, values in flt.none_of.items()]
+
+    def check(payload: dict[str, Any]) -> bool:
+        if scopes is not None and payload.get('scope') not in scopes:
+            return False
+        for key, plain, flags in wanted:
+            if not _holds(payload.get(key), plain, flags):
+                return False
+        return not any(_holds(payload.get(key), plain, flags) for key, plain, flags in banned)
+
+    return check
+
+
+def _split(values: list[Any]) -> tuple[tuple[Any, ...], tuple[bool, ...]]:
+    """A condition's values apart from its booleans (Qdrant keeps bool and integer apart)."""
+    return (
+        tuple(v for v in values if not isinstance(v, bool)),
+        tuple(v for v in values if isinstance(v, bool)),
+    )
+
+
+def _holds(value: Any, plain: tuple[Any, ...], flags: tuple[bool, ...]) -> bool:
+    """Whether a top-level value (or an element of a list value) is one of `plain` or `flags`,
+    as `_any_in` over `values_at` reads it."""
+    if value is None:
+        return False
+    for v in value if isinstance(value, list) else (value,):
+        if v is not None and (v in flags if isinstance(v, bool) else v in plain):
+            return True
+    return False
 
 
 def facet_key(value: Any) -> str:

@@ -30,7 +30,7 @@ from recall.read.ties import stable_top
 from recall.read.weights import CANDIDATE_FACTOR, MAX_CANDIDATES, MIN_CANDIDATES
 from recall.schemas import SearchMode, SearchRequest
 from recall.tiers import Kind, Trust
-from vectors.filtering import matches
+from vectors.filtering import matcher, matches
 from vectors.models import Channel, PointFilter, ScoredPoint, StoredPoint, scored_point
 from vectors.ports import Embedder, SparseEncoder, VectorStore
 
@@ -319,7 +319,8 @@ class ChannelReader:
         links = [p.payload.get(key) for p in points for key in ('prev_id', 'next_id')]
         wanted = list(dict.fromkeys(str(n) for n in links if n and n not in known))
         fetched = self._vectors.retrieve(MEMORIES, wanted) if wanted else []
-        return {p.id: p.payload for p in fetched if matches(p.payload, flt)}
+        holds = matcher(flt)
+        return {p.id: p.payload for p in fetched if holds(p.payload)}
 
     def _graph_channel(
         self,
