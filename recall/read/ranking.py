@@ -9,9 +9,10 @@ every candidate and reports each one's factors.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 
 from core.clock import to_epoch
 from recall.decay import multiplier, relevance
@@ -54,7 +55,13 @@ class Scored:
     id: str
     score: float
     chunk: Chunk
-    components: dict[str, float]
+    # the receipt of the score, built only for the candidates the policy keeps (~10 of ~30)
+    explained: Callable[[], dict[str, float]]
+
+    @property
+    def components(self) -> dict[str, float]:
+        """The hit's receipt: its channel ranks and scores and what moved it."""
+        return self.explained()
 
     def hit(self) -> Hit:
         """The client's view of this candidate."""
@@ -341,9 +348,9 @@ class _Ranking:
         if self._below_floor(signal):
             self.below += 1
             return
-        components = self._components(ident, base, factors, signal)
+        explained = partial(self._components, ident, base, factors, signal)
         factor = 1.0 if self._pure else factors.product()
-        hit = Scored(id=chunk.id, score=base * factor, chunk=chunk, components=components)
+        hit = Scored(id=chunk.id, score=base * factor, chunk=chunk, explained=explained)
         self._keep(hit, factors.trusted != 1.0)
 
     def _signal(self, ident: str) -> dict[str, float]:
