@@ -70,11 +70,14 @@ def serve(args: argparse.Namespace) -> int:
     # A stderr without a file (a test runner's capture) keeps the runner's own handler.
     with contextlib.suppress(io.UnsupportedOperation, ValueError):
         faulthandler.enable()
-    # the model loads while the API's modules import (half a second): see preload_model
-    preload_embedder(settings)
-    start_trimming()
     from api.app import create_app
     from api.serving import serve as waitress_serve
+
+    # the model loads while create_app opens the stores: see preload_model. Not before the
+    # imports above: its thread's own imports and session build then take the GIL from theirs
+    # (a restart on a 10k store was healthy 0.4 s later, bench/README.md, restart)
+    preload_embedder(settings)
+    start_trimming()
 
     app = create_app(settings)
     mode = 'embedded' if settings.embedded else 'server'

@@ -1,7 +1,6 @@
-"""Start loading the embedding model before the API's modules import (`mnemos serve`).
+"""Start loading the embedding model before `create_app` opens the stores (`mnemos serve`).
 
-A light part of the composition root: importing `runtime.bootstrap` would import the whole
-service first, which is the work the preload is meant to run beside.
+A light part of the composition root: `build` takes the model the preload loaded.
 """
 
 from __future__ import annotations

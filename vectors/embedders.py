@@ -311,9 +311,10 @@ def preload_model(
 ) -> None:
     """Start loading a model on a thread; `make_embedder` with the same arguments takes it.
 
-    `mnemos serve` calls this before it imports the API: onnxruntime builds its session
-    without holding the GIL, so the build overlaps the imports and a restart answers sooner
-    (bench/README.md, restart). A second call with the same arguments does nothing.
+    `mnemos serve` calls this once the API is imported, before it opens the stores: the load
+    overlaps the store opening. Started before the imports, its own imports and session build
+    slowed theirs down more than it saved (bench/README.md, restart). A second call with the
+    same arguments does nothing.
     """
     key = (name, batch_size, threads, cache_dir)
     with _preloads_lock:
