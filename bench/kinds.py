@@ -156,37 +156,91 @@ def explain(service: Service, kind: KindSet, refs: Refs) -> list[dict[str, Any]]
     return out
 
 
-# questions no memory of the suite answers, in each kind's language (bench/updates_suite.py)
+# questions no memory of the suite answers, in each kind's language: the ten of
+# bench/updates_suite.py ('base', kept for comparability) and the hand-written dev and test
+# halves of bench/data/unrelated.json (a floor is chosen on dev and scored on test)
 UNRELATED_LANGS = {'zh': ('zh',), 'bank_zh': ('zh',), 'mixed': ('en', 'zh')}
+UNRELATED_PATH = ROOT / 'bench' / 'data' / 'unrelated.json'
+
+
+def unrelated_sets() -> dict[str, dict[str, list[str]]]:
+    """Unrelated questions by set ('base', 'dev', 'test') and language."""
+    import json
+
+    from bench.updates_suite import UNRELATED
+
+    more = json.loads(UNRELATED_PATH.read_text(encoding='utf-8'))
+    return {'base': UNRELATED, 'dev': more['dev'], 'test': more['test']}
+
+
+def _unrelated_asked(kind: KindSet) -> list[tuple[str, str, str, list[str]]]:
+    """(scope, set, language, questions) for each unrelated batch a kind is asked."""
+    sets = unrelated_sets()
+    return [
+        (scope, name, lang, by_lang[lang])
+        for scope in kind.scopes()
+        for lang in UNRELATED_LANGS.get(kind.name, ('en',))
+        for name, by_lang in sets.items()
+    ]
 
 
 def unrelated(service: Service, kinds: list[KindSet]) -> list[dict[str, Any]]:
-    """Per kind and language: the share of unrelated questions the default request answers
-    with any hit, and the mean number of hits (the relevance floor's job)."""
-    from bench.updates_suite import UNRELATED
-
+    """Per kind, scope, set and language: the share of unrelated questions the default request
+    answers with any hit, and the mean number of hits (the relevance floor's job)."""
     out = []
     for kind in kinds:
-        for scope in kind.scopes():
-            for lang in UNRELATED_LANGS.get(kind.name, ('en',)):
-                counts = [
-                    len(
-                        service.post(
-                            '/v1/memory_search',
-                            {'query': q, 'scope': scope, 'top_k': TOP_K, 'touch': False},
-                        )['hits']
-                    )
-                    for q in UNRELATED[lang]
-                ]
-                out.append(
-                    {
-                        'kind': kind.name,
-                        'scope': scope,
-                        'lang': lang,
-                        'answered': sum(1 for c in counts if c) / len(counts),
-                        'hits': sum(counts) / len(counts),
-                    }
+        for scope, name, lang, questions in _unrelated_asked(kind):
+            counts = [
+                len(
+                    service.post(
+                        '/v1/memory_search',
+                        {'query': q, 'scope': scope, 'top_k': TOP_K, 'touch': False},
+                    )['hits']
                 )
+                for q in questions
+            ]
+            out.append(
+                {
+                    'kind': kind.name,
+                    'scope': scope,
+                    'set': name,
+                    'lang': lang,
+                    'answered': sum(1 for c in counts if c) / len(counts),
+                    'hits': sum(counts) / len(counts),
+                }
+            )
+    return out
+
+
+def explain_unrelated(service: Service, kind: KindSet, refs: Refs) -> list[dict[str, Any]]:
+    """Every unrelated question of a kind explained as `explain` asks (no gold): the receipts
+    with which a floor is replayed (bench/kinds_fit.py)."""
+    out = []
+    for scope, name, lang, questions in _unrelated_asked(kind):
+        for q in questions:
+            body = {
+                'query': q,
+                'scope': scope,
+                'top_k': TOP_K,
+                'touch': False,
+                'explain': True,
+                'weights': ALL_CHANNELS,
+                'min_score': 0.0,
+            }
+            receipt = service.post('/v1/memory_search', body)['receipt']
+            ids = {i for pts in receipt['candidates'].values() for i, _ in pts}
+            out.append(
+                {
+                    'kind': kind.name,
+                    'scope': scope,
+                    'question': q,
+                    'tag': f'unrelated:{name}:{lang}',
+                    'gold': [],
+                    'lists': receipt['candidates'],
+                    'factors': receipt['factors'],
+                    'refs': {i: sorted(refs.get(i, ())) for i in ids},
+                }
+            )
     return out
 
 
@@ -238,6 +292,9 @@ def run(
         if with_explain:
             for kind in kinds:
                 explained += explain(service, kind, refs[kind.name])
+            facts['unrelated_explained'] = [
+                r for k in kinds for r in explain_unrelated(service, k, refs[k.name])
+            ]
     finally:
         service.stop()
     for kind in kinds:
@@ -307,19 +364,21 @@ def main(argv: list[str] | None = None) -> int:
     results, explained, facts = run(kinds, variants, args.explain, env)
     report(results, variants)
     if facts.get('unrelated'):
-        answered: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        answered: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
         for row in facts['unrelated']:
-            answered.setdefault((row['kind'], row['lang']), []).append(row)
+            answered.setdefault((row['kind'], row['lang'], row['set']), []).append(row)
         print('\nunrelated questions (default request): share answered, mean hits')
         print_table(
-            ['kind', 'lang', 'scopes', 'answered', 'hits'],
+            ['kind', 'lang', 'set', 'scopes', 'answered', 'hits'],
             [
-                [kind, lang, len(rows), round(sum(r['answered'] for r in rows) / len(rows), 3),
+                [kind, lang, name, len(rows),
+                 round(sum(r['answered'] for r in rows) / len(rows), 3),
                  round(sum(r['hits'] for r in rows) / len(rows), 2)]
-                for (kind, lang), rows in answered.items()
+                for (kind, lang, name), rows in answered.items()
             ],
         )  # fmt: skip
     suffix = ('_smoke' if args.max_questions else '') + (f'_{args.label}' if args.label else '')
+    unrelated_explained = facts.pop('unrelated_explained', [])
     payload = {
         'command': ' '.join(['python', 'bench/kinds.py', *sys.argv[1:]]),
         'service_env': env,
@@ -331,6 +390,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f'\nwrote {path.relative_to(ROOT)} ({payload["wall_s"]:.0f} s)')
     if explained:
         saved = write_json(f'kinds_explained{suffix}', explained)
+        print(f'wrote {saved.relative_to(ROOT)}')
+    if unrelated_explained:
+        saved = write_json(f'kinds_explained_unrelated{suffix}', unrelated_explained)
         print(f'wrote {saved.relative_to(ROOT)}')
     return 0
 
