@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from core.text import MONTHS
-from recall.read.slots import coverage_of, is_cjk
+from recall.read.slots import CJK_FUNCTION, coverage_of, is_cjk
 from recall.read.weights import (
     CONTEXT_DEPTH,
     COSINE_FLOOR,
@@ -151,6 +151,25 @@ def coverage(terms: Sequence[str], text: str, stated: frozenset[str] = frozenset
         return 0.0
     words = _terms_of(text) if len(text) <= CACHED_TEXT else _terms_of.__wrapped__(text)
     return coverage_of(terms, words, text, stated)
+
+
+@lru_cache(maxsize=256)
+def content_pairs(query: str) -> frozenset[str]:
+    """The query's pairs of adjacent Chinese characters, not both function ones (我, 的, 什么…):
+    the two-character words a hit on its topic most likely repeats (科幻 of 科幻小说, 住在)."""
+    return frozenset(
+        t
+        for t in tokenize(query)
+        if len(t) == 2 and _CJK_PAIR.fullmatch(t) and not CJK_FUNCTION.issuperset(t)
+    )
+
+
+def holds_pair(pairs: frozenset[str], text: str) -> bool:
+    """Whether the text holds one of `pairs` (content_pairs) as the BM25 tokenizer pairs it."""
+    if not pairs:
+        return False
+    words = _terms_of(text) if len(text) <= CACHED_TEXT else _terms_of.__wrapped__(text)
+    return not pairs.isdisjoint(words)
 
 
 def calibrated_cosine(cosine: float | None) -> float:

@@ -225,6 +225,14 @@ _ZH_ANSWERS = ('回答', '回复')
 # and the rules for them ("emoji的限制取消了" for 回答里能用emoji吗: recall.write.facts reads
 # every rule as one for the answers)
 _ANSWER_SLOTS = ('answer_format', 'answer_language', 'answer_length', 'rule')
+# the Chinese words naming a unit the asker prefers, for a memory stating it
+# ("别用英里了。用公里吧。" for 距离用什么单位): only coverage reads them, no question asks a slot
+# by them (asked)
+_ZH_UNITS = (
+    ('unit:distance', ('距离', '里程', '单位')),
+    ('unit:weight', ('重量', '体重', '单位')),
+    ('unit:temperature', ('温度', '气温', '单位')),
+)
 
 
 @cache
@@ -244,6 +252,7 @@ def _zh_stated_words() -> tuple[tuple[str, frozenset[str]], ...]:
     out: dict[str, set[str]] = {}
     zh = [(slot, words) for slot, words in _ZH_SLOTS if slot is not None]
     zh += [(slot, _ZH_ANSWERS) for slot in _ANSWER_SLOTS]
+    zh += list(_ZH_UNITS)
     for slot, words in zh:
         for word in words:
             if len(word) > 1:

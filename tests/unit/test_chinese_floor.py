@@ -2,10 +2,14 @@
 hit reaches the floor, a paraphrase sharing one content word with the question is kept (its
 share of the question's characters alone would drop it), a memory sharing none is not, and a
 question nothing answers still gets nothing. The learned model reads a Chinese hit's coverage
-alone as its confidence (the default embedder reads no Chinese)."""
+alone as its confidence (the default embedder reads no Chinese). A hit reaches the floor by
+its coverage with a two-character word of the question, or by covering half of it: not by the
+default embedder's cosine, which is high between any two Chinese sentences."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from core.auth import Principal
@@ -25,10 +29,26 @@ READING = '我正在读《三体》第二部。'  # the answer, sharing only 读
 UNRELATED = '我每天早上六点半起床。'  # shares no content word
 
 
-def _ids() -> tuple[RecallService, dict[str, str]]:
-    store, clock = InMemoryVectorStore(), ManualClock(NOW)
-    writer = MemoryWriter(store, HashEmbedder(), Bm25Encoder(), clock)
-    recall = RecallService(store, HashEmbedder(), Bm25Encoder(), clock, writer)
+class BlindEmbedder(HashEmbedder):
+    """A pure-logic fake of the default embedder on Chinese: any two sentences sit at cosine
+    ~0.64 (a shared direction 0.8, the hashed words 0.6), identical ones at 1."""
+
+    def _one(self, text: str) -> list[float]:
+        words = super()._one(text)
+        shared = [1.0 / math.sqrt(self.dim)] * self.dim
+        vector = [0.8 * s + 0.6 * w for s, w in zip(shared, words, strict=True)]
+        norm = math.sqrt(sum(v * v for v in vector))
+        return [v / norm for v in vector]
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Blind vectors."""
+        return [self._one(t) for t in texts]
+
+
+def _ids(embedder: HashEmbedder | None = None) -> tuple[RecallService, dict[str, str]]:
+    store, clock, embedder = InMemoryVectorStore(), ManualClock(NOW), embedder or HashEmbedder()
+    writer = MemoryWriter(store, embedder, Bm25Encoder(), clock)
+    recall = RecallService(store, embedder, Bm25Encoder(), clock, writer)
     written = writer.remember([MemoryIn(scope=SCOPE, text=t) for t in (NOVEL, READING, UNRELATED)])
     return recall, {t: str(r.id) for t, r in zip((NOVEL, READING, UNRELATED), written, strict=True)}
 
@@ -48,7 +68,10 @@ def test_a_chinese_hit_is_read_by_its_coverage_and_the_floor_by_its_reach():
     assert factors is not None
     # 读 of 读本科幻小说: one content character in six
     assert abs(factors[ids[READING]]['confidence'] - 1 / 6) < 1e-3
-    assert factors[ids[READING]]['reach'] >= factors[ids[READING]]['confidence']
+    # 在读 is its one word of the question, a sixth of it: it does not reach the floor alone;
+    # 科幻小说 does, by its coverage
+    assert factors[ids[READING]]['reach'] < 0.3
+    assert factors[ids[NOVEL]]['reach'] == factors[ids[NOVEL]]['confidence'] >= 0.3
     assert factors[ids[UNRELATED]]['confidence'] == 0.0
     # an English question keeps one confidence, the cosine counting
     english = SearchRequest(query='Which novel am I reading?', scope=SCOPE, explain=True)
@@ -61,3 +84,19 @@ def test_a_chinese_question_nothing_answers_gets_nothing():
     recall, _ = _ids()
     request = SearchRequest(query='秘鲁的首都是哪里？', scope=SCOPE, touch=False)
     assert recall.search(request, ADMIN).hits == []
+
+
+def test_a_shared_character_and_a_high_cosine_do_not_answer_an_unrelated_question():
+    # 天 of 每天 is the only character 明天会下雨吗 shares with any memory: a fifth of the
+    # question and no two-character word, however close the embedder puts the two sentences
+    recall, _ = _ids(BlindEmbedder())
+    request = SearchRequest(query='明天会下雨吗？', scope=SCOPE, touch=False)
+    assert recall.search(request, ADMIN).hits == []
+
+
+def test_a_hit_repeating_a_word_of_the_question_still_answers_it():
+    recall, ids = _ids(BlindEmbedder())
+    request = SearchRequest(query='我在读哪本科幻小说？', scope=SCOPE, touch=False)
+    found = {h.id for h in recall.search(request, ADMIN).hits}
+    assert {ids[NOVEL], ids[READING]} <= found
+    assert ids[UNRELATED] not in found
