@@ -119,7 +119,8 @@ def test_no_secret_of_the_corpus_is_stored_through_any_field_or_path(client, aut
     stored = '\n'.join(_texts(r) for r in records)
     episodes = client.get(f'/v1/episodes?scope={scope}', headers=auth).get_json()['episodes']
     assert episodes
-    stored += json.dumps(episodes, ensure_ascii=False)
+    # episodes' strings, not their ids, times or counts: a 3-digit CVV turns up in those by chance
+    stored += '\n'.join(_strings(episodes))
     secrets = [secret for _, secret in SAMPLES] + [secret for _, secret in NAMED]
     leaked = [secret for secret in secrets if secret in stored]
     assert leaked == []
