@@ -27,6 +27,13 @@ OPTIMIZE_IDLE_SECONDS = 3.0
 # otherwise grow the appendable segment, and with it exact search and the next build, without
 # bound: past this many changes the build runs anyway.
 OPTIMIZE_MAX_PENDING = 50_000
+# An empty shard's folder takes 0.15 MB on disk as Edge creates it (as `du` counts: 504 KB of
+# file sizes), and ~200 MB once an index build before 684b67f built it (preallocated index
+# pages and log padding; 198 MB measured on a 10k store's `episodes`), which every opening
+# reads back (~1 s of a start on 2 cores). Past this size an empty shard is rewritten as a
+# fresh one (`repair_empty`); a shard whose points were all deleted may pass it too, and is
+# rewritten the same way (a compaction's rewrite, which drops their bytes).
+BLOATED_EMPTY_BYTES = 16 << 20
 
 
 class EdgeBuilds:
@@ -50,6 +57,7 @@ class EdgeBuilds:
         # opened: its deletes before the opening are not known)
         self._deletes: dict[str, int] = {}
         self._rewritten: dict[str, int] = {}
+        self._checked: set[str] = set()  # shards `repair_empty` has looked at
         self._stop = threading.Event()
         self._optimizer: threading.Thread | None = None
         if auto_optimize:
@@ -97,6 +105,30 @@ class EdgeBuilds:
                     self._replace(name, build=True)
             self.pending = max(0, self.pending - pending)  # writes meanwhile stay pending
         log.info('indexed %d changed points in %.1f s', pending, time.monotonic() - started)
+
+    def repair_empty(self) -> int:
+        """Rewrite as a fresh empty generation every shard opened since the last call that
+        holds no point but whose folder is bloated (BLOATED_EMPTY_BYTES: an empty shard an
+        older build built); returns how many. The rewrite is a compaction's: a crash before its
+        commit reopens the old generation, and a write landing meanwhile is replayed into it."""
+        repaired = 0
+        with self._rebuilding:
+            for name in [n for n in list(self._shards.open) if n not in self._checked]:
+                self._checked.add(name)
+                if self._bloated_empty(name):
+                    log.info('rewriting empty vector shard %s (a bloated folder)', name)
+                    self._replace(name, build=False)
+                    repaired += 1
+        return repaired
+
+    def _bloated_empty(self, name: str) -> bool:
+        shards = self._shards
+        with shards.write:
+            shard = shards.open.get(name)
+            if shard is None or edge_compact.points(shard):
+                return False  # a point written from here on is one the rewrite copies
+            path = shards.path(name)  # its generation changes under `_rebuilding` only
+        return edge_compact.disk_bytes(path) > BLOATED_EMPTY_BYTES
 
     def _replace(self, name: str, *, build: bool) -> int:
         """Put a new generation of `name`'s shard in its place: its index built from a copy
@@ -161,6 +193,10 @@ class EdgeBuilds:
     def _optimize_when_idle(self) -> None:
         saved = self.pending
         while not self._stop.wait(1.0):
+            try:  # off the request path: a start is healthy before it runs
+                self.repair_empty()
+            except Exception:
+                log.exception('rewriting an empty vector shard failed')
             if self.pending != saved:  # a process killed now still builds the index next time
                 saved = edge_compact.save_pending(self._shards.root, self.pending)
             idle = time.monotonic() - self._last_write >= OPTIMIZE_IDLE_SECONDS

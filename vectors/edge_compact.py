@@ -22,6 +22,7 @@ The folders of the layout before generations (`<name>.compacting`, `<name>.compa
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import logging
 import os
@@ -258,6 +259,15 @@ def replay(shard: Any, journal: Sequence[Any], start: int) -> int:
         shard.update(journal[start])
         start += 1
     return start
+
+
+def disk_bytes(path: Path) -> int:
+    """The bytes the files under `path` take on disk (allocated blocks, as `du` counts them)."""
+    total = 0
+    for entry in path.rglob('*'):
+        with contextlib.suppress(FileNotFoundError):  # a log segment dropped meanwhile
+            total += entry.lstat().st_blocks * 512 if entry.is_file() else 0
+    return total
 
 
 def points(shard: Any) -> int:

@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 
 from tests.contract.test_vector_store import ALL, REPO, SPEC, C, pid, point
+from tests.waiting import wait_until
 from vectors import edge_compact
 from vectors.edge import EdgeVectorStore
+from vectors.edge_build import BLOATED_EMPTY_BYTES
 
 MARKER = 'zq-forgotten-marker-7731'
 
@@ -196,5 +198,42 @@ def test_edge_a_build_leaves_an_empty_shard_as_it_is(tmp_path: Path) -> None:
         assert again._shards.generations == {C: 1, 'episodes': 0}
         assert again.count('episodes', ALL) == 0
         assert again.count(C, ALL) == 50
+    finally:
+        again.close()
+
+
+def test_edge_an_empty_shard_an_older_build_bloated_is_rewritten_fresh(tmp_path: Path) -> None:
+    """An empty shard built by a build before 684b67f (~200 MB that every opening reads back)
+    is rewritten as a fresh empty generation by the optimizer thread after a reopening, and
+    takes writes and searches after; a shard holding points keeps its generation and folder."""
+    root = tmp_path / 'vectors'
+    empty = SPEC.model_copy(update={'name': 'episodes'})
+    store = EdgeVectorStore(root, auto_optimize=False)
+    try:
+        store.ensure_collection(SPEC)
+        store.ensure_collection(empty)
+        store.upsert(C, [point(n) for n in range(1, 51)])
+        store.optimize()
+        store._builds._replace('episodes', build=True)  # what a build did before 684b67f
+        assert shard_folders(root) == ['episodes.g1', f'{C}.g1']
+    finally:
+        store.close()
+    bloated = edge_compact.disk_bytes(root / 'episodes.g1')
+    assert bloated > BLOATED_EMPTY_BYTES
+    again = EdgeVectorStore(root)  # its optimizer thread repairs
+    try:
+        again.ensure_collection(SPEC)
+        again.ensure_collection(empty)
+        wait_until(  # the old folder goes once the new generation is in its place
+            lambda: shard_folders(root) == ['episodes.g2', f'{C}.g1'],
+            lambda: f'the shard folders are {shard_folders(root)}',
+            timeout=300,
+        )
+        assert again._shards.generations == {C: 1, 'episodes': 2}
+        assert edge_compact.disk_bytes(root / 'episodes.g2') < BLOATED_EMPTY_BYTES
+        assert again.count('episodes', ALL) == 0
+        assert again.count(C, ALL) == 50
+        again.upsert('episodes', [point(7, dense=[1.0, 0.0, 0.0, 0.0])])
+        assert again.query('episodes', 'dense', [1.0, 0.0, 0.0, 0.0], ALL, 1)[0].id == pid(7)
     finally:
         again.close()
