@@ -27,12 +27,12 @@ OPTIMIZE_IDLE_SECONDS = 3.0
 # otherwise grow the appendable segment, and with it exact search and the next build, without
 # bound: past this many changes the build runs anyway.
 OPTIMIZE_MAX_PENDING = 50_000
-# An empty shard's folder takes 0.15 MB on disk as Edge creates it (as `du` counts: 504 KB of
-# file sizes), and ~200 MB once an index build before 684b67f built it (preallocated index
-# pages and log padding; 198 MB measured on a 10k store's `episodes`), which every opening
-# reads back (~1 s of a start on 2 cores). Past this size an empty shard is rewritten as a
-# fresh one (`repair_empty`); a shard whose points were all deleted may pass it too, and is
-# rewritten the same way (a compaction's rewrite, which drops their bytes).
+# An empty shard's folder takes 0.15-0.5 MB on disk (as `du` counts) as Edge creates it, and
+# ~200 MB once an index build before 684b67f built it (preallocated index pages and log
+# padding; 198 MB measured on a 10k store's `episodes`), which every opening reads back (~1 s
+# of a start on 2 cores). Past this size an empty shard is rewritten as a fresh one
+# (`repair_empty`); a shard whose points were all deleted may pass it too, and is rewritten the
+# same way (a compaction's rewrite, which drops their bytes).
 BLOATED_EMPTY_BYTES = 16 << 20
 
 
