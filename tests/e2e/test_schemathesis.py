@@ -19,7 +19,9 @@ import schemathesis
 # imported here, at collection, rather than lazily inside `from_wsgi` / `as_strategy` from a
 # fixture: pytest rewrites plugin modules with ast.parse, and CPython 3.11.7 fails that with
 # 'AST constructor recursion depth mismatch' when the app's threads are running (seen once in
-# four CI runs: 59 errors at setup)
+# four CI runs: 59 errors at setup; again in a strategy's first draw, importing
+# schemathesis.generation.dictionaries)
+import schemathesis.generation.dictionaries  # noqa: F401  (imported by a strategy's first draw)
 import schemathesis.specs.openapi._hypothesis  # noqa: F401
 import schemathesis.specs.openapi.schemas  # noqa: F401
 from hypothesis import HealthCheck, Phase, given, seed, settings
