@@ -230,15 +230,17 @@ def test_a_stop_in_mid_extraction_logs_no_error_and_the_cut_job_runs_at_the_next
     try:
         wait_healthy(proc, port, first)
         places = ['Lisbon', 'Berlin', 'Oslo', 'Madrid', 'Vienna', 'Prague', 'Porto']
-        # 400 texts: the graph job parses them for seconds after the stop's grace (~15 s on
-        # a loaded 2-core machine), so the stop cuts it short
+        # 1,000 texts (the batch limit) in one graph job: it parses them for many seconds
+        # after the stop's 2 s grace, so the stop cuts it short (with 400, a quiet 2-core
+        # machine once ran the whole job within the grace and nothing was cut)
         items = [
             {
                 'scope': 'agent:stop',
                 'text': f'Alice Smith {i} moved from {places[i % 7]} to {places[(i + 3) % 7]}'
-                f' in {1500 + i}, where she met Bob Jones {i} at Acme {i}.',
+                f' in {1500 + i}, where she met Bob Jones {i} at Acme {i}. Carol White {i}'
+                f' joined them at Globex {i} in {places[(i + 5) % 7]} in {1501 + i}.',
             }
-            for i in range(399)
+            for i in range(999)
         ]
         # the last text the graph job reads: its entity shows that the job ran to its end
         items.append({'scope': 'agent:stop', 'text': 'Quentin Tarrow works at Initech in Oslo.'})
