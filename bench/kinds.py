@@ -128,32 +128,44 @@ def plain_rankings(kind: KindSet) -> list[list[frozenset[str]]]:
 
 def explain(service: Service, kind: KindSet, refs: Refs) -> list[dict[str, Any]]:
     """Every question once with every channel on, no floor, `explain: true`."""
-    out = []
-    for q in kind.questions:
-        body = {
-            'query': q.text,
-            'scope': q.scope,
-            'top_k': TOP_K,
-            'touch': False,
-            'explain': True,
-            'weights': ALL_CHANNELS,
-            'min_score': 0.0,
-        }
-        receipt = service.post('/v1/memory_search', body)['receipt']
-        ids = {i for pts in receipt['candidates'].values() for i, _ in pts}
-        out.append(
-            {
-                'kind': kind.name,
-                'scope': q.scope,
-                'question': q.text,
-                'tag': q.tag,
-                'gold': [sorted(p) for p in q.gold],
-                'lists': receipt['candidates'],
-                'factors': receipt['factors'],
-                'refs': {i: sorted(refs.get(i, ())) for i in ids},
-            }
-        )
-    return out
+    return [
+        _explained(service, refs, kind.name, q.scope, q.text, q.tag, [sorted(p) for p in q.gold])
+        for q in kind.questions
+    ]
+
+
+def _explained(
+    service: Service,
+    refs: Refs,
+    kind: str,
+    scope: str,
+    question: str,
+    tag: str,
+    gold: list[list[str]],
+) -> dict[str, Any]:
+    """One question asked with every channel on, no floor, `explain: true`: its receipt's
+    candidate lists and factors, and the refs of every candidate."""
+    body = {
+        'query': question,
+        'scope': scope,
+        'top_k': TOP_K,
+        'touch': False,
+        'explain': True,
+        'weights': ALL_CHANNELS,
+        'min_score': 0.0,
+    }
+    receipt = service.post('/v1/memory_search', body)['receipt']
+    ids = {i for pts in receipt['candidates'].values() for i, _ in pts}
+    return {
+        'kind': kind,
+        'scope': scope,
+        'question': question,
+        'tag': tag,
+        'gold': gold,
+        'lists': receipt['candidates'],
+        'factors': receipt['factors'],
+        'refs': {i: sorted(refs.get(i, ())) for i in ids},
+    }
 
 
 # questions no memory of the suite answers, in each kind's language: the ten of
@@ -215,33 +227,11 @@ def unrelated(service: Service, kinds: list[KindSet]) -> list[dict[str, Any]]:
 def explain_unrelated(service: Service, kind: KindSet, refs: Refs) -> list[dict[str, Any]]:
     """Every unrelated question of a kind explained as `explain` asks (no gold): the receipts
     with which a floor is replayed (bench/kinds_fit.py)."""
-    out = []
-    for scope, name, lang, questions in _unrelated_asked(kind):
-        for q in questions:
-            body = {
-                'query': q,
-                'scope': scope,
-                'top_k': TOP_K,
-                'touch': False,
-                'explain': True,
-                'weights': ALL_CHANNELS,
-                'min_score': 0.0,
-            }
-            receipt = service.post('/v1/memory_search', body)['receipt']
-            ids = {i for pts in receipt['candidates'].values() for i, _ in pts}
-            out.append(
-                {
-                    'kind': kind.name,
-                    'scope': scope,
-                    'question': q,
-                    'tag': f'unrelated:{name}:{lang}',
-                    'gold': [],
-                    'lists': receipt['candidates'],
-                    'factors': receipt['factors'],
-                    'refs': {i: sorted(refs.get(i, ())) for i in ids},
-                }
-            )
-    return out
+    return [
+        _explained(service, refs, kind.name, scope, q, f'unrelated:{name}:{lang}', [])
+        for scope, name, lang, questions in _unrelated_asked(kind)
+        for q in questions
+    ]
 
 
 def settle(service: Service, timeout: float = 1800.0) -> float:
