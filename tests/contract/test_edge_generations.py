@@ -17,6 +17,7 @@ from tests.waiting import wait_until
 from vectors import edge_compact
 from vectors.edge import EdgeVectorStore
 from vectors.edge_build import BLOATED_EMPTY_BYTES
+from vectors.models import CollectionSpec
 
 MARKER = 'zq-forgotten-marker-7731'
 
@@ -176,18 +177,24 @@ def test_edge_opens_the_new_generation_before_searches_wait_for_the_swap(
         store.close()
 
 
+def _built_beside_empty(root: Path, empty: CollectionSpec) -> EdgeVectorStore:
+    """A store of 50 points in `C`, built, beside the empty shard `empty` (the store is open)."""
+    store = EdgeVectorStore(root, auto_optimize=False)
+    store.ensure_collection(SPEC)
+    store.ensure_collection(empty)
+    store.upsert(C, [point(n) for n in range(1, 51)])
+    store.optimize()
+    return store
+
+
 def test_edge_a_build_leaves_an_empty_shard_as_it_is(tmp_path: Path) -> None:
     """An index build rebuilds the shards that hold points only: an empty shard keeps its
     folder (a built copy of one holds ~200 MB of index pages and log padding that every
     opening reads back), and opens empty again."""
     root = tmp_path / 'vectors'
     empty = SPEC.model_copy(update={'name': 'episodes'})
-    store = EdgeVectorStore(root, auto_optimize=False)
+    store = _built_beside_empty(root, empty)
     try:
-        store.ensure_collection(SPEC)
-        store.ensure_collection(empty)
-        store.upsert(C, [point(n) for n in range(1, 51)])
-        store.optimize()
         assert shard_folders(root) == ['episodes', f'{C}.g1']
     finally:
         store.close()
@@ -208,12 +215,8 @@ def test_edge_an_empty_shard_an_older_build_bloated_is_rewritten_fresh(tmp_path:
     takes writes and searches after; a shard holding points keeps its generation and folder."""
     root = tmp_path / 'vectors'
     empty = SPEC.model_copy(update={'name': 'episodes'})
-    store = EdgeVectorStore(root, auto_optimize=False)
+    store = _built_beside_empty(root, empty)
     try:
-        store.ensure_collection(SPEC)
-        store.ensure_collection(empty)
-        store.upsert(C, [point(n) for n in range(1, 51)])
-        store.optimize()
         store._builds._replace('episodes', build=True)  # what a build did before 684b67f
         assert shard_folders(root) == ['episodes.g1', f'{C}.g1']
     finally:
