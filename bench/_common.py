@@ -168,6 +168,25 @@ class Service:
         self.stop()
 
 
+# every channel weighted in: an explained search then lists each channel's candidates
+ALL_CHANNELS = {'bm25': 1.0, 'dense': 1.0, 'context': 1.0, 'graph': 1.0}
+
+
+def explained_receipt(service: Service, query: str, scope: str, top_k: int) -> dict[str, Any]:
+    """The receipt of `query` asked with every channel on, no floor and `explain: true` (each
+    channel's candidates and each candidate's factors: what the fits replay)."""
+    body = {
+        'query': query,
+        'scope': scope,
+        'top_k': top_k,
+        'touch': False,
+        'explain': True,
+        'weights': ALL_CHANNELS,
+        'min_score': 0.0,
+    }
+    return dict(service.post('/v1/memory_search', body)['receipt'])
+
+
 def free_port() -> int:
     """A TCP port that is free on loopback right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:

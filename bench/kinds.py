@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 from bench._common import (  # noqa: E402
     LOCOMO_PATH,
     Service,
+    explained_receipt,
     print_table,
     start_service,
     wait_idle,
@@ -65,7 +66,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     'graph': {'graph': True},
 }
 PLAIN = 'plain BM25'
-ALL_CHANNELS = {'bm25': 1.0, 'dense': 1.0, 'context': 1.0, 'graph': 1.0}
 
 Refs = dict[str, set[str]]  # stored memory id -> the refs it holds
 
@@ -145,16 +145,7 @@ def _explained(
 ) -> dict[str, Any]:
     """One question asked with every channel on, no floor, `explain: true`: its receipt's
     candidate lists and factors, and the refs of every candidate."""
-    body = {
-        'query': question,
-        'scope': scope,
-        'top_k': TOP_K,
-        'touch': False,
-        'explain': True,
-        'weights': ALL_CHANNELS,
-        'min_score': 0.0,
-    }
-    receipt = service.post('/v1/memory_search', body)['receipt']
+    receipt = explained_receipt(service, question, scope, TOP_K)
     ids = {i for pts in receipt['candidates'].values() for i, _ in pts}
     return {
         'kind': kind,

@@ -47,6 +47,7 @@ from bench._common import (  # noqa: E402
     LOCOMO_PATH,
     Conversation,
     Service,
+    explained_receipt,
     iso,
     load_locomo,
     percentile,
@@ -274,9 +275,6 @@ def report(results: list[dict[str, Any]]) -> None:
     )
 
 
-ALL_CHANNELS = {'bm25': 1.0, 'dense': 1.0, 'context': 1.0, 'graph': 1.0}
-
-
 def dia_ids(service: Service, conv: Conversation) -> dict[str, str]:
     """Stored memory id -> dia_id of one conversation, read back through the list route."""
     out: dict[str, str] = {}
@@ -304,16 +302,7 @@ def explain_all(
         for q in questions:
             if not q.evidence:
                 continue
-            body = {
-                'query': q.question,
-                'scope': scope_of(conv),
-                'top_k': TOP_K,
-                'touch': False,
-                'explain': True,
-                'weights': ALL_CHANNELS,
-                'min_score': 0.0,
-            }
-            receipt = service.post('/v1/memory_search', body)['receipt']
+            receipt = explained_receipt(service, q.question, scope_of(conv), TOP_K)
             lists = {c: [(i, float(v)) for i, v in pts] for c, pts in receipt['candidates'].items()}
             out.append(
                 Explained(
