@@ -245,8 +245,10 @@ class SearchRequest(BaseModel):
         ge=0.0,
         le=1.0,
         description="relevance floor on each hit's `confidence` (0-1: share of query terms "
-        'it holds or calibrated cosine); unset: the calibrated default floor in hybrid mode, none '
-        'in `mode: bm25` or `dense`',
+        'it holds or calibrated cosine); the question is answered at all only when some hit '
+        'reaches it by its cosine, the graph, or holding most of the query (`reach` in '
+        '`explain` factors); unset: the calibrated default floor in hybrid mode, none in '
+        '`mode: bm25` or `dense`',
     )
     touch: bool = Field(
         default=True,

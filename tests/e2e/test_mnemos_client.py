@@ -246,8 +246,20 @@ def test_the_async_client_makes_the_same_calls(url: str, scope: str) -> None:
     asyncio.run(scenario())
 
 
+@pytest.fixture(scope='module')
+def default_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A service on the default embedder, as the README's reader runs it: the example asks
+    "what does Alice drink?" of "Alice prefers green tea", answered by meaning (the hash
+    embedder reads words; half of the question's is not enough to answer it)."""
+    with live_service(tmp_path_factory.mktemp('readme-data'), embedder='minilm') as base:
+        yield base
+
+
 def test_the_readme_client_example_runs_as_written(
-    url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    default_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     readme = (Path(__file__).resolve().parents[2] / 'README.md').read_text(encoding='utf-8')
     section = readme[readme.index('## Python client') :]
@@ -257,7 +269,7 @@ def test_the_readme_client_example_runs_as_written(
     (tmp_path / 'mnemos-data' / 'api_token').write_text(TOKEN + '\n')
     monkeypatch.chdir(tmp_path)
     # only the address differs: this service listens on a free port, not 8765
-    code = example[1].replace('http://127.0.0.1:8765', url)
+    code = example[1].replace('http://127.0.0.1:8765', default_url)
     exec(compile(code, 'README.md', 'exec'), {})  # noqa: S102
     out = capsys.readouterr().out.splitlines()
     assert out[0].endswith('Alice prefers green tea')

@@ -1,0 +1,94 @@
+"""The relevance floor on an English question asks first whether the question is answered at
+all: some hit must hold EN_REACH_SHARE of its words, or reach the floor by its calibrated cosine
+or the graph. A memory sharing one common word of three ("mountain" of "the tallest mountain in
+Africa") no longer answers an unrelated question; once a question is answered, a hit holding a
+third of its words is kept as before."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from core.auth import Principal
+from core.clock import ManualClock
+from recall.read.ranking import en_reach
+from recall.read.weights import EN_REACH_SHARE
+from recall.schemas import MemoryIn, SearchRequest
+from recall.service import RecallService
+from recall.write.writer import MemoryWriter
+from tests.fakes import InMemoryVectorStore
+from vectors.bm25 import Bm25Encoder
+from vectors.embedders import HashEmbedder
+
+NOW = datetime(2026, 3, 1, tzinfo=UTC)
+SCOPE = 'agent:en-floor'
+ADMIN = Principal(name='t', admin=True)
+HIKE = 'We hiked up a mountain last weekend.'
+PAINT = 'Caroline likes painting sunsets.'
+TEXTS = (HIKE, PAINT)
+
+
+class CloseEmbedder(HashEmbedder):
+    """A pure-logic fake of an embedder that reads meaning: any two texts sit at cosine ~0.9
+    (a shared direction 0.95, the hashed words 0.31), whatever words they share."""
+
+    def _one(self, text: str) -> list[float]:
+        words = super()._one(text)
+        shared = [1.0 / math.sqrt(self.dim)] * self.dim
+        vector = [0.95 * s + 0.31 * w for s, w in zip(shared, words, strict=True)]
+        norm = math.sqrt(sum(v * v for v in vector))
+        return [v / norm for v in vector]
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Close vectors."""
+        return [self._one(t) for t in texts]
+
+
+def _service(embedder: HashEmbedder | None = None) -> tuple[RecallService, dict[str, str]]:
+    store, clock, embedder = InMemoryVectorStore(), ManualClock(NOW), embedder or HashEmbedder()
+    writer = MemoryWriter(store, embedder, Bm25Encoder(), clock)
+    recall = RecallService(store, embedder, Bm25Encoder(), clock, writer)
+    written = writer.remember([MemoryIn(scope=SCOPE, text=t) for t in TEXTS])
+    return recall, {t: str(r.id) for t, r in zip(TEXTS, written, strict=True)}
+
+
+def _found(recall: RecallService, query: str) -> tuple[set[str], str | None]:
+    result = recall.search(SearchRequest(query=query, scope=SCOPE, touch=False), ADMIN)
+    return {h.id for h in result.hits}, result.receipt.skip_reason
+
+
+def test_one_common_word_of_three_does_not_answer_an_unrelated_question():
+    recall, _ = _service()
+    # 'mountain' is a third of tallest / mountain / africa: above the 0.3 floor, not the gate
+    found, reason = _found(recall, 'What is the tallest mountain in Africa?')
+    assert found == set()
+    assert reason == 'below_floor'
+
+
+def test_a_question_answered_keeps_a_hit_holding_a_third_of_its_words():
+    recall, ids = _service()
+    # PAINT holds caroline and paint, two words of three: the question is answered, and HIKE,
+    # holding mountain alone, is kept by the floor as before
+    found, _ = _found(recall, 'What did Caroline paint on the mountain?')
+    assert found == {ids[PAINT], ids[HIKE]}
+
+
+def test_a_hit_holding_every_word_of_a_short_question_answers_it():
+    recall, ids = _service()
+    found, _ = _found(recall, 'Which mountain did we hike?')
+    assert found == {ids[HIKE]}
+
+
+def test_the_cosine_answers_a_paraphrase_sharing_no_word():
+    recall, ids = _service(CloseEmbedder())
+    found, _ = _found(recall, 'Where did the trek take us?')
+    assert ids[HIKE] in found
+
+
+def test_the_reach_is_the_coverage_only_from_the_share():
+    below = EN_REACH_SHARE - 0.01
+    assert en_reach(below, 0.0, 0.0) == 0.0
+    assert en_reach(EN_REACH_SHARE, 0.0, 0.0) == EN_REACH_SHARE
+    assert en_reach(below, 0.4, 0.0) == 0.4
+    assert en_reach(below, 0.0, 0.7) == 0.7
