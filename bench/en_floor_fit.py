@@ -32,11 +32,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench._common import print_table, write_json  # noqa: E402
-from bench.kinds_fit import FLOOR, RANK_WINDOW, TOP_K, Search  # noqa: E402
+from bench.kinds_fit import FLOOR, TOP_K  # noqa: E402
 from bench.kinds_suite import mean_scores, score  # noqa: E402
-from bench.zh_floor_fit import _fmt  # noqa: E402
+from bench.zh_floor_fit import Window, _fmt  # noqa: E402
 from recall.read.context import coverage, query_terms  # noqa: E402
-from recall.read.fusion import learned_scores, shipped_model  # noqa: E402
 
 KINDS = ('turns', 'notes', 'summaries', 'bank_en')
 CAPS = (0.1, 0.15, 0.2, 0.25)  # unrelated answered a gate may reach on dev
@@ -64,20 +63,12 @@ def _texts() -> None:
                 )
 
 
-class Replayed:
-    """One English search's window as the shipped model orders it, and its gate features."""
+class Replayed(Window):
+    """One English search's window and its gate features."""
 
     def __init__(self, raw: dict[str, Any], tag: str) -> None:
-        s = Search(raw)
-        model = shipped_model()
-        assert model is not None
-        self.search, self.tag = s, tag
-        base = learned_scores(model, s.features, s.turn, s.cjk)
-        order = np.lexsort((np.arange(len(s.ids)), -base))
-        self.window = order[s.learnable[order]][:RANK_WINDOW]
-        self.base = base
-        cos = dict(s.lists.get('dense', []))
-        self.cosine = np.array([cos.get(i, -1.0) for i in s.ids])
+        super().__init__(raw, tag)
+        s = self.search
         self.kept = self.window[s.confidence[self.window] >= FLOOR]
         terms = query_terms(str(raw['question']))
         scope = str(raw['scope'])

@@ -58,8 +58,9 @@ def _texts() -> None:
                 TEXTS.update(zip(document_refs(doc), chunks, strict=False))
 
 
-class Replayed:
-    """One Chinese search's window as the shipped model orders it, and its gate features."""
+class Window:
+    """One explained search's window as the shipped model orders it, and each candidate's raw
+    dense cosine (-1 without one): what a floor's gate replays (here and bench/en_floor_fit.py)."""
 
     def __init__(self, raw: dict[str, Any], tag: str) -> None:
         s = Search(raw)
@@ -72,6 +73,14 @@ class Replayed:
         self.base = base
         cos = dict(s.lists.get('dense', []))
         self.cosine = np.array([cos.get(i, -1.0) for i in s.ids])
+
+
+class Replayed(Window):
+    """One Chinese search's window and its gate features."""
+
+    def __init__(self, raw: dict[str, Any], tag: str) -> None:
+        super().__init__(raw, tag)
+        s = self.search
         self.kept = self.window[s.confidence[self.window] > 0]
         pairs = content_pairs(str(raw['question']))
         self.paired = np.array(

@@ -5,6 +5,7 @@ The vector store's twin ships in the package (`vectors.memory`); it is re-export
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -15,7 +16,34 @@ from vectors.embedders import HashEmbedder
 from vectors.memory import InMemoryVectorStore
 from vectors.models import ScoredPoint, SlotEvidence
 
-__all__ = ['InMemoryVectorStore', 'InlineJobs', 'RecordingGraphIndex', 'job_context']
+__all__ = [
+    'InMemoryVectorStore',
+    'InlineJobs',
+    'RecordingGraphIndex',
+    'SharedDirectionEmbedder',
+    'job_context',
+]
+
+
+class SharedDirectionEmbedder(HashEmbedder):
+    """A pure-logic fake of a dense model's cosine: every text's hashed words (weight `own`) plus
+    one direction all texts share (weight `shared`), so any two texts sit at about
+    shared**2 / (shared**2 + own**2) whatever words they share, and identical ones at 1."""
+
+    def __init__(self, shared: float, own: float, dim: int = 384) -> None:
+        super().__init__(dim)
+        self._shared, self._own_weight = shared, own
+
+    def _one(self, text: str) -> list[float]:
+        words = super()._one(text)
+        common = 1.0 / math.sqrt(self.dim)
+        vector = [self._shared * common + self._own_weight * w for w in words]
+        norm = math.sqrt(sum(v * v for v in vector))
+        return [v / norm for v in vector]
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """The shifted vectors."""
+        return [self._one(t) for t in texts]
 
 
 def job_context(writer: Any, vectors: Any, clock: Any, kg: Any = None) -> JobContext:

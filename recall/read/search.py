@@ -23,11 +23,12 @@ from recall.models import MEMORIES
 from recall.ports import GraphIndex
 from recall.read.abstracts import abstract, overview
 from recall.read.channels import ChannelReader, Found, search_filter
-from recall.read.context import confidence, query_terms
+from recall.read.context import calibrated_cosine, confidence, coverage, query_terms
 from recall.read.fusion import FusionConfig
 from recall.read.history import asks_earlier, not_then, past_period
 from recall.read.policy import apply_policy
-from recall.read.ranking import Ranked, rank
+from recall.read.ranking import Ranked, en_reach, rank
+from recall.read.slots import is_cjk
 from recall.read.weights import GRAPH_OPT_IN_WEIGHT, WEAK_CHECK_DEPTH, WEAK_CONFIDENCE
 from recall.schemas import Hit, Receipt, SearchMode, SearchRequest, SearchResponse
 from vectors.models import Channel
@@ -157,8 +158,7 @@ class Searcher:
             payload = found.payloads.get(item.id)
             if payload is None:
                 continue
-            text = str(payload.get('text', ''))
-            if confidence(terms, text, dense.get(item.id)) >= WEAK_CONFIDENCE:
+            if _convincing(terms, str(payload.get('text', '')), dense.get(item.id)):
                 return False
         return True
 
@@ -215,3 +215,13 @@ def _receipt(
 
 def _ms(since: float) -> float:
     return (time.perf_counter() - since) * 1000.0
+
+
+def _convincing(terms: list[str], text: str, cosine: float | None) -> bool:
+    """Whether a candidate answers the query convincingly enough that no fallback scope is read.
+    An English one must reach WEAK_CONFIDENCE as the ranking's floor answers a question at all
+    (recall.read.ranking en_reach: its cosine, or most of the question's words), else a member
+    holding one word of two would neither fall back to its leader nor get its own hit."""
+    if is_cjk(terms):
+        return confidence(terms, text, cosine) >= WEAK_CONFIDENCE
+    return en_reach(coverage(terms, text), calibrated_cosine(cosine), 0.0) >= WEAK_CONFIDENCE

@@ -8,8 +8,6 @@ default embedder's cosine, which is high between any two Chinese sentences."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from core.auth import Principal
@@ -17,7 +15,7 @@ from core.clock import ManualClock
 from recall.schemas import MemoryIn, SearchRequest
 from recall.service import RecallService
 from recall.write.writer import MemoryWriter
-from tests.fakes import InMemoryVectorStore
+from tests.fakes import InMemoryVectorStore, SharedDirectionEmbedder
 from vectors.bm25 import Bm25Encoder
 from vectors.embedders import HashEmbedder
 
@@ -29,20 +27,10 @@ READING = '我正在读《三体》第二部。'  # the answer, sharing only 读
 UNRELATED = '我每天早上六点半起床。'  # shares no content word
 
 
-class BlindEmbedder(HashEmbedder):
+def blind_embedder() -> SharedDirectionEmbedder:
     """A pure-logic fake of the default embedder on Chinese: any two sentences sit at cosine
     ~0.64 (a shared direction 0.8, the hashed words 0.6), identical ones at 1."""
-
-    def _one(self, text: str) -> list[float]:
-        words = super()._one(text)
-        shared = [1.0 / math.sqrt(self.dim)] * self.dim
-        vector = [0.8 * s + 0.6 * w for s, w in zip(shared, words, strict=True)]
-        norm = math.sqrt(sum(v * v for v in vector))
-        return [v / norm for v in vector]
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Blind vectors."""
-        return [self._one(t) for t in texts]
+    return SharedDirectionEmbedder(shared=0.8, own=0.6)
 
 
 def _ids(embedder: HashEmbedder | None = None) -> tuple[RecallService, dict[str, str]]:
@@ -88,13 +76,13 @@ def test_a_chinese_question_nothing_answers_gets_nothing():
 def test_a_shared_character_and_a_high_cosine_do_not_answer_an_unrelated_question():
     # 天 of 每天 is the only character 明天会下雨吗 shares with any memory: a fifth of the
     # question and no two-character word, however close the embedder puts the two sentences
-    recall, _ = _ids(BlindEmbedder())
+    recall, _ = _ids(blind_embedder())
     request = SearchRequest(query='明天会下雨吗？', scope=SCOPE, touch=False)
     assert recall.search(request, ADMIN).hits == []
 
 
 def test_a_hit_repeating_a_word_of_the_question_still_answers_it():
-    recall, ids = _ids(BlindEmbedder())
+    recall, ids = _ids(blind_embedder())
     request = SearchRequest(query='我在读哪本科幻小说？', scope=SCOPE, touch=False)
     found = {h.id for h in recall.search(request, ADMIN).hits}
     assert {ids[NOVEL], ids[READING]} <= found

@@ -6,8 +6,6 @@ third of its words is kept as before."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from core.auth import Principal
@@ -17,7 +15,7 @@ from recall.read.weights import EN_REACH_SHARE
 from recall.schemas import MemoryIn, SearchRequest
 from recall.service import RecallService
 from recall.write.writer import MemoryWriter
-from tests.fakes import InMemoryVectorStore
+from tests.fakes import InMemoryVectorStore, SharedDirectionEmbedder
 from vectors.bm25 import Bm25Encoder
 from vectors.embedders import HashEmbedder
 
@@ -27,22 +25,6 @@ ADMIN = Principal(name='t', admin=True)
 HIKE = 'We hiked up a mountain last weekend.'
 PAINT = 'Caroline likes painting sunsets.'
 TEXTS = (HIKE, PAINT)
-
-
-class CloseEmbedder(HashEmbedder):
-    """A pure-logic fake of an embedder that reads meaning: any two texts sit at cosine ~0.9
-    (a shared direction 0.95, the hashed words 0.31), whatever words they share."""
-
-    def _one(self, text: str) -> list[float]:
-        words = super()._one(text)
-        shared = [1.0 / math.sqrt(self.dim)] * self.dim
-        vector = [0.95 * s + 0.31 * w for s, w in zip(shared, words, strict=True)]
-        norm = math.sqrt(sum(v * v for v in vector))
-        return [v / norm for v in vector]
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Close vectors."""
-        return [self._one(t) for t in texts]
 
 
 def _service(embedder: HashEmbedder | None = None) -> tuple[RecallService, dict[str, str]]:
@@ -81,7 +63,8 @@ def test_a_hit_holding_every_word_of_a_short_question_answers_it():
 
 
 def test_the_cosine_answers_a_paraphrase_sharing_no_word():
-    recall, ids = _service(CloseEmbedder())
+    # a fake of an embedder that reads meaning: any two texts at cosine ~0.9
+    recall, ids = _service(SharedDirectionEmbedder(shared=0.95, own=0.31))
     found, _ = _found(recall, 'Where did the trek take us?')
     assert ids[HIKE] in found
 
@@ -92,3 +75,24 @@ def test_the_reach_is_the_coverage_only_from_the_share():
     assert en_reach(EN_REACH_SHARE, 0.0, 0.0) == EN_REACH_SHARE
     assert en_reach(below, 0.4, 0.0) == 0.4
     assert en_reach(below, 0.0, 0.7) == 0.7
+
+
+def test_a_member_holding_one_word_of_two_reads_its_leaders_memory():
+    from core.auth import Principal
+
+    store, clock = InMemoryVectorStore(), ManualClock(NOW)
+    embedder = HashEmbedder()
+    writer = MemoryWriter(store, embedder, Bm25Encoder(), clock)
+    recall = RecallService(store, embedder, Bm25Encoder(), clock, writer)
+    member = Principal(name='m', agent_id='member', leader_scopes=('agent:leader',))
+    writer.remember([MemoryIn(scope='agent:member', text='I love my work.')])
+    (answer,) = writer.remember(
+        [MemoryIn(scope='agent:leader', text='Bob works at the bakery on Main Street.')]
+    )
+    # 'work' is half of bob / work: not enough to answer, so not enough to skip the leader
+    result = recall.search(
+        SearchRequest(query='Where does Bob work?', scope='agent:member'), member
+    )
+    assert result.receipt.fallback == 'team_leader'
+    # the member's own hit still competes, below the leader's answer
+    assert result.hits[0].id == str(answer.id)
