@@ -23,7 +23,7 @@ from recall.models import MEMORIES
 from recall.ports import GraphIndex
 from recall.read.abstracts import abstract, overview
 from recall.read.channels import ChannelReader, Found, search_filter
-from recall.read.context import calibrated_cosine, confidence, coverage, query_terms
+from recall.read.context import calibrated_cosine, coverage, query_terms
 from recall.read.fusion import FusionConfig
 from recall.read.history import asks_earlier, not_then, past_period
 from recall.read.policy import apply_policy
@@ -70,7 +70,7 @@ class Searcher:
 
     def search(self, req: SearchRequest, principal: Principal) -> SearchResponse:
         """Hybrid recall in the caller's scope; `global`, then a team leader's scopes, are read
-        too when the caller's own hits are weak (recall.read.context confidence)."""
+        too when the caller's own hits are weak (`_convincing`)."""
         with self._turns, self._reader.searching():
             return self._search(req, principal)
 
@@ -218,10 +218,13 @@ def _ms(since: float) -> float:
 
 
 def _convincing(terms: list[str], text: str, cosine: float | None) -> bool:
-    """Whether a candidate answers the query convincingly enough that no fallback scope is read.
-    An English one must reach WEAK_CONFIDENCE as the ranking's floor answers a question at all
-    (recall.read.ranking en_reach: its cosine, or most of the question's words), else a member
-    holding one word of two would neither fall back to its leader nor get its own hit."""
+    """Whether a candidate answers the query convincingly enough that no fallback scope is read:
+    it reaches WEAK_CONFIDENCE as the ranking's floor answers a question at all, else a member
+    holding one word of two would neither fall back to its leader nor get its own hit. English:
+    its cosine, or most of the question's words (recall.read.ranking en_reach). Chinese: its
+    share of the question's characters; the default embedder puts any two Chinese sentences at
+    cosine 0.6-0.7, so one shared character read as certain (recall.read.ranking zh_reach)."""
+    covered = coverage(terms, text)
     if is_cjk(terms):
-        return confidence(terms, text, cosine) >= WEAK_CONFIDENCE
-    return en_reach(coverage(terms, text), calibrated_cosine(cosine), 0.0) >= WEAK_CONFIDENCE
+        return covered >= WEAK_CONFIDENCE
+    return en_reach(covered, calibrated_cosine(cosine), 0.0) >= WEAK_CONFIDENCE

@@ -87,3 +87,21 @@ def test_a_hit_repeating_a_word_of_the_question_still_answers_it():
     found = {h.id for h in recall.search(request, ADMIN).hits}
     assert {ids[NOVEL], ids[READING]} <= found
     assert ids[UNRELATED] not in found
+
+
+def test_a_chinese_member_sharing_one_character_reads_its_leaders_memory():
+    from core.auth import Principal
+
+    store, clock = InMemoryVectorStore(), ManualClock(NOW)
+    # the default embedder's Chinese: any two sentences at cosine ~0.64, calibrated as certain
+    embedder = blind_embedder()
+    writer = MemoryWriter(store, embedder, Bm25Encoder(), clock)
+    recall = RecallService(store, embedder, Bm25Encoder(), clock, writer)
+    member = Principal(name='m', agent_id='member', leader_scopes=('agent:leader',))
+    writer.remember([MemoryIn(scope='agent:member', text='我周末在家上网。')])
+    (answer,) = writer.remember([MemoryIn(scope='agent:leader', text='李娜在字节跳动上班。')])
+    # 上 of 上网 is one character of the question's content: no answer, so the leader is read
+    request = SearchRequest(query='李娜在哪里上班？', scope='agent:member')
+    result = recall.search(request, member)
+    assert result.receipt.fallback == 'team_leader'
+    assert result.hits[0].id == str(answer.id)
