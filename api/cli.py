@@ -47,6 +47,7 @@ def ensure_token(settings: Settings) -> tuple[Settings, Path | None]:
 
 def serve(args: argparse.Namespace) -> int:
     """Run the API with waitress on the embedded default (or the configured servers)."""
+    from runtime.gc_freeze import freeze_startup_heap
     from runtime.malloc_arenas import limit_malloc_arenas, start_trimming
     from runtime.preload import preload_embedder
 
@@ -80,6 +81,10 @@ def serve(args: argparse.Namespace) -> int:
     start_trimming()
 
     app = create_app(settings)
+    if not settings.graph_enabled:
+        # start-up is done (build took the preloaded model): full collections stop walking its
+        # heap. Not with the graph on, whose mirror grows after it (runtime/gc_freeze.py says why)
+        freeze_startup_heap()
     mode = 'embedded' if settings.embedded else 'server'
     print(f'mnemos: {mode} mode, data dir {settings.data_dir.resolve()}', flush=True)
     if token_path is not None:

@@ -26,15 +26,28 @@ from core.settings import Settings
 log = logging.getLogger(__name__)
 
 
-def serve(settings: Settings, threads: int, stop: threading.Event | None = None) -> None:
-    """Run one worker process until SIGTERM/SIGINT (or `stop`): consume the non-graph queues."""
+def serve(
+    settings: Settings,
+    threads: int,
+    stop: threading.Event | None = None,
+    *,
+    freeze_heap: bool = False,
+) -> None:
+    """Run one worker process until SIGTERM/SIGINT (or `stop`): consume the non-graph queues.
+
+    `freeze_heap` (a worker process of its own, not a test's thread) freezes the start-up heap
+    once the services are built (`runtime.gc_freeze`)."""
     from jobs.queue import WORKER_QUEUES
     from runtime.bootstrap import build
+    from runtime.gc_freeze import freeze_startup_heap
 
     # a worker process's native crash logs its stacks too (api/cli.py says why)
     with contextlib.suppress(io.UnsupportedOperation, ValueError):
         faulthandler.enable()
     services = build(settings, consume_jobs=False, owns_graph=False)
+    if freeze_heap:
+        # as `mnemos serve`: the built services live as long as the process
+        freeze_startup_heap()
     stop = stop or threading.Event()
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -51,7 +64,7 @@ def serve(settings: Settings, threads: int, stop: threading.Event | None = None)
 def _child(settings_json: str, threads: int) -> None:
     logging.basicConfig(level=logging.INFO)
     _tune_malloc()
-    serve(Settings.model_validate_json(settings_json), threads)
+    serve(Settings.model_validate_json(settings_json), threads, freeze_heap=True)
 
 
 def _tune_malloc() -> None:
@@ -70,7 +83,7 @@ def run_worker(settings: Settings, *, processes: int = 1, threads: int = 4) -> i
         )
     if processes <= 1:
         _tune_malloc()
-        serve(settings, threads)
+        serve(settings, threads, freeze_heap=True)
         return 0
     context = multiprocessing.get_context('spawn')
     children: list[Any] = [
