@@ -394,7 +394,11 @@ class _Ranking:
         if self._below_floor(signal):
             self.below += 1
             return
-        explained = partial(self._components, ident, base, factors, signal)
+        # the partial holds what the receipt reads, not the ranking: a hit holding its ranking
+        # (which holds the hits) was a cycle per search left to the cyclic GC (~2,000 objects)
+        learned = self._model is not None
+        item = self._fused_by_id[ident]
+        explained = partial(_components, item, learned, self._pure, base, factors, signal)
         factor = 1.0 if self._pure else factors.product()
         hit = Scored(id=chunk.id, score=base * factor, chunk=chunk, explained=explained)
         self._keep(hit, factors.trusted != 1.0)
@@ -440,24 +444,6 @@ class _Ranking:
             trusted=UNTRUSTED_FACTOR if chunk.trust != Trust.TRUSTED else 1.0,
         )
 
-    def _components(
-        self, ident: str, base: float, factors: _Factors, signal: dict[str, float]
-    ) -> dict[str, float]:
-        """The hit's receipt: its channel ranks and scores and what moved it."""
-        item: Fused = self._fused_by_id[ident]
-        components = {f'{k}_rank': float(v) for k, v in item.ranks.items()}
-        components.update({k: round(v, 6) for k, v in item.channel_scores.items()})
-        components['fused'] = base
-        components['relevance'] = round(factors.rel, 6)
-        components['decay_multiplier'] = round(factors.lift, 6)
-        components['confidence'] = round(signal['confidence'], 4)
-        if self._model is not None:
-            components['learned'] = 1.0
-        for name, value in factors.moved():
-            if value != 1.0 and not self._pure:
-                components[name] = value
-        return components
-
     def _keep(self, hit: Scored, untrusted: bool) -> None:
         # the user's own copy of a text wins over a shared twin of it
         if untrusted:
@@ -466,6 +452,24 @@ class _Ranking:
         twin = self._best_by_text.get(key)
         if twin is None or (hit.score, twin.id in self._less_trusted) > (twin.score, False):
             self._best_by_text[key] = hit
+
+
+def _components(
+    item: Fused, learned: bool, pure: bool, base: float, factors: _Factors, signal: dict[str, float]
+) -> dict[str, float]:
+    """A hit's receipt: its channel ranks and scores and what moved it."""
+    components = {f'{k}_rank': float(v) for k, v in item.ranks.items()}
+    components.update({k: round(v, 6) for k, v in item.channel_scores.items()})
+    components['fused'] = base
+    components['relevance'] = round(factors.rel, 6)
+    components['decay_multiplier'] = round(factors.lift, 6)
+    components['confidence'] = round(signal['confidence'], 4)
+    if learned:
+        components['learned'] = 1.0
+    for name, value in factors.moved():
+        if value != 1.0 and not pure:
+            components[name] = value
+    return components
 
 
 def _sink_replaced(
