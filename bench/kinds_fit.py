@@ -85,11 +85,12 @@ class Search:
                 if ident in at:
                     self.learnable[at[ident]] = True
         self.confidence = np.array([factors[i]['confidence'] for i in ids])
-        # a Chinese query's confidence with the cosine, which only its floor reads (None: not
-        # a Chinese query, or receipts from before the floor read it)
+        # how far each candidate reaches towards the floor's "answered at all" (recall.read.ranking
+        # en_reach / zh_reach; None: receipts from before the floor read it, English ones before
+        # 2026-11-29)
         self.reach = (
             np.array([factors[i].get('reach', factors[i]['confidence']) for i in ids])
-            if self.cjk and any('reach' in factors[i] for i in ids)
+            if any('reach' in factors[i] for i in ids)
             else None
         )
         self.turn = np.array([factors[i].get('turn', 0.0) for i in ids])
@@ -101,14 +102,16 @@ class Search:
 
 def above_floor(s: Search, order: np.ndarray, floor: float) -> np.ndarray:
     """`order` (the window) without the candidates under the relevance floor
-    (recall.read.ranking `_below_floor`): confidence below it; for a Chinese query, a candidate
-    sharing no content word with it, or every candidate when none of the window reaches the
-    floor (`reach`, the confidence with the cosine)."""
+    (recall.read.ranking `_below_floor`): every candidate when none of the window reaches the
+    floor (`reach`), else those whose confidence is below it (a Chinese query: those sharing no
+    content word with it)."""
     if s.reach is None or floor <= 0.0:
         return order[s.confidence[order] >= floor]
     if not (s.reach[order] >= floor).any():
         return order[:0]
-    return order[s.confidence[order] > 0]
+    if s.cjk:
+        return order[s.confidence[order] > 0]
+    return order[s.confidence[order] >= floor]
 
 
 def replay(s: Search, model: LinearModel, floor: float = FLOOR) -> list[frozenset[str]]:

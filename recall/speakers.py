@@ -109,6 +109,7 @@ def turn_speaker(payload: Mapping[str, Any]) -> str | None:
     return prefix_speaker(str(payload.get('text', '')))
 
 
+@lru_cache(maxsize=4096)
 def name_keys(name: str) -> frozenset[str]:
     """The casefolded words a query may use for a speaker ("Dr. Lee Chen" → dr, lee, chen)."""
     if _HAN.fullmatch(name):

@@ -131,7 +131,7 @@ class Signals:
         self.named = query_names(req.query, {s for s in self._spoken.values() if s})
         # "Where does Ann live?" of Ann's "I moved to Berlin": the user a memory belongs to is
         # a word it holds for whether the question is answered (en_reach)
-        owners = {str(p['user_id']) for p in payloads.values() if p.get('user_id')}
+        owners = {u for p in payloads.values() if _name_like(u := str(p.get('user_id') or ''))}
         self._owners = query_names(req.query, owners) if owners else frozenset[str]()
         self._period = query_period(req.query, moment)
         self._own: dict[str, float] = {}
@@ -214,6 +214,17 @@ class Signals:
         read = max([self.covered(ident), vouched, *(CONTEXT_SHARE * self.covered(i) for i in lent)])
         paired = holds_pair(self._pairs, self._text(ident)[0])
         return {**self.cheap(ident), 'confidence': read, 'reach': zh_reach(read, vouched, paired)}
+
+
+# user ids that name a role, not a person: a question saying "the user" names no one's memory
+_ROLE_IDS = frozenset({'user', 'admin', 'agent', 'default', 'test', 'me', 'self', 'owner'})
+
+
+def _name_like(user_id: str) -> bool:
+    """Whether a user id is a name a question may use for its owner ("ann", "李娜"): one word of
+    letters, not a role; "user-1" or "bob.acme" would credit "user" or "acme" to every memory of
+    their owner."""
+    return len(user_id) > 1 and user_id.isalpha() and user_id.casefold() not in _ROLE_IDS
 
 
 def en_reach(covered: float, cosine: float, vouched: float) -> float:
@@ -356,8 +367,14 @@ class _Ranking:
             base, moved = _sink_replaced(self._req, found, base, moved)
         window = order[:size] + [i for i in order[size:] if i in found.graph.sure]
         in_window = set(window)
-        if self._floor > 0.0:
-            self._answered = any(self._signal(i)['reach'] >= self._floor for i in window)
+        # `mode: bm25` / `dense` with a floor keep their channel's order under it; an English
+        # question there has no cosine to reach by (bm25) or no words to (dense)
+        if self._floor > 0.0 and (self.signals.cjk or not self._pure):
+            self._answered = any(
+                self._signal(i)['reach'] >= self._floor for i in window if not self._expired(i)
+            )
+        else:
+            self._answered = True
         for ident in order if self._req.explain else window:
             self._consider(ident, base[ident], moved.get(ident, 1.0), ident in in_window)
         # on equal scores trusted memories rank first
@@ -372,10 +389,9 @@ class _Ranking:
     def _consider(self, ident: str, base: float, graph: float, in_window: bool) -> None:
         """Score one candidate and keep it if it beats its text's twin."""
         req = self._req
-        payload = self._found.payloads[ident]
-        expires = payload.get('expires_at')
-        if isinstance(expires, int | float) and expires <= self._now:
+        if self._expired(ident):
             return
+        payload = self._found.payloads[ident]
         signal = self._signal(ident)
         if not req.explain and self._below_floor(signal):
             self.below += 1  # only window ids get here; building its chunk would be wasted
@@ -402,6 +418,10 @@ class _Ranking:
         factor = 1.0 if self._pure else factors.product()
         hit = Scored(id=chunk.id, score=base * factor, chunk=chunk, explained=explained)
         self._keep(hit, factors.trusted != 1.0)
+
+    def _expired(self, ident: str) -> bool:
+        expires = self._found.payloads[ident].get('expires_at')
+        return isinstance(expires, int | float) and expires <= self._now
 
     def _signal(self, ident: str) -> dict[str, float]:
         signal = self._extras.get(ident)

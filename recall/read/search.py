@@ -85,9 +85,10 @@ class Searcher:
         recipe = self._recipe(req)
         query_vectors = self._reader.encode(req, latency)
         terms = query_terms(req.query)
-        found, scopes, fallback = self._read(req, principal, recipe, query_vectors, terms, latency)
-        t = time.perf_counter()
         floor = _floor(req, recipe)
+        read = self._read(req, principal, recipe, query_vectors, terms, floor, latency)
+        found, scopes, fallback = read
+        t = time.perf_counter()
         ranked = rank(req, recipe, found, terms, floor, self._clock.now())
         if period is not None:
             gone = not_then([h.chunk for h in ranked.hits], period, self._vectors)
@@ -113,6 +114,7 @@ class Searcher:
         recipe: FusionConfig,
         query_vectors: dict[Channel, Deferred[Any]],
         terms: list[str],
+        floor: float,
         latency: dict[str, float],
     ) -> tuple[Found, list[str], str | None]:
         """The channels over the caller's scope, widened to the fallback scopes when its own
@@ -123,7 +125,7 @@ class Searcher:
         if (
             req.scope != GLOBAL
             and principal.can_read(GLOBAL)
-            and self._weak(found, terms)
+            and self._weak(found, terms, floor)
             and self._holds_any(req, [GLOBAL])
         ):
             # global is merged with the caller's own hits, which still compete
@@ -132,7 +134,7 @@ class Searcher:
                 found, scopes, fallback = wider, [req.scope, GLOBAL], 'global'
         if (
             principal.leader_scopes
-            and self._weak(found, terms)
+            and self._weak(found, terms, floor)
             and self._holds_any(req, list(principal.leader_scopes))
         ):
             # a member with nothing (or nothing convincing) reads its leaders' memory, merged
@@ -151,14 +153,17 @@ class Searcher:
         weights.update({str(k): v for k, v in (req.weights or {}).items()})
         return self._fusion.model_copy(update={'weights': weights})
 
-    def _weak(self, found: Found, terms: list[str]) -> bool:
-        """Nothing, or nothing convincing: the best few candidates all have low confidence."""
+    def _weak(self, found: Found, terms: list[str], floor: float) -> bool:
+        """Nothing, or nothing convincing: the best few candidates all have low confidence (below
+        WEAK_CONFIDENCE, or the request's floor when higher: a hit the floor drops convinces
+        nobody)."""
+        bar = max(WEAK_CONFIDENCE, floor)
         dense = {p.id: p.score for p in found.channels.get('dense', [])}
         for item in found.fused[:WEAK_CHECK_DEPTH]:
             payload = found.payloads.get(item.id)
             if payload is None:
                 continue
-            if _convincing(terms, str(payload.get('text', '')), dense.get(item.id)):
+            if _convincing(terms, str(payload.get('text', '')), dense.get(item.id), bar):
                 return False
         return True
 
@@ -217,14 +222,14 @@ def _ms(since: float) -> float:
     return (time.perf_counter() - since) * 1000.0
 
 
-def _convincing(terms: list[str], text: str, cosine: float | None) -> bool:
+def _convincing(terms: list[str], text: str, cosine: float | None, bar: float) -> bool:
     """Whether a candidate answers the query convincingly enough that no fallback scope is read:
-    it reaches WEAK_CONFIDENCE as the ranking's floor answers a question at all, else a member
+    it reaches `bar` as the ranking's floor answers a question at all, else a member
     holding one word of two would neither fall back to its leader nor get its own hit. English:
     its cosine, or most of the question's words (recall.read.ranking en_reach). Chinese: its
     share of the question's characters; the default embedder puts any two Chinese sentences at
     cosine 0.6-0.7, so one shared character read as certain (recall.read.ranking zh_reach)."""
     covered = coverage(terms, text)
     if is_cjk(terms):
-        return covered >= WEAK_CONFIDENCE
-    return en_reach(covered, calibrated_cosine(cosine), 0.0) >= WEAK_CONFIDENCE
+        return covered >= bar
+    return en_reach(covered, calibrated_cosine(cosine), 0.0) >= bar

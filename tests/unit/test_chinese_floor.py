@@ -61,7 +61,8 @@ def test_a_chinese_hit_is_read_by_its_coverage_and_the_floor_by_its_reach():
     assert factors[ids[READING]]['reach'] < 0.3
     assert factors[ids[NOVEL]]['reach'] == factors[ids[NOVEL]]['confidence'] >= 0.3
     assert factors[ids[UNRELATED]]['confidence'] == 0.0
-    # an English question's reach never exceeds its confidence (recall.read.ranking en_reach)
+    # an English question's reach (recall.read.ranking en_reach) never exceeds its confidence
+    # unless a word names the memory's user: these memories have none
     english = SearchRequest(query='Which novel am I reading?', scope=SCOPE, explain=True)
     factors = recall.search(english, ADMIN).receipt.factors or {}
     assert factors and all(f['reach'] <= f['confidence'] for f in factors.values())
@@ -90,8 +91,6 @@ def test_a_hit_repeating_a_word_of_the_question_still_answers_it():
 
 
 def test_a_chinese_member_sharing_one_character_reads_its_leaders_memory():
-    from core.auth import Principal
-
     store, clock = InMemoryVectorStore(), ManualClock(NOW)
     # the default embedder's Chinese: any two sentences at cosine ~0.64, calibrated as certain
     embedder = blind_embedder()

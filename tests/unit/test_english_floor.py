@@ -6,13 +6,13 @@ third of its words is kept as before."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from core.auth import Principal
 from core.clock import ManualClock
 from recall.read.ranking import en_reach
 from recall.read.weights import EN_REACH_SHARE
-from recall.schemas import MemoryIn, SearchRequest
+from recall.schemas import MemoryIn, SearchMode, SearchRequest
 from recall.service import RecallService
 from recall.write.writer import MemoryWriter
 from tests.fakes import InMemoryVectorStore, SharedDirectionEmbedder
@@ -27,10 +27,20 @@ PAINT = 'Caroline likes painting sunsets.'
 TEXTS = (HIKE, PAINT)
 
 
-def _service(embedder: HashEmbedder | None = None) -> tuple[RecallService, dict[str, str]]:
-    store, clock, embedder = InMemoryVectorStore(), ManualClock(NOW), embedder or HashEmbedder()
+def _built(
+    embedder: HashEmbedder | None = None, clock: ManualClock | None = None
+) -> tuple[RecallService, MemoryWriter]:
+    store, clock, embedder = (
+        InMemoryVectorStore(),
+        clock or ManualClock(NOW),
+        embedder or HashEmbedder(),
+    )
     writer = MemoryWriter(store, embedder, Bm25Encoder(), clock)
-    recall = RecallService(store, embedder, Bm25Encoder(), clock, writer)
+    return RecallService(store, embedder, Bm25Encoder(), clock, writer), writer
+
+
+def _service(embedder: HashEmbedder | None = None) -> tuple[RecallService, dict[str, str]]:
+    recall, writer = _built(embedder)
     written = writer.remember([MemoryIn(scope=SCOPE, text=t) for t in TEXTS])
     return recall, {t: str(r.id) for t, r in zip(TEXTS, written, strict=True)}
 
@@ -78,12 +88,7 @@ def test_the_reach_is_the_coverage_only_from_the_share():
 
 
 def test_a_member_holding_one_word_of_two_reads_its_leaders_memory():
-    from core.auth import Principal
-
-    store, clock = InMemoryVectorStore(), ManualClock(NOW)
-    embedder = HashEmbedder()
-    writer = MemoryWriter(store, embedder, Bm25Encoder(), clock)
-    recall = RecallService(store, embedder, Bm25Encoder(), clock, writer)
+    recall, writer = _built()
     member = Principal(name='m', agent_id='member', leader_scopes=('agent:leader',))
     writer.remember([MemoryIn(scope='agent:member', text='I love my work.')])
     (answer,) = writer.remember(
@@ -96,3 +101,56 @@ def test_a_member_holding_one_word_of_two_reads_its_leaders_memory():
     assert result.receipt.fallback == 'team_leader'
     # the member's own hit still competes, below the leader's answer
     assert result.hits[0].id == str(answer.id)
+
+
+def test_a_single_channel_mode_with_a_floor_keeps_its_order_under_it():
+    recall, ids = _service()
+    # bm25 reads no cosine: the question-level gate would drop what the floor keeps
+    request = SearchRequest(
+        query='What did Caroline paint?', scope=SCOPE, mode=SearchMode.BM25, min_score=0.3
+    )
+    assert [h.id for h in recall.search(request, ADMIN).hits] == [ids[PAINT]]
+    asked = request.model_copy(update={'query': 'Which mountain in Africa is the tallest?'})
+    assert [h.id for h in recall.search(asked, ADMIN).hits] == [ids[HIKE]]
+
+
+def test_an_expired_memory_does_not_answer_the_question():
+    clock = ManualClock(NOW)
+    recall, writer = _built(clock=clock)
+    gone = NOW + timedelta(days=1)
+    writer.remember(
+        [
+            MemoryIn(
+                scope=SCOPE, text='The tallest mountain in Africa is Kilimanjaro.', expires_at=gone
+            ),
+            MemoryIn(scope=SCOPE, text=HIKE),
+        ]
+    )
+    clock.advance(timedelta(days=2))
+    found, reason = _found(recall, 'What is the tallest mountain in Africa?')
+    assert found == set()
+    assert reason == 'below_floor'
+
+
+def test_a_user_id_that_is_no_name_credits_no_word():
+    recall, writer = _built()
+    writer.remember([MemoryIn(scope=SCOPE, text='I asked for a refund.', user_id='user-1')])
+    # "user" and "asked" would be two words of three with the id's "user" counted
+    found, _ = _found(recall, 'Which user asked about pricing?')
+    assert found == set()
+
+
+def test_a_member_whose_hit_the_floor_drops_reads_its_leaders_memory():
+    recall, writer = _built()
+    member = Principal(name='m', agent_id='member', leader_scopes=('agent:leader',))
+    writer.remember([MemoryIn(scope='agent:member', text='Bob works hard.')])
+    (answer,) = writer.remember(
+        [MemoryIn(scope='agent:leader', text='Bob works at the bakery on Sundays.')]
+    )
+    # two words of three convince at the default 0.5, not under a floor of 0.9
+    request = SearchRequest(
+        query='Where does Bob work on Sundays?', scope='agent:member', min_score=0.9
+    )
+    result = recall.search(request, member)
+    assert result.receipt.fallback == 'team_leader'
+    assert [h.id for h in result.hits] == [str(answer.id)]

@@ -154,3 +154,18 @@ def test_the_replay_keeps_a_chinese_hit_sharing_a_word_once_the_question_is_answ
     english = Search(_search('notes', 0))
     english.confidence[:] = 0.1
     assert english.reach is None and replay(english, model) == []
+
+
+def test_the_replay_asks_an_english_question_the_floors_gate_when_receipts_carry_reach():
+    raw = _search('notes', 3)
+    ids = list(raw['factors'])
+    for n, ident in enumerate(ids):
+        # the first hit reaches the floor; the gold holds a third of the words; the last is below
+        raw['factors'][ident] |= {'confidence': [0.6, 0.35, 0.35, 0.35, 0.35, 0.1][n], 'reach': 0.0}
+    raw['factors'][ids[0]]['reach'] = 0.6
+    model = fit([Search(_search(k, 0)) for k in ('a', 'b')], 'fixture')
+    kept = replay(Search(raw), model)
+    assert frozenset({'r3'}) in kept and frozenset({'r5'}) not in kept
+    # no hit reaches it (one common word of three): the question is not answered at all
+    raw['factors'][ids[0]]['reach'] = 0.0
+    assert replay(Search(raw), model) == []
