@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import math
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.waiting import wait_until
 from vectors.embedders import HashEmbedder
 from vectors.embedding_cache import (
     CLAMP_JOINER,
@@ -347,25 +347,31 @@ def test_the_service_will_not_open_a_data_dir_made_with_another_model(tmp_path: 
 # ---- QueryBatcher ----------------------------------------------------------------------------
 
 
-class SlowHashEmbedder(HashEmbedder):
-    """A model run that takes a while (as ONNX does) and records each batch it gets."""
+class HeldHashEmbedder(HashEmbedder):
+    """Records each batch it gets; given a `hold`, its first model run lasts until `hold()` holds
+    (a run long enough for other queries to queue, however slowly a busy machine starts them)."""
 
     def __init__(self) -> None:
         super().__init__(dim=16)
         self.batches: list[int] = []
+        self.hold: Callable[[], bool] | None = None
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         self.batches.append(len(texts))
-        time.sleep(0.02)
+        if self.hold is not None and len(self.batches) == 1:
+            wait_until(self.hold, 'the other queries never queued behind the first model run')
         if 'boom' in texts:
             raise RuntimeError('model failed')
         return super().embed(texts)
 
 
 def test_concurrent_queries_share_model_runs_and_each_gets_its_own_vector() -> None:
-    inner = SlowHashEmbedder()
+    inner = HeldHashEmbedder()
     batcher = QueryBatcher(inner, window_s=0.002, max_batch=8)
     texts = [f'query number {n}' for n in range(24)]
+    # the first run ends once every other query waits (in it or queued): a fixed 20 ms run let
+    # a starved machine start the threads one per run, and nothing was left to share
+    inner.hold = lambda: sum(inner.batches) + len(batcher._queue) == len(texts)
     with ThreadPoolExecutor(max_workers=24) as pool:
         vectors = list(pool.map(batcher.embed_query, texts))
     assert vectors == [HashEmbedder(dim=16).embed_query(t) for t in texts]
@@ -374,7 +380,7 @@ def test_concurrent_queries_share_model_runs_and_each_gets_its_own_vector() -> N
 
 
 def test_a_lone_caller_runs_one_query_per_batch_and_errors_reach_every_waiter() -> None:
-    inner = SlowHashEmbedder()
+    inner = HeldHashEmbedder()
     batcher = QueryBatcher(inner, window_s=0.002, max_batch=8)
     assert batcher.embed_query('a') == HashEmbedder(dim=16).embed_query('a')
     batcher.embed_query('b')
@@ -385,7 +391,7 @@ def test_a_lone_caller_runs_one_query_per_batch_and_errors_reach_every_waiter() 
 
 
 def test_the_cache_answers_a_repeated_query_without_the_batcher() -> None:
-    inner = SlowHashEmbedder()
+    inner = HeldHashEmbedder()
     cached = CachedEmbedder(inner, max_entries=10, batcher=QueryBatcher(inner))
     first = cached.embed_query('where is the lake')
     assert cached.embed_query('where is the lake') == pytest.approx(first, abs=1e-6)
