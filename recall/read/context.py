@@ -37,6 +37,7 @@ from recall.speakers import is_turn
 from vectors.bm25 import CJK_CHARS, STOPWORDS, tokenize
 
 _CJK_PAIR = re.compile(rf'[{CJK_CHARS}]{{2}}')  # a bigram as vectors.bm25 makes them
+_CJK_CHAR = re.compile(rf'[{CJK_CHARS}]')
 
 
 def same_session(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -141,6 +142,23 @@ def _terms_of(text: str) -> frozenset[str]:
     # the same memories come back for many queries: tokenising them once saves most of the
     # ranking stage's time
     return frozenset(tokenize(text))
+
+
+def written_in_chinese(text: str) -> bool:
+    """Whether a memory is mostly Chinese (as `is_cjk` tells a query): the default embedder reads
+    no Chinese, so its cosine between an English question and such a memory is noise (0.35-0.45
+    for unrelated pairs), no evidence either way."""
+    return _written_in_chinese(text) if len(text) <= CACHED_TEXT else _chinese_share(text)
+
+
+@lru_cache(maxsize=20_000)
+def _written_in_chinese(text: str) -> bool:
+    return _chinese_share(text)
+
+
+def _chinese_share(text: str) -> bool:
+    han = len(_CJK_CHAR.findall(text))
+    return han > 0 and han * 2 >= sum(1 for c in text if c.isalpha())
 
 
 def coverage(terms: Sequence[str], text: str, stated: frozenset[str] = frozenset()) -> float:

@@ -24,6 +24,7 @@ from recall.read.context import (
     coverage,
     holds_pair,
     query_period,
+    written_in_chinese,
 )
 from recall.read.fusion import (
     LEARNED_CHANNELS,
@@ -125,7 +126,13 @@ class Signals:
         self._terms = terms
         payloads = found.payloads
         self._dense = {p.id: p.score for p in found.channels.get('dense', [])}
+        # a Chinese query weighs the channels by the learned model's Chinese correction
+        self.cjk = is_cjk(terms)
         self._cosine = {i: calibrated_cosine(s) for i, s in self._dense.items()}
+        if not self.cjk:  # an English question's cosine to a Chinese memory is noise
+            for ident in self._cosine:
+                if ident in payloads and written_in_chinese(str(payloads[ident].get('text', ''))):
+                    self._cosine[ident] = 0.0
         # only dialogue turns have a speaker: not field notes, nor a user's every note
         self._spoken = {f.id: turn_speaker(payloads[f.id]) for f in found.fused if f.id in payloads}
         self.named = query_names(req.query, {s for s in self._spoken.values() if s})
@@ -136,8 +143,6 @@ class Signals:
         self._period = query_period(req.query, moment)
         self._own: dict[str, float] = {}
         self._covered: dict[str, float] = {}
-        # a Chinese query weighs the channels by the learned model's Chinese correction
-        self.cjk = is_cjk(terms)
         self._pairs = content_pairs(req.query) if self.cjk else frozenset[str]()
 
     @property

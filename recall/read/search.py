@@ -23,7 +23,7 @@ from recall.models import MEMORIES
 from recall.ports import GraphIndex
 from recall.read.abstracts import abstract, overview
 from recall.read.channels import ChannelReader, Found, search_filter
-from recall.read.context import calibrated_cosine, coverage, query_terms
+from recall.read.context import calibrated_cosine, coverage, query_terms, written_in_chinese
 from recall.read.fusion import FusionConfig
 from recall.read.history import asks_earlier, not_then, past_period
 from recall.read.policy import apply_policy
@@ -232,4 +232,5 @@ def _convincing(terms: list[str], text: str, cosine: float | None, bar: float) -
     covered = coverage(terms, text)
     if is_cjk(terms):
         return covered >= bar
-    return en_reach(covered, calibrated_cosine(cosine), 0.0) >= bar
+    read = 0.0 if written_in_chinese(text) else calibrated_cosine(cosine)
+    return en_reach(covered, read, 0.0) >= bar

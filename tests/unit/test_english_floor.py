@@ -154,3 +154,13 @@ def test_a_member_whose_hit_the_floor_drops_reads_its_leaders_memory():
     result = recall.search(request, member)
     assert result.receipt.fallback == 'team_leader'
     assert [h.id for h in result.hits] == [str(answer.id)]
+
+
+def test_an_english_question_is_not_answered_by_a_chinese_memorys_cosine():
+    recall, writer = _built(SharedDirectionEmbedder(shared=0.95, own=0.31))
+    (chinese,) = writer.remember([MemoryIn(scope=SCOPE, text='我每天早上六点半起床。')])
+    (english,) = writer.remember([MemoryIn(scope=SCOPE, text='I get up at half past six.')])
+    # the default embedder reads no Chinese: its cosine to an English question is noise, while
+    # an English paraphrase sharing no word still answers by its cosine
+    found, _ = _found(recall, 'When does my alarm ring?')
+    assert found == {str(english.id)}
