@@ -337,7 +337,9 @@ class Receipt(BaseModel):
     )
     factors: dict[str, dict[str, float]] | None = Field(
         default=None,
-        description='with `explain`: per candidate the multipliers and confidence ranking used',
+        description='with `explain`: per candidate the multipliers and confidence ranking used, '
+        'and `reach`: how far it goes towards answering the question at all (no hit reaching '
+        '`min_score` leaves the question unanswered: no hits, `skip_reason: below_floor`)',
     )
     speakers: list[str] = Field(default_factory=list, description='speakers the query names')
 
