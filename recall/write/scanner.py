@@ -350,9 +350,14 @@ _MAYBE = lazy_compile(
 )
 
 
+# `_MAYBE`'s first alternative alone: asked first, a text with a digit (most writes: dates,
+# counts, times) is not scanned a second time by the whole of `_MAYBE` (~20 µs a LoCoMo turn)
+_DIGIT = lazy_compile(r'\d')
+
+
 def secret_spans(text: str) -> list[Span]:
     """(kind, start, end) of every secret-looking span in `text`, in order."""
-    if not text or _MAYBE.search(text) is None:
+    if not text or (_DIGIT.search(text) is None and _MAYBE.search(text) is None):
         return []
     found = [*_rule_spans(text), *_number_spans(text), *_entropy_spans(text)]
     return sorted(found, key=lambda f: (f[1], -f[2]))
