@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from core.text import MONTHS
-from recall.read.slots import CJK_FUNCTION, coverage_of, is_cjk
+from recall.read.slots import CJK_FUNCTION, coverage_of, is_cjk, mostly
 from recall.read.weights import (
     CONTEXT_DEPTH,
     COSINE_FLOOR,
@@ -37,7 +37,7 @@ from recall.speakers import is_turn
 from vectors.bm25 import CJK_CHARS, STOPWORDS, tokenize
 
 _CJK_PAIR = re.compile(rf'[{CJK_CHARS}]{{2}}')  # a bigram as vectors.bm25 makes them
-_CJK_CHAR = re.compile(rf'[{CJK_CHARS}]')
+_CJK_CHAR = re.compile(rf'[{CJK_CHARS}]')  # kana and hangul too: MiniLM reads none of them
 
 
 def same_session(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -148,17 +148,12 @@ def written_in_chinese(text: str) -> bool:
     """Whether a memory is mostly Chinese (as `is_cjk` tells a query): the default embedder reads
     no Chinese, so its cosine between an English question and such a memory is noise (0.35-0.45
     for unrelated pairs), no evidence either way."""
-    return _written_in_chinese(text) if len(text) <= CACHED_TEXT else _chinese_share(text)
+    return _written_in_chinese(text) if len(text) <= CACHED_TEXT else mostly(text, _CJK_CHAR)
 
 
 @lru_cache(maxsize=20_000)
 def _written_in_chinese(text: str) -> bool:
-    return _chinese_share(text)
-
-
-def _chinese_share(text: str) -> bool:
-    han = len(_CJK_CHAR.findall(text))
-    return han > 0 and han * 2 >= sum(1 for c in text if c.isalpha())
+    return mostly(text, _CJK_CHAR)
 
 
 def coverage(terms: Sequence[str], text: str, stated: frozenset[str] = frozenset()) -> float:

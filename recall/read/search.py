@@ -86,8 +86,9 @@ class Searcher:
         query_vectors = self._reader.encode(req, latency)
         terms = query_terms(req.query)
         floor = _floor(req, recipe)
-        read = self._read(req, principal, recipe, query_vectors, terms, floor, latency)
-        found, scopes, fallback = read
+        found, scopes, fallback = self._read(
+            req, principal, recipe, query_vectors, terms, floor, latency
+        )
         t = time.perf_counter()
         ranked = rank(req, recipe, found, terms, floor, self._clock.now())
         if period is not None:

@@ -130,9 +130,13 @@ def is_cjk(terms: Sequence[str]) -> bool:
 # query (and kept for the next few queries)
 @lru_cache(maxsize=256)
 def _is_cjk(terms: tuple[str, ...]) -> bool:
-    joined = ''.join(terms)
-    han = len(_CJK.findall(joined))
-    return han > 0 and han * 2 >= sum(1 for c in joined if c.isalpha())
+    return mostly(''.join(terms), _CJK)
+
+
+def mostly(text: str, chars: re.Pattern[str]) -> bool:
+    """Whether `text` holds one of `chars` and they make at least half of its letters."""
+    found = len(chars.findall(text))
+    return found > 0 and found * 2 >= sum(1 for c in text if c.isalpha())
 
 
 def query_words(terms: Sequence[str]) -> list[str]:
