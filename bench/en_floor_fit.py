@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench._common import print_table, write_json  # noqa: E402
-from bench.kinds_fit import FLOOR, TOP_K  # noqa: E402
+from bench.kinds_fit import FLOOR, final_hits  # noqa: E402
 from bench.kinds_suite import mean_scores, score  # noqa: E402
 from bench.zh_floor_fit import Window, _fmt  # noqa: E402
 from recall.read.context import coverage, query_terms  # noqa: E402
@@ -91,9 +91,7 @@ class Replayed(Window):
         """The refs returned under `gate`."""
         if not self.answered(gate):
             return []
-        s, kept = self.search, self.kept
-        final = kept[np.lexsort((kept, -(self.base[kept] * s.decay[kept])))][:TOP_K]
-        return [s.refs[n] for n in final]
+        return [self.search.refs[n] for n in final_hits(self.search, self.base, self.kept)]
 
 
 def measure(answerable: Sequence[Replayed], unrelated: Sequence[Replayed], gate: Gate | None

@@ -117,10 +117,20 @@ def above_floor(s: Search, order: np.ndarray, floor: float) -> np.ndarray:
 def replay(s: Search, model: LinearModel, floor: float = FLOOR) -> list[frozenset[str]]:
     """The refs the service's learned ranking returns for this search (RecallService._rank)."""
     base = learned_scores(model, s.features, s.turn, s.cjk)
+    return [s.refs[n] for n in final_hits(s, base, above_floor(s, window(s, base), floor))]
+
+
+def window(s: Search, base: np.ndarray) -> np.ndarray:
+    """The candidates the service ranks (recall.read.ranking `_Ranking.run`): the learnable ones,
+    first RANK_WINDOW by learned score `base`, ties by candidate order."""
     order = np.lexsort((np.arange(len(s.ids)), -base))
-    order = above_floor(s, order[s.learnable[order]][:RANK_WINDOW], floor)
-    final = order[np.lexsort((order, -(base[order] * s.decay[order])))][:TOP_K]
-    return [s.refs[n] for n in final]
+    return order[s.learnable[order]][:RANK_WINDOW]
+
+
+def final_hits(s: Search, base: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """The hits the service returns of the candidates `kept` (the floor's): the first TOP_K by
+    learned score times decay, ties by candidate order."""
+    return kept[np.lexsort((kept, -(base[kept] * s.decay[kept])))][:TOP_K]
 
 
 def channel_alone(s: Search, channel: str, floor: float = FLOOR) -> list[frozenset[str]]:
@@ -257,9 +267,7 @@ def evaluate(searches: Sequence[Search], rank: Any) -> dict[str, float]:
 def returned(s: Search, model: LinearModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Logits, gold labels and turn flags of the hits the learned ranking returns."""
     base = learned_scores(model, s.features, s.turn, s.cjk)
-    order = np.lexsort((np.arange(len(s.ids)), -base))
-    order = above_floor(s, order[s.learnable[order]][:RANK_WINDOW], FLOOR)
-    final = order[np.lexsort((order, -(base[order] * s.decay[order])))][:TOP_K]
+    final = final_hits(s, base, above_floor(s, window(s, base), FLOOR))
     logits = learned_logits(model, s.features[final], s.cjk, s.turn[final])
     return logits, s.label[final], s.turn[final]
 

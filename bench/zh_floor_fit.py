@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench._common import print_table, write_json  # noqa: E402
-from bench.kinds_fit import FLOOR, RANK_WINDOW, TOP_K, Search  # noqa: E402
+from bench.kinds_fit import FLOOR, Search, final_hits, window  # noqa: E402
 from bench.kinds_suite import mean_scores, score  # noqa: E402
 from recall.read.context import content_pairs  # noqa: E402
 from recall.read.fusion import learned_scores, shipped_model  # noqa: E402
@@ -67,10 +67,8 @@ class Window:
         model = shipped_model()
         assert model is not None
         self.search, self.tag = s, tag
-        base = learned_scores(model, s.features, s.turn, s.cjk)
-        order = np.lexsort((np.arange(len(s.ids)), -base))
-        self.window = order[s.learnable[order]][:RANK_WINDOW]
-        self.base = base
+        self.base = learned_scores(model, s.features, s.turn, s.cjk)
+        self.window = window(s, self.base)
         cos = dict(s.lists.get('dense', []))
         self.cosine = np.array([cos.get(i, -1.0) for i in s.ids])
 
@@ -107,9 +105,7 @@ class Replayed(Window):
         """The refs returned under `rule`."""
         if not self.answered(rule) or not len(self.kept):
             return []
-        s, kept = self.search, self.kept
-        final = kept[np.lexsort((kept, -(self.base[kept] * s.decay[kept])))][:TOP_K]
-        return [s.refs[n] for n in final]
+        return [self.search.refs[n] for n in final_hits(self.search, self.base, self.kept)]
 
 
 def measure(answerable: Sequence[Replayed], unrelated: Sequence[Replayed], rule: Rule | None
