@@ -87,20 +87,24 @@ def test_the_reach_is_the_coverage_only_from_the_share():
     assert en_reach(below, 0.0, 0.7) == 0.7
 
 
-def test_a_member_holding_one_word_of_two_reads_its_leaders_memory():
+def _team(own: str, leaders: str) -> tuple[RecallService, Principal, str]:
+    """A member holding `own`, its leader `leaders`: the service, the member and the leader's id."""
     recall, writer = _built()
+    writer.remember([MemoryIn(scope='agent:member', text=own)])
+    (answer,) = writer.remember([MemoryIn(scope='agent:leader', text=leaders)])
     member = Principal(name='m', agent_id='member', leader_scopes=('agent:leader',))
-    writer.remember([MemoryIn(scope='agent:member', text='I love my work.')])
-    (answer,) = writer.remember(
-        [MemoryIn(scope='agent:leader', text='Bob works at the bakery on Main Street.')]
-    )
+    return recall, member, str(answer.id)
+
+
+def test_a_member_holding_one_word_of_two_reads_its_leaders_memory():
+    recall, member, answer = _team('I love my work.', 'Bob works at the bakery on Main Street.')
     # 'work' is half of bob / work: not enough to answer, so not enough to skip the leader
     result = recall.search(
         SearchRequest(query='Where does Bob work?', scope='agent:member'), member
     )
     assert result.receipt.fallback == 'team_leader'
     # the member's own hit still competes, below the leader's answer
-    assert result.hits[0].id == str(answer.id)
+    assert result.hits[0].id == answer
 
 
 def test_a_single_channel_mode_with_a_floor_keeps_its_order_under_it():
@@ -141,19 +145,14 @@ def test_a_user_id_that_is_no_name_credits_no_word():
 
 
 def test_a_member_whose_hit_the_floor_drops_reads_its_leaders_memory():
-    recall, writer = _built()
-    member = Principal(name='m', agent_id='member', leader_scopes=('agent:leader',))
-    writer.remember([MemoryIn(scope='agent:member', text='Bob works hard.')])
-    (answer,) = writer.remember(
-        [MemoryIn(scope='agent:leader', text='Bob works at the bakery on Sundays.')]
-    )
+    recall, member, answer = _team('Bob works hard.', 'Bob works at the bakery on Sundays.')
     # two words of three convince at the default 0.5, not under a floor of 0.9
     request = SearchRequest(
         query='Where does Bob work on Sundays?', scope='agent:member', min_score=0.9
     )
     result = recall.search(request, member)
     assert result.receipt.fallback == 'team_leader'
-    assert [h.id for h in result.hits] == [str(answer.id)]
+    assert [h.id for h in result.hits] == [answer]
 
 
 def test_an_english_question_is_not_answered_by_a_chinese_memorys_cosine():
