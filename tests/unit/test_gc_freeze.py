@@ -44,7 +44,9 @@ def test_objects_alive_at_start_up_are_frozen_and_later_ones_are_not() -> None:
 
     frozen = freeze_startup_heap()
 
-    assert frozen == gc.get_freeze_count() > 0
+    # a frozen object that dies later (a log record's temporaries, another thread's) leaves the
+    # permanent generation, so the count can only have fallen since the freeze returned it
+    assert 0 < gc.get_freeze_count() <= frozen
     assert not _collectable(kept)
     # what a request allocates later is collected as before
     after = _Node()
