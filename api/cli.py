@@ -104,7 +104,7 @@ def serve(args: argparse.Namespace) -> int:
         pass
     from runtime.stop import stop_process
 
-    stop_process(app.extensions['mnemos'])
+    stop_process(app.extensions['mnemos'], budget_s=settings.stop_budget_s)
 
 
 def port_in_use(host: str, port: int) -> str | None:

@@ -64,6 +64,14 @@ class ServerSettings(BaseModel):
         description='`json`: every log line (the access log too) is one JSON object, for log '
         'collectors',
     )
+    stop_budget_s: float = Field(
+        default=8.0,
+        gt=0,
+        le=3600,
+        description='seconds a stop (SIGTERM) may spend closing the stores before the process '
+        'exits without waiting (acknowledged writes are in the logs either way); keep it under '
+        "the supervisor's kill timeout (docker: 10 s)",
+    )
     cors_origins: str | None = Field(
         default=None,
         description='comma-separated origins browsers may call the API from, or `*`; unset: CORS '
@@ -377,6 +385,7 @@ class Settings(BaseModel):
     port = _Flat[int]('server')
     log_level = _Flat[str]('server')
     log_format = _Flat[str]('server')
+    stop_budget_s = _Flat[float]('server')
     cors_origins = _Flat[str | None]('server')
     qdrant_url = _Flat[str | None]('vectors')
     qdrant_api_key = _Flat[str | None]('vectors')

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 STOP_GRACE_S = 2.0  # for a running job to finish (the rest of a stop takes ~2-4 s)
-STOP_BUDGET_S = 8.0  # for the whole closing: a stop must end within 10 s (docker's default)
 
 
 def close_services(services: Services, grace_s: float = STOP_GRACE_S) -> None:
@@ -46,8 +45,9 @@ def close_services(services: Services, grace_s: float = STOP_GRACE_S) -> None:
     services.close()
 
 
-def stop_process(services: Services, code: int = 0, budget_s: float = STOP_BUDGET_S) -> NoReturn:
-    """Close `services` (at most `budget_s`), flush the logs and end the process with `code`."""
+def stop_process(services: Services, budget_s: float, code: int = 0) -> NoReturn:
+    """Close `services` (at most `budget_s`, `KG_STOP_BUDGET_S`), flush the logs and end the
+    process with `code`."""
     closing = threading.Thread(
         target=close_services, args=(services,), name='mnemos-stop', daemon=True
     )

@@ -96,7 +96,7 @@ def test_serve_freezes_the_built_app_before_it_serves_with_the_graph_off(
     monkeypatch.setattr(runtime.preload, 'preload_embedder', lambda settings: None)
     monkeypatch.setattr(runtime.malloc_arenas, 'start_trimming', lambda: None)
     monkeypatch.setattr(runtime.malloc_arenas, 'limit_malloc_arenas', lambda: False)
-    monkeypatch.setattr(runtime.stop, 'stop_process', lambda services: None)
+    monkeypatch.setattr(runtime.stop, 'stop_process', lambda services, **_: None)
     monkeypatch.setattr(faulthandler, 'enable', lambda: None)
     monkeypatch.setattr(signal, 'signal', lambda *args: None)
 
