@@ -136,13 +136,15 @@ class Signals:
         # only dialogue turns have a speaker: not field notes, nor a user's every note
         self._spoken = {f.id: turn_speaker(payloads[f.id]) for f in found.fused if f.id in payloads}
         self.named = query_names(req.query, {s for s in self._spoken.values() if s})
-        # "Where does Ann live?" of Ann's "I moved to Berlin": the user a memory belongs to is
-        # a word it holds for whether the question is answered (en_reach)
-        owners = {u for p in payloads.values() if _name_like(u := str(p.get('user_id') or ''))}
-        self._owners = query_names(req.query, owners) if owners else frozenset[str]()
+        self._query = req.query
+        # the owners the question names (`_owned`): built when a candidate has a user
+        self._owners: frozenset[str] | None = None
         self._period = query_period(req.query, moment)
         self._own: dict[str, float] = {}
         self._covered: dict[str, float] = {}
+        # each candidate's `cheap` signals: learned_head reads them of every candidate, `full`
+        # again of those it scores
+        self._cheap: dict[str, dict[str, float]] = {}
         self._pairs = content_pairs(req.query) if self.cjk else frozenset[str]()
 
     @property
@@ -180,27 +182,42 @@ class Signals:
     def _owned(self, ident: str) -> float:
         """`covered(ident)`, a word of the question naming the memory's user held by it."""
         user = self._found.payloads[ident].get('user_id')
-        if user not in self._owners:
+        if not user or user not in self._named_owners():
             return self.covered(ident)
         text, stated = self._text(ident)
         return coverage(self._terms, f'{text} {user}', stated)
+
+    def _named_owners(self) -> frozenset[str]:
+        """The users of this search's memories the question names: "Where does Ann live?" of
+        Ann's "I moved to Berlin" (the user a memory belongs to is a word it holds for whether
+        the question is answered, en_reach)."""
+        if self._owners is None:
+            users = {p.get('user_id') for p in self._found.payloads.values()}
+            owners = {u for user in users if user and _name_like(u := str(user))}
+            self._owners = query_names(self._query, owners) if owners else frozenset[str]()
+        return self._owners
 
     def _text(self, ident: str) -> tuple[str, frozenset[str]]:
         payload = self._found.payloads[ident]
         return str(payload.get('text', '')), frozenset(str(s) for s in payload.get('slots') or ())
 
     def cheap(self, ident: str) -> dict[str, float]:
-        """Every signal but `confidence`, the one that costs real work."""
+        """Every signal but `confidence`, the one that costs real work; worked out once per
+        candidate and shared, so callers only read it."""
+        signal = self._cheap.get(ident)
+        if signal is not None:
+            return signal
         payload = self._found.payloads[ident]
-        # a dialogue turn the question's subject spoke (spoken: turns only)
-        said = self._spoken.get(ident) in self.named
+        spoken = self._spoken.get(ident)
         period = self._period
-        return {
-            'speaker_named': 1.0 if said else 0.0,
+        signal = self._cheap[ident] = {
+            # a dialogue turn the question's subject spoke (spoken: turns only)
+            'speaker_named': 1.0 if spoken in self.named else 0.0,
             'date_match': 1.0 if period and period.holds(payload.get('created_at')) else 0.0,
             # the learned score's calibration differs for dialogue turns (recall.read.fusion)
-            'turn': 1.0 if self._spoken.get(ident) else 0.0,
+            'turn': 1.0 if spoken else 0.0,
         }
+        return signal
 
     def full(self, ident: str) -> dict[str, float]:
         """Every signal of the candidate. For a Chinese query `confidence` is the coverage

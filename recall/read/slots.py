@@ -192,9 +192,7 @@ def coverage_of(
     bases: frozenset[str] = frozenset()
     if stated:
         slots = _stated_by()
-        named = _zh_named(query.words, stated) | _en_named(query.words, stated)
-        # a qualified slot ("unit:weight") is stated of its base as well
-        bases = stated | {s.split(':')[0] for s in stated}
+        named, bases = _stated_words(query.words, stated)
     mixed: str | None = None
     # a Chinese question's function characters (我, 的, 什么, 怎么…) say nothing of its topic:
     # they count neither way, so a correction that shares the topic's words answers as well as
@@ -214,6 +212,18 @@ def coverage_of(
         ):
             found += 1
     return found / len(query.content) if found else 0.0
+
+
+# a search reads coverage of each of its candidates, and the memories stating facts state few
+# distinct sets of slots: what a question's words name of each set is worked out once
+@lru_cache(maxsize=1024)
+def _stated_words(
+    words: tuple[str, ...], stated: frozenset[str]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The question's words naming a slot the memory states, and the slots it states with
+    their bases (a qualified slot, "unit:weight", is stated of its base as well)."""
+    named = _zh_named(words, stated) | _en_named(words, stated)
+    return named, stated | {s.split(':')[0] for s in stated}
 
 
 def _latin_in(word: str, folded: str) -> bool:
