@@ -51,6 +51,9 @@ class Found:
     lent_by: dict[str, list[str]]
     # the graph's slot evidence: factors on scores, relevance it vouches for (recall.read.evidence)
     graph: GraphVerdict = field(default_factory=GraphVerdict)
+    # each candidate's turn speaker (recall.speakers.turn_speaker) as this search has read it:
+    # the context channel reads it of the neighbours it links, the ranking of every candidate
+    speakers: dict[str, str | None] = field(default_factory=dict)
 
 
 def recallable(scopes: list[str] | None) -> PointFilter:
@@ -172,9 +175,10 @@ class ChannelReader:
                 )
         payloads = {p.id: p.payload for points in channels.values() for p in points}
         lent_by: dict[str, list[str]] = {}
+        speakers: dict[str, str | None] = {}
         if context:
             t = time.perf_counter()
-            lent_by = self._context_channel(channels, flt, payloads, early, depth)
+            lent_by = self._context_channel(channels, flt, payloads, early, depth, speakers)
             latency['context'] = latency.get('context', 0.0) + _ms(t)
         graph_on = self._graph is not None and hybrid and recipe.weight('graph') > 0
         if graph_on:
@@ -193,7 +197,12 @@ class ChannelReader:
             verdict = self._slot_verdict(req, scopes, flt, payloads, fused)
             latency['graph'] = latency.get('graph', 0.0) + _ms(t)
         return Found(
-            channels=channels, fused=fused, payloads=payloads, lent_by=lent_by, graph=verdict
+            channels=channels,
+            fused=fused,
+            payloads=payloads,
+            lent_by=lent_by,
+            graph=verdict,
+            speakers=speakers,
         )
 
     def _vector_channels(
@@ -242,10 +251,12 @@ class ChannelReader:
         payloads: dict[str, dict[str, Any]],
         early: dict[str, dict[str, Any]],
         depth: int,
+        speakers: dict[str, str | None],
     ) -> dict[str, list[str]]:
         """Add the context channel (the strongest candidates' neighbouring turns) to
-        `channels`; returns each neighbour's lenders (the hits it neighbours)."""
-        neighbours = self.neighbours(channels, flt, payloads, early)
+        `channels`; returns each neighbour's lenders (the hits it neighbours). `speakers`
+        gains the turn speaker of each payload the links read."""
+        neighbours = self.neighbours(channels, flt, payloads, early, speakers)
         sources: dict[str, list[tuple[str, float]]] = {
             n: [(p.id, p.score) for p in channels[n]] for n in ('bm25', 'dense') if n in channels
         }
@@ -282,6 +293,7 @@ class ChannelReader:
         flt: PointFilter,
         payloads: dict[str, dict[str, Any]],
         early: dict[str, dict[str, Any]] | None = None,
+        speakers: dict[str, str | None] | None = None,
     ) -> dict[str, list[str]]:
         """The memories written just before and after the strongest candidates, same session.
 
@@ -309,7 +321,7 @@ class ChannelReader:
         for ident, payload in self._neighbour_payloads(strongest, set(payloads), flt).items():
             payloads.setdefault(ident, payload)
         legacy_next = {p.id: str(p.payload.get('prev_id')) for p in after}
-        return neighbours_of(ids, payloads, legacy_next)
+        return neighbours_of(ids, payloads, legacy_next, speakers)
 
     def _neighbour_payloads(
         self, points: Sequence[ScoredPoint], known: set[str], flt: PointFilter

@@ -33,7 +33,7 @@ from recall.read.weights import (
     DATE_SLACK_DAYS,
     SESSION_GAP_S,
 )
-from recall.speakers import is_turn
+from recall.speakers import is_turn, turn_speaker
 from vectors.bm25 import CJK_CHARS, STOPWORDS, tokenize
 
 _CJK_PAIR = re.compile(rf'[{CJK_CHARS}]{{2}}')  # a bigram as vectors.bm25 makes them
@@ -83,23 +83,25 @@ def neighbours_of(
     ids: Sequence[str],
     payloads: Mapping[str, Mapping[str, Any]],
     found_by_prev: Mapping[str, str] | None = None,
+    speakers: dict[str, str | None] | None = None,
 ) -> dict[str, list[str]]:
     """Each id's neighbours in `payloads` within its session: the memory before it
     (`prev_id`) and after it (`next_id`, confirmed by the successor's `prev_id`).
 
     `found_by_prev` (successor -> source) adds successors found by a scan for their `prev_id`:
-    payloads written before `next_id` existed.
+    payloads written before `next_id` existed. `speakers` (id -> turn speaker, this search's)
+    gains each speaker read, so that the ranking does not read it again.
     """
-    turns: dict[str, bool] = {}
+    spoken: dict[str, str | None] = {} if speakers is None else speakers
 
     def linked(a: str, b: str) -> bool:
         # same_session, each payload's turn check done once
         if not close_in_time(payloads[a], payloads[b]):
             return False
         for ident in (a, b):
-            if ident not in turns:
-                turns[ident] = is_turn(payloads[ident])
-        return turns[a] and turns[b]
+            if ident not in spoken:
+                spoken[ident] = turn_speaker(payloads[ident])
+        return spoken[a] is not None and spoken[b] is not None
 
     out: dict[str, list[str]] = {}
     for ident in ids:

@@ -276,11 +276,13 @@ def feature_matrix(
         out[:, 3 + c] = column.norm
         if channel == 'dense':
             out[:, 6] = column.raw
-    for n, ident in enumerate(ids):
-        extra = extras.get(ident, {})
-        out[n, 7] = extra.get('speaker_named', 0.0)
-        out[n, 8] = extra.get('date_match', 0.0)
-        out[n, 9] = extra.get('confidence', 0.0)
+    if ids:  # the signals' three columns in one assignment, not three per row
+        none: Mapping[str, float] = {}
+        rows = (extras.get(ident, none) for ident in ids)
+        out[:, 7:10] = [
+            [e.get('speaker_named', 0.0), e.get('date_match', 0.0), e.get('confidence', 0.0)]
+            for e in rows
+        ]
     return out
 
 

@@ -9,10 +9,11 @@ every candidate and reports each one's factors.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
+from typing import Any
 
 from core.clock import to_epoch
 from recall.decay import multiplier, relevance
@@ -124,17 +125,11 @@ class Signals:
     ) -> None:
         self._found = found
         self._terms = terms
-        payloads = found.payloads
-        self._dense = {p.id: p.score for p in found.channels.get('dense', [])}
         # a Chinese query weighs the channels by the learned model's Chinese correction
         self.cjk = is_cjk(terms)
-        self._cosine = {i: calibrated_cosine(s) for i, s in self._dense.items()}
-        if not self.cjk:  # an English question's cosine to a Chinese memory is noise
-            for ident in self._cosine:
-                if ident in payloads and written_in_chinese(str(payloads[ident].get('text', ''))):
-                    self._cosine[ident] = 0.0
+        self._cosine = _cosines(found, self.cjk)
         # only dialogue turns have a speaker: not field notes, nor a user's every note
-        self._spoken = {f.id: turn_speaker(payloads[f.id]) for f in found.fused if f.id in payloads}
+        self._spoken = _spoken(found)
         self.named = query_names(req.query, {s for s in self._spoken.values() if s})
         self._query = req.query
         # the owners the question names (`_owned`): built when a candidate has a user
@@ -236,6 +231,33 @@ class Signals:
         read = max([self.covered(ident), vouched, *(CONTEXT_SHARE * self.covered(i) for i in lent)])
         paired = holds_pair(self._pairs, self._text(ident)[0])
         return {**self.cheap(ident), 'confidence': read, 'reach': zh_reach(read, vouched, paired)}
+
+
+def _cosines(found: Found, cjk: bool) -> dict[str, float]:
+    """Each dense candidate's calibrated cosine; for an English question none to a memory
+    written in Chinese (the default embedder reads no Chinese: its cosine there is noise)."""
+    payloads = found.payloads
+    cosines = {p.id: calibrated_cosine(p.score) for p in found.channels.get('dense', [])}
+    if not cjk:
+        for ident, cosine in cosines.items():
+            # below COSINE_FLOOR the cosine counts for nothing already: no text to read
+            if cosine > 0.0 and ident in payloads and written_in_chinese(_said(payloads[ident])):
+                cosines[ident] = 0.0
+    return cosines
+
+
+def _said(payload: Mapping[str, Any]) -> str:
+    return str(payload.get('text', ''))
+
+
+def _spoken(found: Found) -> dict[str, str | None]:
+    """The turn speaker of each fused candidate, read once per search: the context channel
+    has read those of the turns it links (`found.speakers`), the rest are read here."""
+    payloads, read = found.payloads, found.speakers
+    for f in found.fused:
+        if f.id not in read and f.id in payloads:
+            read[f.id] = turn_speaker(payloads[f.id])
+    return {f.id: read[f.id] for f in found.fused if f.id in payloads}
 
 
 # user ids that name a role, not a person: a question saying "the user" names no one's memory

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from core.auth import Principal
 from core.clock import ManualClock
-from recall.read.context import coverage, query_terms
+from recall.read.context import coverage, neighbours_of, query_terms
 from recall.schemas import MemoryIn, SearchRequest
 from recall.service import RecallService
 from recall.write.writer import MemoryWriter
@@ -53,6 +53,37 @@ def test_each_search_reads_the_speakers_its_own_question_names():
     # the same candidates, the other speaker named: nothing of the first search's signals
     second = _factors(recall, 'What does Tom love?')
     assert (second[maya]['speaker_named'], second[tom]['speaker_named']) == (0.0, 1.0)
+
+
+def test_a_turn_whose_speaker_changes_between_searches_is_read_anew():
+    recall, writer = _service()
+    (said,) = writer.remember(
+        [MemoryIn(scope=SCOPE, text='I love hiking.', metadata={'speaker': 'Maya'})]
+    )
+    ident = str(said.id)
+    first = _factors(recall, 'What does Maya love?')[ident]
+    assert (first['turn'], first['speaker_named']) == (1.0, 1.0)
+    writer.update({ident: {'metadata': {}}})  # no speaker now: a note, not a turn
+    second = _factors(recall, 'What does Maya love?')[ident]
+    assert (second['turn'], second['speaker_named']) == (0.0, 0.0)
+
+
+def test_the_context_channel_keeps_the_speakers_it_reads_for_the_ranking():
+    recall, writer = _service()
+    # two turns of one session: the context channel links them, reading both speakers
+    start = NOW - timedelta(days=1)
+    texts = ('Maya: I finally booked the trip.', 'Tom: Where are you going?')
+    written = writer.remember(
+        [
+            MemoryIn(scope=SCOPE, text=t, created_at=start + timedelta(minutes=n))
+            for n, t in enumerate(texts)
+        ]
+    )
+    ids = [str(r.id) for r in written]
+    payloads = {p.id: p.payload for p in recall._vectors.retrieve('memories', ids)}
+    speakers: dict[str, str | None] = {}
+    assert neighbours_of(ids, payloads, speakers=speakers) == {ids[1]: [ids[0]], ids[0]: [ids[1]]}
+    assert speakers == {ids[0]: 'Maya', ids[1]: 'Tom'}
 
 
 def test_each_search_reads_the_owners_its_own_question_names():
