@@ -25,7 +25,14 @@ from functools import lru_cache
 from typing import Any
 
 from core.text import MONTHS
-from recall.read.slots import CJK_FUNCTION, coverage_of, is_cjk, mostly
+from recall.read.slots import (
+    CJK_FUNCTION,
+    QueryWords,
+    covered_share,
+    is_cjk,
+    mostly,
+    query_content,
+)
 from recall.read.weights import (
     CONTEXT_DEPTH,
     COSINE_FLOOR,
@@ -164,8 +171,14 @@ def coverage(terms: Sequence[str], text: str, stated: frozenset[str] = frozenset
     recall.read.slots.coverage_of); 0 when the query has none."""
     if not terms:
         return 0.0
+    return text_coverage(query_content(terms), text, stated)
+
+
+def text_coverage(query: QueryWords, text: str, stated: frozenset[str] = frozenset()) -> float:
+    """`coverage` of a query's words worked out once (recall.read.slots.query_content), for a
+    caller that reads many memories."""
     words = _terms_of(text) if len(text) <= CACHED_TEXT else _terms_of.__wrapped__(text)
-    return coverage_of(terms, words, text, stated)
+    return covered_share(query, words, text, stated)
 
 
 @lru_cache(maxsize=256)

@@ -22,9 +22,9 @@ from recall.read.channels import Found
 from recall.read.context import (
     calibrated_cosine,
     content_pairs,
-    coverage,
     holds_pair,
     query_period,
+    text_coverage,
     written_in_chinese,
 )
 from recall.read.fusion import (
@@ -38,7 +38,7 @@ from recall.read.fusion import (
     shipped_model,
     turn_flags,
 )
-from recall.read.slots import asked, is_cjk, replaced_in
+from recall.read.slots import asked, is_cjk, query_content, replaced_in
 from recall.read.weights import (
     BELOW_REPLACEMENT,
     CONTEXT_SHARE,
@@ -124,7 +124,8 @@ class Signals:
         self, req: SearchRequest, found: Found, terms: list[str], moment: datetime
     ) -> None:
         self._found = found
-        self._terms = terms
+        # the query's words as coverage counts them, worked out once for every candidate
+        self._words = query_content(terms)
         # a Chinese query weighs the channels by the learned model's Chinese correction
         self.cjk = is_cjk(terms)
         self._cosine = _cosines(found, self.cjk)
@@ -171,7 +172,7 @@ class Signals:
     def covered(self, ident: str) -> float:
         """The share of the query's words the candidate's own text holds (recall.read.context)."""
         if ident not in self._covered:
-            self._covered[ident] = coverage(self._terms, *self._text(ident))
+            self._covered[ident] = text_coverage(self._words, *self._text(ident))
         return self._covered[ident]
 
     def _owned(self, ident: str) -> float:
@@ -180,7 +181,7 @@ class Signals:
         if not user or user not in self._named_owners():
             return self.covered(ident)
         text, stated = self._text(ident)
-        return coverage(self._terms, f'{text} {user}', stated)
+        return text_coverage(self._words, f'{text} {user}', stated)
 
     def _named_owners(self) -> frozenset[str]:
         """The users of this search's memories the question names: "Where does Ann live?" of
@@ -194,7 +195,8 @@ class Signals:
 
     def _text(self, ident: str) -> tuple[str, frozenset[str]]:
         payload = self._found.payloads[ident]
-        return str(payload.get('text', '')), frozenset(str(s) for s in payload.get('slots') or ())
+        slots = payload.get('slots')  # most memories state no fact of a slot
+        return _said(payload), frozenset(str(s) for s in slots) if slots else _NO_SLOTS
 
     def cheap(self, ident: str) -> dict[str, float]:
         """Every signal but `confidence`, the one that costs real work; worked out once per
@@ -248,6 +250,9 @@ def _cosines(found: Found, cjk: bool) -> dict[str, float]:
 
 def _said(payload: Mapping[str, Any]) -> str:
     return str(payload.get('text', ''))
+
+
+_NO_SLOTS = frozenset[str]()
 
 
 def _spoken(found: Found) -> dict[str, str | None]:

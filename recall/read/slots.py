@@ -162,7 +162,7 @@ def _query_words(terms: tuple[str, ...]) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True, slots=True)
-class _QueryWords:
+class QueryWords:
     """What coverage needs of one query, worked out once for its ~150 candidates."""
 
     words: tuple[str, ...]
@@ -171,11 +171,16 @@ class _QueryWords:
     content: tuple[tuple[str, bool, frozenset[str]], ...]
 
 
+def query_content(terms: Sequence[str]) -> QueryWords:
+    """What `coverage_of` needs of a query's terms, for a caller that reads many memories."""
+    return _query_content(tuple(terms))
+
+
 @lru_cache(maxsize=256)
-def _query_content(terms: tuple[str, ...]) -> _QueryWords:
+def _query_content(terms: tuple[str, ...]) -> QueryWords:
     words = _query_words(terms)
     content = tuple((w, *_slot_words(w)) for w in words if w not in CJK_FUNCTION)
-    return _QueryWords(words, content)
+    return QueryWords(words, content)
 
 
 def coverage_of(
@@ -184,7 +189,13 @@ def coverage_of(
     """Share of the query's words the memory holds (a word of a term's slot counting for the
     term, and a word naming a slot the memory `stated` a fact of); 0 when the memory shares
     only Chinese function characters with the query."""
-    query = _query_content(tuple(terms))
+    return covered_share(_query_content(tuple(terms)), have, text, stated)
+
+
+def covered_share(
+    query: QueryWords, have: frozenset[str], text: str, stated: frozenset[str] = frozenset()
+) -> float:
+    """`coverage_of` with the query's words worked out already (`query_content`)."""
     if not query.content:
         return 0.0  # no words, or only function characters: none can count
     slots: dict[str, frozenset[str]] = {}

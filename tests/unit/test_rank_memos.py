@@ -106,3 +106,17 @@ def test_the_slots_a_memory_states_count_for_that_memory_only():
     assert coverage(terms, text, language) >= 0.5
     assert coverage(terms, text, weight) < 0.4
     assert coverage(terms, text, language) >= 0.5
+
+
+def test_each_search_covers_its_candidates_with_its_own_question_words():
+    recall, writer = _service()
+    # many words besides the question's: the cosine alone is far from certain
+    text = (
+        'I researched adoption agencies, visited three shelters downtown, read long reviews '
+        'online and called two old friends about the slow paperwork.'
+    )
+    (said,) = writer.remember([MemoryIn(scope=SCOPE, text=text)])
+    ident = str(said.id)
+    assert _factors(recall, 'adoption agencies')[ident]['confidence'] == 1.0
+    # half the next question's words: its own words, not the last question's, are counted
+    assert _factors(recall, 'adoption weather')[ident]['confidence'] == 0.5
