@@ -30,6 +30,7 @@ from recall.read.slots import (
     QueryWords,
     covered_share,
     is_cjk,
+    mixed_text,
     mostly,
     query_content,
 )
@@ -147,10 +148,10 @@ CACHED_TEXT = 4096
 
 
 @lru_cache(maxsize=20_000)
-def _terms_of(text: str) -> frozenset[str]:
+def _terms_of(text: str) -> tuple[frozenset[str], str]:
     # the same memories come back for many queries: tokenising them once saves most of the
-    # ranking stage's time
-    return frozenset(tokenize(text))
+    # ranking stage's time, and coverage looks in each for Chinese once (slots.mixed_text)
+    return frozenset(tokenize(text)), mixed_text(text)
 
 
 def written_in_chinese(text: str) -> bool:
@@ -177,8 +178,8 @@ def coverage(terms: Sequence[str], text: str, stated: frozenset[str] = frozenset
 def text_coverage(query: QueryWords, text: str, stated: frozenset[str] = frozenset()) -> float:
     """`coverage` of a query's words worked out once (recall.read.slots.query_content), for a
     caller that reads many memories."""
-    words = _terms_of(text) if len(text) <= CACHED_TEXT else _terms_of.__wrapped__(text)
-    return covered_share(query, words, text, stated)
+    words, mixed = _terms_of(text) if len(text) <= CACHED_TEXT else _terms_of.__wrapped__(text)
+    return covered_share(query, words, text, stated, mixed)
 
 
 @lru_cache(maxsize=256)
@@ -196,7 +197,7 @@ def holds_pair(pairs: frozenset[str], text: str) -> bool:
     """Whether the text holds one of `pairs` (content_pairs) as the BM25 tokenizer pairs it."""
     if not pairs:
         return False
-    words = _terms_of(text) if len(text) <= CACHED_TEXT else _terms_of.__wrapped__(text)
+    words, _ = _terms_of(text) if len(text) <= CACHED_TEXT else _terms_of.__wrapped__(text)
     return not pairs.isdisjoint(words)
 
 

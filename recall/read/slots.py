@@ -193,9 +193,14 @@ def coverage_of(
 
 
 def covered_share(
-    query: QueryWords, have: frozenset[str], text: str, stated: frozenset[str] = frozenset()
+    query: QueryWords,
+    have: frozenset[str],
+    text: str,
+    stated: frozenset[str] = frozenset(),
+    mixed: str | None = None,
 ) -> float:
-    """`coverage_of` with the query's words worked out already (`query_content`)."""
+    """`coverage_of` with the query's words worked out already (`query_content`); `mixed`: the
+    text's `mixed_text`, when the caller has it (None: read here if needed)."""
     if not query.content:
         return 0.0  # no words, or only function characters: none can count
     slots: dict[str, frozenset[str]] = {}
@@ -204,7 +209,6 @@ def covered_share(
     if stated:
         slots = _stated_by()
         named, bases = _stated_words(query.words, stated)
-    mixed: str | None = None
     # a Chinese question's function characters (我, 的, 什么, 怎么…) say nothing of its topic:
     # they count neither way, so a correction that shares the topic's words answers as well as
     # one that repeats the question's frame
@@ -214,7 +218,7 @@ def covered_share(
             found += 1
             continue
         if mixed is None:
-            mixed = text.casefold() if _CJK.search(text) else ''
+            mixed = mixed_text(text)
         if (
             (mixed and _latin_in(word, mixed))
             or word in named
@@ -235,6 +239,12 @@ def _stated_words(
     their bases (a qualified slot, "unit:weight", is stated of its base as well)."""
     named = _zh_named(words, stated) | _en_named(words, stated)
     return named, stated | {s.split(':')[0] for s in stated}
+
+
+def mixed_text(text: str) -> str:
+    """The casefolded text if it holds a Chinese character (where `coverage_of` looks for a
+    Latin query word inside the text, not among its terms), else ''."""
+    return text.casefold() if _CJK.search(text) else ''
 
 
 def _latin_in(word: str, folded: str) -> bool:
