@@ -87,10 +87,40 @@ _EMOJI_ALLOWED = re.compile(
 )
 
 
+# every English word a match of `_CHOICE_VALUE`, `_FORMAT_VALUE`, `_LANG_NAMED` or the emoji
+# rules holds, lower-cased: an ASCII clause with none of them asks for no answer setting. (An
+# ASCII clause only: IGNORECASE matches some other letters to ASCII ones, 'ſ' to 's'.)
+ASCII_VALUE_WORDS = (
+    # lengths and units (CHOICES)
+    'short', 'brief', 'concise', 'terse', 'detail', 'long', 'thorough', 'in-depth', 'mile',
+    'km', 'kilo', 'pound', 'lb', 'kg', 'celsius', 'centigrade', 'fahrenheit',
+    # formats (FORMATS)
+    'bullet', 'list', 'prose', 'paragraph', 'full sentences', 'flowing text', 'table',
+    'plain text', 'markdown',
+    # languages (LANGS) and the emoji rule
+    'chinese', 'mandarin', 'english', 'japanese', 'german', 'french', 'spanish', 'emoji',
+    'emoticon',
+)  # fmt: skip
+
+
+def names_no_value(clause: str) -> bool:
+    """Whether `clause` is ASCII and holds none of `ASCII_VALUE_WORDS`: most clauses, which
+    the four value searches of `answer_facts` (~12 us a clause) would each scan to find none."""
+    if not clause.isascii():
+        return False
+    lowered = clause.lower()
+    for word in ASCII_VALUE_WORDS:  # noqa: SIM110 - a loop: no generator frame per clause
+        if word in lowered:
+            return False
+    return True
+
+
 def answer_facts(clause: str, index: int, text: str) -> list[Fact]:
     """The answer settings a clause of the speaker's asks for: length and units, format,
     language and the English emoji rule (`text` is the whole turn, whose other clauses may carry
     the cue)."""
+    if names_no_value(clause):
+        return []
     return [
         *_choice_facts(clause, index, text),
         *_format_facts(clause, index, text),

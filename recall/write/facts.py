@@ -85,6 +85,9 @@ from recall.write.fact_patterns import (
 # ---- clauses and subjects ------------------------------------------------------------------
 
 
+# a clause is stripped where its facts are read, again where its corrections are (at the
+# text's first supersession, a batch later: 500 texts of ~6 clauses) and of a "not X but Y"
+@lru_cache(maxsize=8192)
 def _strip_lead(clause: str) -> str:
     clause = LEAD.sub('', clause.strip())
     clause = TIME_LEAD_EN.sub('', clause)
@@ -279,7 +282,7 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
         )
         facts.append(Fact(owner, slot, value, positive=not negative, past=past, clause=index,
                           retracts=retracts))  # fmt: skip
-    if not any(f.slot == 'editor' for f in facts) and _editor_cued(text):
+    if not any(f.slot == 'editor' for f in facts) and _names_editor(clause) and _editor_cued(text):
         facts += _editor_facts(clause, owner, index, past)
     if owner == SELF and not OTHER_SPEAKER.match(clause):
         # how the speaker wants answers: "我朋友说段落比列表好" is a friend's taste, not theirs
@@ -292,6 +295,27 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
     if not facts and owner == SELF and (zh or _HAN.search(clause)):
         facts += rule_facts(rest, index)
     return facts
+
+
+# every word a match of EDITOR holds, lower-cased ("vs code" and "visual studio code": "code")
+_EDITOR_WORDS = (
+    'vim', 'emacs', 'code', 'sublime', 'intellij', 'pycharm', 'webstorm', 'cursor', 'zed',
+    'helix', 'nano', 'atom', 'notepad++',
+)  # fmt: skip
+
+
+def _names_editor(clause: str) -> bool:
+    """Whether EDITOR finds an editor in `clause`, asked before the text's EDITOR_CUE (a search
+    of the whole text, dearer than this): an ASCII clause without any of its words names none
+    (IGNORECASE matches some other letters to ASCII ones, so another clause is searched)."""
+    if clause.isascii():
+        lowered = clause.lower()
+        for word in _EDITOR_WORDS:
+            if word in lowered:
+                break
+        else:
+            return False
+    return EDITOR.search(clause) is not None
 
 
 @lru_cache(maxsize=256)
@@ -434,6 +458,7 @@ def amends(text: str) -> bool:
     return any(f.amends for f in facts_of(text))
 
 
+@lru_cache(maxsize=8192)  # asked where a clause's facts are read and where its corrections are
 def _not_but(clause: str) -> tuple[str, str, str] | None:
     """A "not X but Y" clause as it states the new value, the old value and the new one: "I
     live not in Paris but in Berlin" -> ("I live in Berlin", "paris", "berlin")."""
@@ -525,8 +550,18 @@ def joined_changes(parts: list[str]) -> list[str]:
     return out
 
 
+# every word an English match of SLOT_CHANGES holds, lower-cased
+_CHANGE_WORDS = ('promot', 'demot', 'job', 'employer', 'compan', 'moved', 'relocated')
+
+
 def changed_slot(clause: str) -> str | None:
     """The slot a clause tells of a change to without naming its value ("I got promoted")."""
+    if clause.isascii():
+        # most clauses name no change: three searches each found none (IGNORECASE matches some
+        # other letters to ASCII ones, so only an ASCII clause is judged by its words)
+        lowered = clause.lower()
+        if not any(word in lowered for word in _CHANGE_WORDS):
+            return None
     return next((slot for slot, cue in SLOT_CHANGES if cue.search(clause)), None)
 
 

@@ -1,0 +1,122 @@
+"""The write path's word prefilters: an ASCII clause without any of a list's words is not
+searched by the patterns the list stands for, so every English alternative of those patterns
+must hold one of the words. Each test's examples cover every alternative (a new alternative
+without an example fails the coverage assertion) and none may be passed over by the prefilter."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from recall.write import answer_facts as af
+from recall.write import facts, scanner
+from recall.write.fact_patterns import CHOICES, EDITOR, FORMAT_RE, LANGS, SLOT_CHANGES
+
+
+def _alternatives(body: str) -> list[str]:
+    """The top-level alternatives of a pattern body (split at `|` outside parentheses)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(body):
+        if ch == '\\':
+            continue
+        depth += ch == '('
+        depth -= ch == ')'
+        if ch == '|' and depth == 0 and (i == 0 or body[i - 1] != '\\'):
+            out.append(body[start:i])
+            start = i + 1
+    return [*out, body[start:]]
+
+
+def _value_body(pattern: str) -> str:
+    return pattern.removeprefix('(?i)' + af._VALUE_START.removeprefix('(?i)')).removeprefix('(?:')[
+        :-1
+    ]
+
+
+# one English clause per alternative of CHOICES, FORMATS, LANGS and the emoji rules
+ANSWER_EXAMPLES = [
+    'keep it short', 'be brief', 'concise answers', 'terse replies', 'detailed answers',
+    'longer replies', 'a thorough explanation', 'in-depth answers', 'explain in detail',
+    'in miles', 'in kilometres', 'use km', 'in pounds', 'in lbs', 'in kilograms', 'in kg',
+    'in celsius', 'centigrade please', 'in fahrenheit', 'use bullet points', 'bulleted lists',
+    'use bullets', 'numbered lists', 'a list', 'prose please', 'paragraphs please',
+    'full sentences please', 'flowing text please', 'use tables', 'plain text please',
+    'use markdown', 'answer in chinese', 'answer in mandarin', 'answer in English',
+    'answer in Japanese', 'answer in German', 'answer in French', 'answer in Spanish',
+    "Don't use emoji in answers", 'You can use emoticons again',
+]  # fmt: skip
+
+
+def _covered(patterns: list[str], examples: list[str]) -> list[str]:
+    """The ASCII alternatives of `patterns` no example matches."""
+    missing = []
+    for body in patterns:
+        for alt in _alternatives(body):
+            if alt.isascii() and not any(re.search(alt, e, re.I) for e in examples):
+                missing.append(alt)
+    return missing
+
+
+def test_answer_value_words_cover_every_english_value() -> None:
+    bodies = [_value_body(p.pattern) for _, values in CHOICES for _, p in values]
+    bodies += [_value_body(p.pattern) for _, p in FORMAT_RE]
+    bodies += [p for _, p in LANGS] + [af._EMOJI.removeprefix('(?:')[:-1]]
+    assert _covered(bodies, ANSWER_EXAMPLES) == []
+    assert [e for e in ANSWER_EXAMPLES if af.names_no_value(e)] == []
+
+
+def test_answer_facts_read_a_clause_the_prefilter_passes_over_as_nothing() -> None:
+    assert af.names_no_value('I went hiking with my dog yesterday')
+    assert af.answer_facts('I went hiking with my dog yesterday', 0, 'x') == []
+    # a clause with a letter IGNORECASE matches to an ASCII one is searched as before
+    assert not af.names_no_value('answers in ſhort form')
+    ascii_facts = af.answer_facts('Keep answers short', 0, 'Keep answers short')
+    assert [f.value for f in ascii_facts] == ['short']
+
+
+def test_editor_words_cover_every_editor() -> None:
+    body = EDITOR.pattern.split('(?P<v>')[1].split(')(?!')[0]
+    examples = [
+        'I use neovim', 'nvim now', 'vim', 'emacs', 'vscode', 'vs code', 'visual studio code',
+        'sublime text', 'intellij', 'pycharm', 'webstorm', 'cursor', 'zed', 'helix', 'nano',
+        'atom', 'notepad++',
+    ]  # fmt: skip
+    assert _covered([body], examples) == []
+    assert [e for e in examples if not facts._names_editor(e)] == []
+    assert not facts._names_editor('I moved to Berlin')
+    assert facts._names_editor('ſublime text is my editor')
+
+
+@pytest.mark.parametrize(
+    ('clause', 'slot'),
+    [
+        ('I got promoted', 'title'),
+        ('I was demoted', 'title'),
+        ('a promotion came', 'title'),
+        ('I changed jobs', 'works_at'),
+        ('switched employers', 'works_at'),
+        ('I quit my job', 'works_at'),
+        ('I left companies', 'works_at'),
+        ('We moved', 'lives_in'),
+        ('We relocated', 'lives_in'),
+        ('We moved house', 'lives_in'),
+        ('我搬家了', 'lives_in'),
+    ],
+)
+def test_changed_slot_reads_every_english_change(clause: str, slot: str) -> None:
+    assert facts.changed_slot(clause) == slot
+
+
+def test_change_words_cover_every_english_change() -> None:
+    for _, cue in SLOT_CHANGES:
+        for alt in _alternatives(cue.pattern.removeprefix('(?i)')):
+            if alt.isascii():
+                # every English alternative names one of the words
+                assert any(w in alt for w in facts._CHANGE_WORDS), alt
+    assert facts.changed_slot('I had lunch with my sister') is None
+
+
+def test_holds_any_is_any() -> None:
+    assert scanner._holds_any('my password is x', ('pin', 'pass'))
+    assert not scanner._holds_any('nothing here', ('pin', 'pass'))
