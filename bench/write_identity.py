@@ -103,13 +103,18 @@ def read(texts: list[str]) -> dict[str, dict[str, str]]:
 
 
 def compare(a: Path, b: Path) -> int:
-    """Texts whose readings differ between two dumps, per reader; 0 when none do."""
+    """Texts both dumps read whose readings differ, per reader; 0 when none do."""
     left, right = json.loads(a.read_text()), json.loads(b.read_text())
     bad = 0
     for name in sorted(set(left) | set(right)):
         x, y = left.get(name, {}), right.get(name, {})
-        differ = [t for t in sorted(set(x) | set(y)) if x.get(t) != y.get(t)]
-        print(f'{name}: {len(set(x) | set(y))} texts, {len(differ)} differ')
+        # a tree's own tests add strings: the texts both read are compared
+        both = sorted(set(x) & set(y))
+        differ = [t for t in both if x[t] != y[t]]
+        print(
+            f'{name}: {len(both)} texts, {len(differ)} differ '
+            f'({len(set(x) ^ set(y))} read by one tree only)'
+        )
         for t in differ[:5]:
             print(f'  {t[:80]!r}\n    {x.get(t, "missing")[:160]}\n    {y.get(t, "missing")[:160]}')
         bad += len(differ)

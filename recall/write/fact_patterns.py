@@ -269,6 +269,21 @@ SLOTS_EN: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 
+# unanchored English slot patterns (a search tries them at every position of a clause) and
+# every word, lower-cased, a match of each holds: an ASCII clause without any is not searched.
+# Not the anchored ones (they fail at the clause's start) nor "a <job> at", whose ~40 job words
+# took longer to look for than the search (9.5 -> 24.9 ms per 2,000 LoCoMo writes)
+SLOT_WORDS_EN: dict[re.Pattern[str], tuple[str, ...]] = {
+    SLOTS_EN[5][1]: (
+        'work', 'job', 'hired', 'employed', 'started', 'joined', 'serve', 'promoted',
+    ),
+    SLOTS_EN[7][1]: ('name', 'call', 'go by', 'address me', 'refer to me'),
+    SLOTS_EN[8][1]: (
+        'wife', 'husband', 'partner', 'spouse', 'girlfriend', 'boyfriend', 'fianc', 'married',
+        'engaged',
+    ),
+}  # fmt: skip
+
 # bounded by non-letters, not \b: "用Vim写代码" has no word boundary around "Vim"
 EDITOR = lazy_compile(
     r'(?i)(?<![A-Za-z0-9])(?P<v>neovim|nvim|vim|emacs|vs ?code|visual studio code|'

@@ -67,6 +67,7 @@ from recall.write.fact_patterns import (
     RETRACT_EN,
     SKILL_EN,
     SLOT_CHANGES,
+    SLOT_WORDS_EN,
     SLOTS_EN,
     SLOTS_ZH,
     SUBJECT_EN,
@@ -236,6 +237,20 @@ def _kin_possessor(clause: str) -> re.Match[str] | None:
     return KIN_POSSESSOR.search(clause)
 
 
+def _slot_search(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """`pattern.search(text)`, not asked of an ASCII text without a word every match holds
+    (SLOT_WORDS_EN; IGNORECASE matches some other letters to ASCII ones, 'ſ' to 's')."""
+    words = SLOT_WORDS_EN.get(pattern)
+    if words is not None and text.isascii():
+        lowered = text.lower()
+        for word in words:
+            if word in lowered:
+                break
+        else:
+            return None
+    return pattern.search(text)
+
+
 def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact]:
     zh = bool(_HAN.search(clause)) and not _LATIN.match(clause)
     rest = _self_rest(clause) if subject == SELF else _strip_lead(clause)
@@ -252,8 +267,8 @@ def _clause_facts(clause: str, subject: str, index: int, text: str) -> list[Fact
             zh and slot == 'lives_in' and (TRIP_ZH.search(text) or HOTEL_ZH.search(clause))
         ):
             continue
-        m = pattern.search(rest) or (
-            pattern.search(clause) if slot in ('name', 'partner') else None
+        m = _slot_search(pattern, rest) or (
+            _slot_search(pattern, clause) if slot in ('name', 'partner') else None
         )
         if m is None:
             continue

@@ -120,3 +120,41 @@ def test_change_words_cover_every_english_change() -> None:
 def test_holds_any_is_any() -> None:
     assert scanner._holds_any('my password is x', ('pin', 'pass'))
     assert not scanner._holds_any('nothing here', ('pin', 'pass'))
+
+
+# one example per alternative of each pattern's opening
+SLOT_EXAMPLES = {
+    'name': [
+        'my name is Ann', "My name's Ann", 'call me Ann', 'Calling me Ann', "I'm called Ann",
+        'I am called Ann', 'I go by Ann', 'address me as Ann', 'refer to me as Ann',
+        "I'd rather be called Ann", 'I would prefer to be called Ann', 'I love being called Ann',
+    ],
+    'partner': [
+        'my wife Ann', 'my husband is Bo', 'my partner is Bo', "my spouse's name is Bo",
+        'my girlfriend, Ann', 'my boyfriend is called Bo', 'my fiancée Ann', 'my fiance Bo',
+        'am married to Ann', 'got engaged to Bo', 'is now married to Ann',
+    ],
+    'title': [
+        'work as a nurse', 'works as a nurse', 'worked there as a chef', 'working as a pilot',
+        'my job as a chef', 'hired as a nurse', 'employed as a teacher', 'started as an intern',
+        'joined as a lead', 'serve as the director', 'serves as the chair', 'served as a medic',
+        'promoted as lead', 'got promoted to manager',
+    ],
+}  # fmt: skip
+
+
+def test_slot_words_pass_every_example_of_their_pattern() -> None:
+    from recall.write.fact_patterns import SLOT_WORDS_EN, SLOTS_EN
+
+    patterns = {id(p): s for s, p in SLOTS_EN}
+    seen = set()
+    for pattern in SLOT_WORDS_EN:
+        slot = patterns[id(pattern)]
+        examples = SLOT_EXAMPLES[slot]
+        seen.add(slot)
+        assert [e for e in examples if not pattern.search(e)] == []
+        assert [e for e in examples if facts._slot_search(pattern, e) is None] == []
+    assert seen == {'title', 'name', 'partner'}
+    name = next(p for s, p in SLOTS_EN if s == 'name')
+    assert facts._slot_search(name, 'I went hiking') is None
+    assert facts._slot_search(name, 'Friends call me Zoë') is not None
