@@ -102,14 +102,16 @@ def scope_texts(kind: KindSet, scope: str, variant: str) -> tuple[list[str], lis
     if variant != BY_SENTENCE:
         return texts, refs
     split = [
-        (s, ref) for text, ref in zip(texts, refs, strict=True) for s in _whole_and_sentences(text)
+        (s, ref) for text, ref in zip(texts, refs, strict=True) for s in whole_and_sentences(text)
     ]
     return [s for s, _ in split], [ref for _, ref in split]
 
 
-def _whole_and_sentences(text: str) -> list[str]:
+def whole_and_sentences(text: str) -> list[str]:
+    """The texts a memory is embedded as with `--sentences`: itself, then each of its
+    sentences when it has several."""
     # the whole text keeps what its sentences say together (a heading and its list, a profile
-    # line); each sentence gets a vector of its own only when there are several
+    # line)
     parts = sentences(text)
     return [text, *parts] if len(parts) > 1 else [text]
 
