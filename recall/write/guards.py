@@ -10,7 +10,7 @@ from typing import Any
 
 from recall.models import Chunk
 from recall.normalize import content_hash
-from recall.recall_block import FINGERPRINT, strip_recall_blocks
+from recall.recall_block import FINGERPRINT, RECALL_MARKER, strip_recall_blocks
 from recall.schemas import MemoryIn
 from recall.write import scanner
 
@@ -77,6 +77,21 @@ _FINGERPRINTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
     )
 )
+# every word, lower-cased, an ASCII match of each fingerprint holds (their Chinese alternatives
+# hold a Chinese word, so an ASCII text matches none of them): an ASCII text without any is not
+# searched (IGNORECASE matches some other letters to ASCII ones, so another text is)
+_FINGERPRINT_WORDS: dict[str, tuple[str, ...]] = {
+    'recall_block': (RECALL_MARKER.lower(), 'relevant', '<recalled', '[memory context]', '<memory'),
+    'system_tag': ('<', 'inst]'),
+    'persona': ('you are', 'as an ai'),
+    'jailbreak': ('ignore', 'disregard'),
+    'role_line': ('system', 'assistant', 'developer'),
+    'task_banner': (
+        'ask_user', 'write_workspace_file', 'multi-hop task', 'chain test', 'lead should',
+        'delegate to agent_',
+    ),
+    'runtime_line': ('[', 'heartbeat_ok', 'no_reply'),
+}  # fmt: skip
 _TOOL_JSON_KEYS = re.compile(
     r'"(tool_calls?|function_call|tool_use|tool_call_id|arguments|tool_result|name)"\s*:'
 )
@@ -102,10 +117,20 @@ def injection_reason(text: str, source: str | None = None) -> str | None:
         return f'source:{tag}'
     if _tool_json(text):
         return 'tool_json'
+    lowered = text.lower() if text.isascii() else None
     for name, pattern in _FINGERPRINTS:
+        if lowered is not None and not _holds_any(lowered, _FINGERPRINT_WORDS[name]):
+            continue  # ~7 searches of every write's text, which most match none of
         if pattern.search(text):
             return name
     return None
+
+
+def _holds_any(lowered: str, words: tuple[str, ...]) -> bool:
+    for word in words:  # noqa: SIM110 - a loop: no generator frame per fingerprint
+        if word in lowered:
+            return True
+    return False
 
 
 def is_injected(text: str, source: str | None = None) -> bool:
