@@ -299,11 +299,13 @@ def _holds_any(lowered: str, words: tuple[str, ...]) -> bool:
     return False
 
 
-def _rule_spans(text: str) -> Iterable[Span]:
+def _rule_spans(text: str, many_digits: bool) -> Iterable[Span]:
     lowered = text.lower() if text.isascii() else None
     for kind, rx, group, needs in _RULES:
         if lowered is not None and needs and not _holds_any(lowered, needs):
             continue  # none of the words the rule's pattern needs
+        if kind == 'telegram_token' and not many_digits:
+            continue  # its 8-10 digits (its word, ':', is in every 'speaker: text' turn)
         for match in rx.finditer(text):
             start, end = match.span(group)
             value = match.group(group).rstrip('.,;:)]}>"\'”’')
@@ -321,7 +323,32 @@ def _rule_spans(text: str) -> Iterable[Span]:
             yield kind, start, start + len(value)
 
 
-def _number_spans(text: str) -> Iterable[Span]:
+# seven digits, anywhere: a card number (13), an SSN (9), a Chinese (18), Italian (7) or Spanish
+# (8) id and a Telegram token (8) hold at least as many; most texts with a digit hold fewer (a
+# date, a time, a count)
+_SEVEN_DIGITS = lazy_compile(r'\d(?:\D*\d){6}')
+# every word, lower-cased, an ASCII match of _CVV holds
+_CVV_WORDS = ('cvv', 'cvc', 'security code')
+
+
+def _number_spans(text: str, many_digits: bool) -> Iterable[Span]:
+    cvv = not text.isascii() or any(word in text.lower() for word in _CVV_WORDS)
+    # (each pattern below opens on a lookbehind or a word boundary: a search tries every position)
+    if many_digits:
+        yield from _card_spans(text)
+    if cvv:
+        for match in _CVV.finditer(text):
+            yield 'card_number', *match.span(1)
+    for match in _IBAN.finditer(text):
+        if _IBAN_VALID(match.group()):
+            yield 'iban', *match.span()
+    for kind, rx, valid in _UNLABELLED_IDS if many_digits else ():
+        for match in rx.finditer(text):
+            if valid(match.group()):
+                yield kind, *match.span()
+
+
+def _card_spans(text: str) -> Iterable[Span]:
     for match in _CARD.finditer(text):
         digits = re.sub(r'\D', '', match.group())
         if not (13 <= len(digits) <= 19 and len(set(digits)) > 1):
@@ -329,15 +356,6 @@ def _number_spans(text: str) -> Iterable[Span]:
         labelled = _CARD_LABEL.search(text[max(0, match.start() - 40) : match.start()])
         if labelled or _luhn(digits):
             yield 'card_number', *match.span()
-    for match in _CVV.finditer(text):
-        yield 'card_number', *match.span(1)
-    for match in _IBAN.finditer(text):
-        if _IBAN_VALID(match.group()):
-            yield 'iban', *match.span()
-    for kind, rx, valid in _UNLABELLED_IDS:
-        for match in rx.finditer(text):
-            if valid(match.group()):
-                yield kind, *match.span()
 
 
 def _entropy_spans(text: str) -> Iterable[Span]:
@@ -368,7 +386,9 @@ def secret_spans(text: str) -> list[Span]:
     """(kind, start, end) of every secret-looking span in `text`, in order."""
     if not text or (_DIGIT.search(text) is None and _MAYBE.search(text) is None):
         return []
-    found = [*_rule_spans(text), *_number_spans(text), *_entropy_spans(text)]
+    many_digits = _SEVEN_DIGITS.search(text) is not None
+    found = [*_rule_spans(text, many_digits), *_number_spans(text, many_digits)]
+    found += _entropy_spans(text)
     return sorted(found, key=lambda f: (f[1], -f[2]))
 
 

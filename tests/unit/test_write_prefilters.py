@@ -198,3 +198,29 @@ def test_injection_words_pass_every_fingerprint() -> None:
     assert [(t, n) for t, n in INJECTED if _unfiltered(t) != n] == []
     assert [(t, n) for t, n in INJECTED if injection_reason(t) != n] == []
     assert injection_reason('Caroline: I went hiking [image: a lake]') is None
+
+
+# each found only by a rule or pattern a digit or word prefilter may skip (the Italian id holds
+# exactly seven digits, the fewest of them)
+NUMBERED_SECRETS = [
+    '4111 1111 1111 1111',
+    'RSSMRA85T10A562S',
+    '12345678Z',
+    '11010519491231002X',
+    '536-22-1234',
+    '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw1',
+    'the CVV is 737',
+    'the security code: 1234',
+]
+
+
+def test_digit_and_word_prefilters_keep_every_number_secret(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    found = {t: scanner.secret_spans(t) for t in NUMBERED_SECRETS}
+    assert [t for t, spans in found.items() if not spans] == []
+    # the same spans with the prefilters let through
+    monkeypatch.setattr(scanner, '_SEVEN_DIGITS', re.compile(''))
+    monkeypatch.setattr(scanner, '_CVV_WORDS', ('',))
+    assert {t: scanner.secret_spans(t) for t in NUMBERED_SECRETS} == found
+    assert scanner.secret_spans('Caroline: see you at 10:30 #2345') == []
