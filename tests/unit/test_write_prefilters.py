@@ -153,11 +153,13 @@ def test_slot_words_pass_every_example_of_their_pattern() -> None:
         examples = SLOT_EXAMPLES[slot]
         seen.add(slot)
         assert [e for e in examples if not pattern.search(e)] == []
-        assert [e for e in examples if facts._slot_search(pattern, e) is None] == []
+        assert [
+            e for e in examples if facts._slot_search(pattern, SLOT_WORDS_EN[pattern], e) is None
+        ] == []
     assert seen == {'title', 'name', 'partner'}
     name = next(p for s, p in SLOTS_EN if s == 'name')
-    assert facts._slot_search(name, 'I went hiking') is None
-    assert facts._slot_search(name, 'Friends call me Zoë') is not None
+    assert facts._slot_search(name, SLOT_WORDS_EN[name], 'I went hiking') is None
+    assert facts._slot_search(name, SLOT_WORDS_EN[name], 'Friends call me Zoë') is not None
 
 
 # one ASCII example per alternative of each injection fingerprint
@@ -224,3 +226,10 @@ def test_digit_and_word_prefilters_keep_every_number_secret(
     monkeypatch.setattr(scanner, '_CVV_WORDS', ('',))
     assert {t: scanner.secret_spans(t) for t in NUMBERED_SECRETS} == found
     assert scanner.secret_spans('Caroline: see you at 10:30 #2345') == []
+
+
+def test_clause_facts_reads_slot_patterns_with_their_words() -> None:
+    from recall.write.fact_patterns import SLOT_WORDS_EN, SLOTS_EN
+
+    assert [p for _, p, _ in facts._SLOTS_EN] == [p for _, p in SLOTS_EN]
+    assert {p: w for _, p, w in facts._SLOTS_EN if w is not None} == SLOT_WORDS_EN
