@@ -382,9 +382,15 @@ _MAYBE = lazy_compile(
 _DIGIT = lazy_compile(r'\d')
 
 
+# the fewest characters a match of any pattern `secret_spans` applies spans ("cvv 123",
+# "pw:abc", "密码:abc"; tests/unit/test_write_prefilters.py works it out from the patterns): a
+# shorter string, such as most metadata values ("D1:3"), holds no secret
+_SHORTEST = 6
+
+
 def secret_spans(text: str) -> list[Span]:
     """(kind, start, end) of every secret-looking span in `text`, in order."""
-    if not text or (_DIGIT.search(text) is None and _MAYBE.search(text) is None):
+    if len(text) < _SHORTEST or (_DIGIT.search(text) is None and _MAYBE.search(text) is None):
         return []
     many_digits = _SEVEN_DIGITS.search(text) is not None
     found = [*_rule_spans(text, many_digits), *_number_spans(text, many_digits)]

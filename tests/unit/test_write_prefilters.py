@@ -233,3 +233,21 @@ def test_clause_facts_reads_slot_patterns_with_their_words() -> None:
 
     assert [p for _, p, _ in facts._SLOTS_EN] == [p for _, p in SLOTS_EN]
     assert {p: w for _, p, w in facts._SLOTS_EN if w is not None} == SLOT_WORDS_EN
+
+
+def test_no_secret_pattern_matches_fewer_characters_than_the_shortest() -> None:
+    import re._parser as sre_parse
+
+    found = [rx for _, rx, _, _ in scanner._RULES] + [rx for _, rx, _ in scanner._UNLABELLED_IDS]
+    # every other pattern of the module a span is read from (not the prefilters nor contexts)
+    context = {'PLACEHOLDER', '_CARD_LABEL', '_HEX_CONTEXT', '_SEVEN_DIGITS', '_MAYBE', '_DIGIT'}
+    found += [
+        rx
+        for name, rx in vars(scanner).items()
+        if hasattr(rx, 'pattern') and hasattr(rx, 'finditer') and name not in context
+    ]
+    assert len(found) == len(scanner._RULES) + len(scanner._UNLABELLED_IDS) + 5
+    fewest = min(sre_parse.parse(rx.pattern, rx.flags).getwidth()[0] for rx in found)
+    assert fewest >= scanner._SHORTEST
+    assert scanner.secret_spans('pw:abc') != []
+    assert scanner.secret_spans('D1:3') == []
