@@ -71,10 +71,20 @@ class Fact:
         return f'{text} (past)' if self.past else text
 
 
+def may_say_not_but(text: str) -> bool:
+    """False when `text` holds no match of NOT_BUT_EN: an ASCII text without "not " or "n't ",
+    which every match holds (IGNORECASE matches some other letters to ASCII ones, so another
+    text may)."""
+    if not text.isascii():
+        return True
+    lowered = text.lower()
+    return 'not ' in lowered or "n't " in lowered
+
+
 def split_clauses(cut: re.Pattern[str], text: str) -> list[str]:
     """`cut.split(text)` (a pattern without groups), except at the "but" of "not X but Y":
     a correction naming the old value and the new is one clause."""
-    kept = [m.span('cut') for m in NOT_BUT_EN.finditer(text)]
+    kept = [m.span('cut') for m in NOT_BUT_EN.finditer(text)] if may_say_not_but(text) else []
     pieces, start = [], 0
     for found in cut.finditer(text):
         if not any(a <= found.start() and found.end() <= b for a, b in kept):

@@ -19,7 +19,14 @@ from core.names import is_organisation
 from recall.normalize import normalize_text
 from recall.write.answer_facts import answer_facts, answer_setting, rule_facts
 from recall.write.deterministic import deterministic_capture
-from recall.write.fact_base import CACHED_TEXT, READ_CACHE, SELF, Fact, clauses
+from recall.write.fact_base import (
+    CACHED_TEXT,
+    READ_CACHE,
+    SELF,
+    Fact,
+    clauses,
+    may_say_not_but,
+)
 
 # supersession reads which slots are single-valued where it reads facts
 from recall.write.fact_base import SINGLE_VALUED as SINGLE_VALUED
@@ -485,7 +492,7 @@ def amends(text: str) -> bool:
 def _not_but(clause: str) -> tuple[str, str, str] | None:
     """A "not X but Y" clause as it states the new value, the old value and the new one: "I
     live not in Paris but in Berlin" -> ("I live in Berlin", "paris", "berlin")."""
-    m = NOT_BUT_EN.search(clause)
+    m = NOT_BUT_EN.search(clause) if may_say_not_but(clause) else None
     if m is None:
         return None
     said, new = m.group('o'), m.group('n')

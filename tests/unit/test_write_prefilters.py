@@ -251,3 +251,32 @@ def test_no_secret_pattern_matches_fewer_characters_than_the_shortest() -> None:
     assert fewest >= scanner._SHORTEST
     assert scanner.secret_spans('pw:abc') != []
     assert scanner.secret_spans('D1:3') == []
+
+
+@pytest.mark.parametrize(
+    'text',
+    [
+        'I do not live in Paris but in Berlin',
+        "She doesn't work at Acme but at Globex",
+        'He did not like tea but coffee',
+        "I didn't use Vim but Emacs",
+        'not Vim but Emacs',
+        "I can't stand tea but coffee",
+        'I DO NOT use Vim but Emacs',
+    ],
+)
+def test_not_but_words_pass_every_not_but(text: str) -> None:
+    from recall.write.fact_base import may_say_not_but
+    from recall.write.fact_patterns import NOT_BUT_EN
+
+    assert NOT_BUT_EN.search(text) is not None
+    assert may_say_not_but(text)
+    assert facts._not_but(text) is not None
+    assert len(facts.clauses(text)) == 1  # one correction, not cut at its "but"
+
+
+def test_not_but_prefilter_passes_over_a_text_without_a_negation() -> None:
+    from recall.write.fact_base import may_say_not_but
+
+    assert not may_say_not_but('I live in Paris, but I work in Berlin')
+    assert may_say_not_but('ich wohne nicht in Paris, but in Berlin, ſo')
