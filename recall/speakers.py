@@ -70,7 +70,9 @@ def prefix_speaker(text: str) -> str | None:
 # same memories come back for many queries: each text is read once, and as many are kept as
 # recall.read.context keeps the terms of (400 searches of a 10k store read ~7,500 distinct
 # texts, and with 4,096 kept read them ~9,600 times; a write reads its text first). Memories
-# are short; a long text (up to KG_MAX_TEXT_BYTES) is read anew rather than held as a key
+# are short; a long text (up to KG_MAX_TEXT_BYTES) is read anew rather than held as a key.
+# Worst case, every key near CACHED_TEXT: ~80 MB of ASCII, ~160 MB of Chinese; a store of
+# LoCoMo-sized memories holds a few MB
 CACHED_TEXT = 4096
 READ_CACHE = 20_000
 

@@ -93,10 +93,18 @@ from recall.write.fact_patterns import (
 # ---- clauses and subjects ------------------------------------------------------------------
 
 
+def _strip_lead(clause: str) -> str:
+    # kept only for clauses up to CACHED_TEXT: a text without clause punctuation (a log, a
+    # list) is one clause of up to the 32 KB a text may hold, and 8,192 of those kept ~250 MB
+    if len(clause) > CACHED_TEXT:
+        return _stripped.__wrapped__(clause)
+    return _stripped(clause)
+
+
 # a clause is stripped where its facts are read, again where its corrections are (at the
 # text's first supersession, a batch later: 500 texts of ~6 clauses) and of a "not X but Y"
 @lru_cache(maxsize=8192)
-def _strip_lead(clause: str) -> str:
+def _stripped(clause: str) -> str:
     clause = LEAD.sub('', clause.strip())
     clause = TIME_LEAD_EN.sub('', clause)
     return TIME_LEAD_ZH.sub('', clause)
@@ -488,10 +496,17 @@ def amends(text: str) -> bool:
     return any(f.amends for f in facts_of(text))
 
 
-@lru_cache(maxsize=8192)  # asked where a clause's facts are read and where its corrections are
 def _not_but(clause: str) -> tuple[str, str, str] | None:
     """A "not X but Y" clause as it states the new value, the old value and the new one: "I
     live not in Paris but in Berlin" -> ("I live in Berlin", "paris", "berlin")."""
+    # kept only for clauses up to CACHED_TEXT, as `_strip_lead`
+    if len(clause) > CACHED_TEXT:
+        return _read_not_but.__wrapped__(clause)
+    return _read_not_but(clause)
+
+
+@lru_cache(maxsize=8192)  # asked where a clause's facts are read and where its corrections are
+def _read_not_but(clause: str) -> tuple[str, str, str] | None:
     m = NOT_BUT_EN.search(clause) if may_say_not_but(clause) else None
     if m is None:
         return None
