@@ -332,7 +332,8 @@ _CVV_WORDS = ('cvv', 'cvc', 'security code')
 
 
 def _number_spans(text: str, many_digits: bool) -> Iterable[Span]:
-    cvv = not text.isascii() or any(word in text.lower() for word in _CVV_WORDS)
+    lowered = text.lower()
+    cvv = not text.isascii() or any(word in lowered for word in _CVV_WORDS)
     # (each pattern below opens on a lookbehind or a word boundary: a search tries every position)
     if many_digits:
         yield from _card_spans(text)
@@ -382,8 +383,8 @@ _MAYBE = lazy_compile(
 _DIGIT = lazy_compile(r'\d')
 
 
-# the fewest characters a match of any pattern `secret_spans` applies spans ("cvv 123",
-# "pw:abc", "密码:abc"; tests/unit/test_write_prefilters.py works it out from the patterns): a
+# the fewest characters a match of any pattern `secret_spans` applies spans ("pw:abc",
+# "密码:abc"; tests/unit/test_write_prefilters.py works it out from the patterns): a
 # shorter string, such as most metadata values ("D1:3"), holds no secret
 _SHORTEST = 6
 
