@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from core.text_cache import text_cache
+
 # "Caroline: ...", "Dr. Lee: ...", "东升: ..." — a short name before a colon at the very start;
 # Latin names must be capitalised so "Note: buy milk" style labels need more than a colon
 _NAME = r'((?:[A-Z][\w.\'-]{0,30})(?: [A-Z][\w.\'-]{0,30}){0,2}|[\u4e00-\u9fff]{1,6})\s*[:：]'
@@ -61,8 +63,6 @@ def speaker_of(text: str, metadata: Mapping[str, Any], user_id: str | None = Non
 def prefix_speaker(text: str) -> str | None:
     """The name of a "Name: words" turn; None for a field note ("X's Gender: female": a
     possessive is no name) and for lines of several speakers (a dialogue, not one turn)."""
-    if len(text) > CACHED_TEXT:
-        return _read_prefix.__wrapped__(text)
     return _read_prefix(text)
 
 
@@ -70,14 +70,12 @@ def prefix_speaker(text: str) -> str | None:
 # same memories come back for many queries: each text is read once, and as many are kept as
 # recall.read.context keeps the terms of (400 searches of a 10k store read ~7,500 distinct
 # texts, and with 4,096 kept read them ~9,600 times; a write reads its text first). Memories
-# are short; a long text (up to KG_MAX_TEXT_BYTES) is read anew rather than held as a key.
-# Worst case, every key near CACHED_TEXT: ~80 MB of ASCII, ~160 MB of Chinese; a store of
-# LoCoMo-sized memories holds a few MB
-CACHED_TEXT = 4096
+# are short (core.text_cache). Worst case, every key near CACHED_TEXT: ~80 MB of ASCII, ~160 MB
+# of Chinese; a store of LoCoMo-sized memories holds a few MB
 READ_CACHE = 20_000
 
 
-@lru_cache(maxsize=READ_CACHE)
+@text_cache(READ_CACHE)
 def _read_prefix(text: str) -> str | None:
     match = _PREFIX.match(text)
     if not match:

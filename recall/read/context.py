@@ -25,6 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from core.text import MONTHS
+from core.text_cache import text_cache
 from recall.read.slots import (
     CJK_FUNCTION,
     QueryWords,
@@ -143,28 +144,21 @@ def query_terms(query: str) -> list[str]:
     ]
 
 
-# a long text is read anew rather than held (as recall.write.facts and recall.speakers do)
-CACHED_TEXT = 4096
-
-
-@lru_cache(maxsize=20_000)
+@text_cache(20_000)
 def _terms_of(text: str) -> tuple[frozenset[str], str]:
     # the same memories come back for many queries: tokenising them once saves most of the
     # ranking stage's time, and coverage looks in each for Chinese once (slots.mixed_text).
-    # Bounded by count, not bytes: 20,000 texts near CACHED_TEXT of distinct words hold ~45 KB
+    # Bounded by count, not bytes: 20,000 texts near core.text_cache's CACHED_TEXT of distinct
+    # words hold ~45 KB
     # each with their terms (~0.9 GB); LoCoMo turns ~1.6 KB each (~32 MB)
     return frozenset(tokenize(text)), mixed_text(text)
 
 
+@text_cache(20_000)
 def written_in_chinese(text: str) -> bool:
     """Whether a memory is mostly Chinese (as `is_cjk` tells a query): the default embedder reads
     no Chinese, so its cosine between an English question and such a memory is noise (0.35-0.45
     for unrelated pairs), no evidence either way."""
-    return _written_in_chinese(text) if len(text) <= CACHED_TEXT else mostly(text, _CJK_CHAR)
-
-
-@lru_cache(maxsize=20_000)
-def _written_in_chinese(text: str) -> bool:
     return mostly(text, _CJK_CHAR)
 
 
@@ -180,7 +174,7 @@ def coverage(terms: Sequence[str], text: str, stated: frozenset[str] = frozenset
 def text_coverage(query: QueryWords, text: str, stated: frozenset[str] = frozenset()) -> float:
     """`coverage` of a query's words worked out once (recall.read.slots.query_content), for a
     caller that reads many memories."""
-    words, mixed = _terms_of(text) if len(text) <= CACHED_TEXT else _terms_of.__wrapped__(text)
+    words, mixed = _terms_of(text)
     return covered_share(query, words, text, stated, mixed)
 
 
@@ -199,7 +193,7 @@ def holds_pair(pairs: frozenset[str], text: str) -> bool:
     """Whether the text holds one of `pairs` (content_pairs) as the BM25 tokenizer pairs it."""
     if not pairs:
         return False
-    words, _ = _terms_of(text) if len(text) <= CACHED_TEXT else _terms_of.__wrapped__(text)
+    words, _ = _terms_of(text)
     return not pairs.isdisjoint(words)
 
 

@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
+from core.text_cache import text_cache
 from recall.write.fact_patterns import CLAUSE_CUT, LEAD, NOT_BUT_EN, SPEAKER
 
 SELF = '@self'
 
 # a write reads a new text's clauses several times (facts, corrections, changes, the answer
 # language's cue) and weighs it against ~18 neighbours, whose texts earlier writes read: what
-# is read of a text is held per text. Memories are short; a long text is read anew rather than
-# held
-CACHED_TEXT = 4096
+# is read of a text is held per text (core.text_cache: short texts only)
 READ_CACHE = 4096
 
 # a courtesy after the request ("No emoji in your replies, please", "…，谢谢"): no clause of its
@@ -97,12 +95,10 @@ def split_clauses(cut: re.Pattern[str], text: str) -> list[str]:
 def clauses(text: str) -> list[str]:
     """The clauses of `text` that carry content, speaker prefix cut ("Ann: …"); "not X but Y"
     stays one clause, a closing courtesy ("…, please") is none."""
-    if len(text) > CACHED_TEXT:
-        return list(_clauses.__wrapped__(text))
     return list(_clauses(text))
 
 
-@lru_cache(maxsize=READ_CACHE)
+@text_cache(READ_CACHE)
 def _clauses(text: str) -> tuple[str, ...]:
     body = SPEAKER.sub('', text, count=1)
     out = []

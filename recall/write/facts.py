@@ -16,11 +16,11 @@ from functools import lru_cache
 
 from core.lazy_re import lazy_compile
 from core.names import is_organisation
+from core.text_cache import text_cache
 from recall.normalize import normalize_text
 from recall.write.answer_facts import answer_facts, answer_setting, rule_facts
 from recall.write.deterministic import deterministic_capture
 from recall.write.fact_base import (
-    CACHED_TEXT,
     READ_CACHE,
     SELF,
     Fact,
@@ -93,18 +93,10 @@ from recall.write.fact_patterns import (
 # ---- clauses and subjects ------------------------------------------------------------------
 
 
-def _strip_lead(clause: str) -> str:
-    # kept only for clauses up to CACHED_TEXT: a text without clause punctuation (a log, a
-    # list) is one clause of up to the 32 KB a text may hold, and 8,192 of those kept ~250 MB
-    if len(clause) > CACHED_TEXT:
-        return _stripped.__wrapped__(clause)
-    return _stripped(clause)
-
-
 # a clause is stripped where its facts are read, again where its corrections are (at the
 # text's first supersession, a batch later: 500 texts of ~6 clauses) and of a "not X but Y"
-@lru_cache(maxsize=8192)
-def _stripped(clause: str) -> str:
+@text_cache(8192)
+def _strip_lead(clause: str) -> str:
     clause = LEAD.sub('', clause.strip())
     clause = TIME_LEAD_EN.sub('', clause)
     return TIME_LEAD_ZH.sub('', clause)
@@ -418,15 +410,13 @@ def facts_of(text: str) -> list[Fact]:
     """Every fact `text` states, clause by clause; a clause without a subject takes the one
     before it ("I live in Leeds and work at Arup": both are the speaker's), the first one the
     speaker's ("Moved to Berlin last month")."""
-    if len(text) > CACHED_TEXT:
-        return list(_facts_read.__wrapped__(text))
     return list(_facts_read(text))
 
 
 # a write weighs each new memory against ~18 neighbours, so one text is read again at every
 # write near it: reading each text anew made ingest 5.8x slower than embedding
-# (bench/service_bench.py). The bounds (CACHED_TEXT, READ_CACHE) are fact_base's
-@lru_cache(maxsize=READ_CACHE)
+# (bench/service_bench.py). The bound (READ_CACHE) is fact_base's
+@text_cache(READ_CACHE)
 def _facts_read(text: str) -> tuple[Fact, ...]:
     out: list[Fact] = []
     subject = SELF
@@ -496,17 +486,10 @@ def amends(text: str) -> bool:
     return any(f.amends for f in facts_of(text))
 
 
+@text_cache(8192)  # asked where a clause's facts are read and where its corrections are
 def _not_but(clause: str) -> tuple[str, str, str] | None:
     """A "not X but Y" clause as it states the new value, the old value and the new one: "I
     live not in Paris but in Berlin" -> ("I live in Berlin", "paris", "berlin")."""
-    # kept only for clauses up to CACHED_TEXT, as `_strip_lead`
-    if len(clause) > CACHED_TEXT:
-        return _read_not_but.__wrapped__(clause)
-    return _read_not_but(clause)
-
-
-@lru_cache(maxsize=8192)  # asked where a clause's facts are read and where its corrections are
-def _read_not_but(clause: str) -> tuple[str, str, str] | None:
     m = NOT_BUT_EN.search(clause) if may_say_not_but(clause) else None
     if m is None:
         return None

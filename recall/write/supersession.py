@@ -22,12 +22,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Any
 
+from core.text_cache import text_cache
 from recall.models import Supersession
 from recall.write.facts import (
-    CACHED_TEXT,
     READ_CACHE,
     SELF,
     SINGLE_VALUED,
@@ -58,7 +57,7 @@ class Stated:
         a change of a slot the memory names ("I got promoted, I am a manager now") is part of
         that fact, not a clause of its own. `slots`: the memory's slot tags, where a correction
         is tagged with the slot it corrected."""
-        read, changes = _read(text) if len(text) <= CACHED_TEXT else _read.__wrapped__(text)
+        read, changes = _read(text)
         facts = _corrected(read, slots)
         filled = {f.slot for f in facts}
         stated = {f.clause for f in facts}
@@ -75,7 +74,7 @@ class Stated:
 
 
 # a write weighs each new memory against its neighbours, whose texts it read at earlier writes
-@lru_cache(maxsize=READ_CACHE)
+@text_cache(READ_CACHE)
 def _read(text: str) -> tuple[tuple[Fact, ...], tuple[str | None, ...]]:
     """The facts of `text` with its corrections, and the slot each clause tells a change of."""
     return _with_corrections(text), tuple(changed_slot(c) for c in clauses(text))

@@ -226,11 +226,12 @@ def test_coverage_of_one_text_follows_each_query():
 
 
 def test_a_long_text_is_covered_as_a_short_one_and_not_held():
+    from core.text_cache import CACHED_TEXT
     from recall.read import context
 
     terms = query_terms('What puppy did Maya adopt?')
     short = coverage(terms, 'Maya adopted a puppy named Biscuit.')
     held = context._terms_of.cache_info().currsize
-    long = 'Maya adopted a puppy named Biscuit. ' + 'filler ' * context.CACHED_TEXT
+    long = 'Maya adopted a puppy named Biscuit. ' + 'filler ' * CACHED_TEXT
     assert coverage(terms, long) == short > 0
     assert context._terms_of.cache_info().currsize == held

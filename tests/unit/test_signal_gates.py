@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from core.auth import Principal
 from core.clock import ManualClock
+from core.text_cache import CACHED_TEXT
 from recall import speakers
 from recall.read.context import neighbours_of
 from recall.schemas import MemoryIn, SearchMode, SearchRequest
@@ -172,7 +173,7 @@ def test_a_speaker_read_again_is_the_same():
         assert prefix_speaker('Maya: I ran\nLee: me too') is None
     # a long text is read as well, and not held as a cache key
     held = speakers._read_prefix.cache_info().currsize
-    long = 'Maya: ' + 'word ' * speakers.CACHED_TEXT
+    long = 'Maya: ' + 'word ' * CACHED_TEXT
     assert prefix_speaker(long) == 'Maya'
     assert prefix_speaker(long + '\nLee: me too') is None
     assert speakers._read_prefix.cache_info().currsize == held
