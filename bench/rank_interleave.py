@@ -26,26 +26,21 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+# imported from this tree before the trees compared are (each tree's imports are its own)
+sys.path.insert(0, str(ROOT))
+from bench._common import locomo_questions  # noqa: E402
+from bench.search_interleave import ours, tree_imports  # noqa: E402
+
+sys.path.remove(str(ROOT))
 
 Captured = tuple[tuple[Any, ...], dict[str, Any], dict[str, Any] | None]
-# our top-level packages, as bench/search_interleave.py names them
-OURS = {'agents', 'api', 'bench', 'consolidation', 'core', 'jobs', 'kg', 'recall', 'runtime'}
-OURS |= {'vectors', 'mnemos_client'}
-
-
-def _ours() -> dict[str, Any]:
-    return {k: v for k, v in sys.modules.items() if k.split('.')[0] in OURS}
 
 
 class Tree:
     """One tree's `rank` and the inputs its searches handed it."""
 
     def __init__(self, path: str, data: str, questions: list[str]) -> None:
-        saved = _ours()
-        for name in saved:
-            del sys.modules[name]
-        sys.path.insert(0, path)
-        try:
+        with tree_imports(path):
             from bench import search_ab
             from core.auth import Principal
             from recall.read import search
@@ -67,11 +62,6 @@ class Tree:
                 req = SearchRequest(query=q, scope=search_ab.SCOPE, top_k=10, graph=False)
                 self.services.recall.search(req.model_copy(update={'touch': False}), admin)
             search.rank = self.rank  # type: ignore[assignment]
-        finally:
-            for name in _ours():
-                del sys.modules[name]
-            sys.modules.update(saved)
-            sys.path.remove(path)
 
     def call(self, n: int) -> tuple[float, list[Any]]:
         """Thread CPU microseconds of the n-th captured call, and what it ranked."""
@@ -95,12 +85,8 @@ def main() -> int:
     parser.add_argument('--offset', type=int, default=400)
     parser.add_argument('--queries', type=int, default=400)
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))
-    from bench._common import locomo_questions
-
     questions = locomo_questions()[args.offset : args.offset + args.queries]
-    sys.path.remove(str(ROOT))
-    for name in _ours():
+    for name in ours():
         del sys.modules[name]
     a, b = Tree(args.tree_a, args.data_a, questions), Tree(args.tree_b, args.data_b, questions)
     times: dict[str, list[float]] = {'A': [], 'B': []}

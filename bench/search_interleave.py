@@ -20,6 +20,8 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,19 +31,33 @@ SCOPE = 'agent:bench'
 TOLERANCE = 1e-9
 
 
-def _ours() -> dict[str, Any]:
+def ours() -> dict[str, Any]:
+    """Our packages' modules imported now."""
     return {k: v for k, v in sys.modules.items() if k.split('.')[0] in OURS}
+
+
+@contextmanager
+def tree_imports(path: str) -> Iterator[None]:
+    """Inside, our packages import from the tree at `path`; after, sys.modules and sys.path are
+    as before, and what was imported inside keeps that tree's modules alive."""
+    saved = ours()
+    for name in saved:
+        del sys.modules[name]
+    sys.path.insert(0, path)
+    try:
+        yield
+    finally:
+        for name in ours():
+            del sys.modules[name]
+        sys.modules.update(saved)
+        sys.path.remove(path)
 
 
 class Tree:
     """One code tree's services over one store, with its stages' CPU timers."""
 
     def __init__(self, path: str, data: str) -> None:
-        saved = _ours()
-        for name in saved:
-            del sys.modules[name]
-        sys.path.insert(0, path)
-        try:
+        with tree_imports(path):
             from bench import search_ab
             from core.auth import Principal
             from recall.schemas import SearchRequest
@@ -53,11 +69,6 @@ class Tree:
             self._clear = search_ab._clear_embedding_cache
             self._admin = Principal(name='bench', admin=True)
             self._request = SearchRequest
-        finally:
-            for name in _ours():
-                del sys.modules[name]
-            sys.modules.update(saved)
-            sys.path.remove(path)
 
     def clear_embeddings(self) -> None:
         self._clear(self.services)
@@ -123,7 +134,7 @@ def main() -> int:
 
     questions = locomo_questions()[args.offset : args.offset + args.queries]
     sys.path.remove(args.tree_a)
-    for name in _ours():
+    for name in ours():
         del sys.modules[name]
     a, b = Tree(args.tree_a, args.data_a), Tree(args.tree_b, args.data_b)
     try:
