@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from bench._common import print_table, write_json  # noqa: E402
 from bench.kinds_fit import FLOOR, final_hits  # noqa: E402
 from bench.kinds_suite import mean_scores, score  # noqa: E402
-from bench.zh_floor_fit import Window, _fmt  # noqa: E402
+from bench.zh_floor_fit import Window, _fmt, best_under  # noqa: E402
 from recall.read.context import coverage, query_terms  # noqa: E402
 
 KINDS = ('turns', 'notes', 'summaries', 'bank_en')
@@ -121,15 +121,9 @@ def _kind_mean(rows: Sequence[Replayed], unrelated: Sequence[Replayed], gate: Ga
 
 def choose(answerable: Sequence[Replayed], unrelated: Sequence[Replayed], cap: float) -> Gate:
     """The gate with unrelated answered <= cap and the best recall@10 + R@5 + MRR."""
-    best: tuple[float, Gate] | None = None
-    for gate in itertools.product(SHARES, WORDS, COSINES):
-        m = _kind_mean(answerable, unrelated, gate)
-        if m['unrelated'] > cap:
-            continue
-        gain = m['recall@10'] + m['R@5'] + m['mrr']
-        if best is None or gain > best[0] + 1e-9:
-            best = (gain, gate)
-    return best[1] if best is not None else (1.01, 9, 2.0)
+    grid = itertools.product(SHARES, WORDS, COSINES)
+    chosen = best_under(cap, ((gate, _kind_mean(answerable, unrelated, gate)) for gate in grid))
+    return (1.01, 9, 2.0) if chosen is None else chosen
 
 
 FIXED: dict[str, Gate] = {

@@ -54,6 +54,7 @@ from bench.kinds_suite import (  # noqa: E402
     mean_scores,
     score,
 )
+from bench.zh_floor_fit import best_under  # noqa: E402
 from recall.read.context import query_terms  # noqa: E402
 from recall.read.fusion import learned_scores, shipped_model  # noqa: E402
 from recall.read.slots import is_cjk  # noqa: E402
@@ -216,16 +217,10 @@ def choose(answerable: Sequence[Probe], unrelated: Sequence[Probe], grid: dict[A
     """The grid key answering no more dev unrelated than the shipped rule, best recall@10 + R@5
     + MRR (ties: the first, i.e. the most conservative, in grid order)."""
     cap = measure(answerable, unrelated, lambda p: p.hits(SHIPPED))['unrelated'] + 1e-9
-    best: tuple[float, Any] | None = None
-    for key, rank in grid.items():
-        m = measure(answerable, unrelated, rank)
-        if m['unrelated'] > cap:
-            continue
-        gain = m['recall@10'] + m['R@5'] + m['mrr']
-        if best is None or gain > best[0] + 1e-9:
-            best = (gain, key)
-    assert best is not None
-    return best[1]
+    scored = ((key, measure(answerable, unrelated, rank)) for key, rank in grid.items())
+    chosen = best_under(cap, scored)
+    assert chosen is not None
+    return chosen
 
 
 def _fmt(m: dict[str, float]) -> str:

@@ -19,9 +19,9 @@ from __future__ import annotations
 import itertools
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -116,20 +116,29 @@ def measure(answerable: Sequence[Replayed], unrelated: Sequence[Replayed], rule:
     return out
 
 
-def choose(answerable: Sequence[Replayed], unrelated: Sequence[Replayed]) -> Rule:
-    """The rule with unrelated answered <= TARGET and the best recall@10 + R@5 + MRR."""
-    best: tuple[float, Rule] | None = None
-    pairs = ((t, -1 - p) for t in COVERAGES for p in PAIRS)
-    grid = [*itertools.product(COVERAGES, COSINES), *pairs]
-    for rule in grid:
-        m = measure(answerable, unrelated, rule)
-        if m['unrelated'] > TARGET:
+K = TypeVar('K')  # what a grid's entries are keyed by
+
+
+def best_under(cap: float, scored: Iterable[tuple[K, dict[str, float]]]) -> K | None:
+    """Of (key, metrics) in order, the key answering at most `cap` of the unrelated questions
+    with the best recall@10 + R@5 + MRR (ties: the first); None when none is under the cap."""
+    best: tuple[float, K] | None = None
+    for key, m in scored:
+        if m['unrelated'] > cap:
             continue
         gain = m['recall@10'] + m['R@5'] + m['mrr']
         if best is None or gain > best[0] + 1e-9:
-            best = (gain, rule)
-    assert best is not None
-    return best[1]
+            best = (gain, key)
+    return None if best is None else best[1]
+
+
+def choose(answerable: Sequence[Replayed], unrelated: Sequence[Replayed]) -> Rule:
+    """The rule with unrelated answered <= TARGET and the best recall@10 + R@5 + MRR."""
+    pairs = ((t, -1 - p) for t in COVERAGES for p in PAIRS)
+    grid = [*itertools.product(COVERAGES, COSINES), *pairs]
+    chosen = best_under(TARGET, ((rule, measure(answerable, unrelated, rule)) for rule in grid))
+    assert chosen is not None
+    return chosen
 
 
 def _fmt(m: dict[str, float]) -> str:
