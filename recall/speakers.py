@@ -70,8 +70,9 @@ def prefix_speaker(text: str) -> str | None:
 # same memories come back for many queries: each text is read once, and as many are kept as
 # recall.read.context keeps the terms of (400 searches of a 10k store read ~7,500 distinct
 # texts, and with 4,096 kept read them ~9,600 times; a write reads its text first). Memories
-# are short (core.text_cache). Worst case, every key near CACHED_TEXT: ~80 MB of ASCII, ~160 MB
-# of Chinese; a store of LoCoMo-sized memories holds a few MB
+# are short (core.text_cache keeps 20,000 keys of up to 512 characters, 1,250 up to 4,096).
+# Worst case, both full: ~18 MB of ASCII, ~35 MB of Chinese (one cache of 20,000 keys of 4,096
+# held ~80 MB of ASCII); 20,000 LoCoMo turns ~6 MB (bench/text_cache_rss.py)
 READ_CACHE = 20_000
 
 

@@ -148,13 +148,14 @@ def query_terms(query: str) -> list[str]:
 def _terms_of(text: str) -> tuple[frozenset[str], str]:
     # the same memories come back for many queries: tokenising them once saves most of the
     # ranking stage's time, and coverage looks in each for Chinese once (slots.mixed_text).
-    # Bounded by count, not bytes: 20,000 texts near core.text_cache's CACHED_TEXT of distinct
-    # words hold ~45 KB
-    # each with their terms (~0.9 GB); LoCoMo turns ~1.6 KB each (~32 MB)
+    # Bounded in characters (core.text_cache): 20,000 texts of up to 512 characters, 1,250 up
+    # to 4,096. Texts of distinct words hold the most terms: ~13 KB a 512-char one, ~76 KB a
+    # 4,096-char one, ~350 MB both tiers full (one cache of 20,000 held ~1.5 GB); LoCoMo turns
+    # ~1.5 KB each (~30 MB), 4,000-char chunks of prose ~15 KB (bench/text_cache_rss.py)
     return frozenset(tokenize(text)), mixed_text(text)
 
 
-@text_cache(20_000)
+@text_cache(20_000)  # its keys as speakers.READ_CACHE's: ~18 MB of ASCII at most
 def written_in_chinese(text: str) -> bool:
     """Whether a memory is mostly Chinese (as `is_cjk` tells a query): the default embedder reads
     no Chinese, so its cosine between an English question and such a memory is noise (0.35-0.45

@@ -16,7 +16,8 @@ SELF = '@self'
 
 # a write reads a new text's clauses several times (facts, corrections, changes, the answer
 # language's cue) and weighs it against ~18 neighbours, whose texts earlier writes read: what
-# is read of a text is held per text (core.text_cache: short texts only)
+# is read of a text is held per text (core.text_cache: 4,096 texts of up to 512 characters and
+# 512 up to 4,096, ~4.2M characters of keys at most; one cache of 4,096 held up to 16.8M)
 READ_CACHE = 4096
 
 # a courtesy after the request ("No emoji in your replies, please", "…，谢谢"): no clause of its

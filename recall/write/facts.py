@@ -94,7 +94,9 @@ from recall.write.fact_patterns import (
 
 
 # a clause is stripped where its facts are read, again where its corrections are (at the
-# text's first supersession, a batch later: 500 texts of ~6 clauses) and of a "not X but Y"
+# text's first supersession, a batch later: 500 texts of ~6 clauses) and of a "not X but Y".
+# Both clause caches keep 8,192 clauses of up to 512 characters and 512 up to 4,096
+# (core.text_cache): ~6.3M characters of keys at most, against 33.5M for one cache of 8,192
 @text_cache(8192)
 def _strip_lead(clause: str) -> str:
     clause = LEAD.sub('', clause.strip())
