@@ -10,13 +10,13 @@ every candidate and reports each one's factors.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from typing import Any
 
 from core.clock import to_epoch
-from recall.decay import multiplier, relevance
+from recall.decay import Vitals, multiplier, payload_vitals, relevance, vitals
 from recall.models import Chunk, Supersession
 from recall.read.channels import Found
 from recall.read.context import (
@@ -64,9 +64,19 @@ class Scored:
 
     id: str
     score: float
-    chunk: Chunk
+    payload: dict[str, Any]
     # the receipt of the score, built only for the candidates the policy keeps (~10 of ~30)
     explained: Callable[[], dict[str, float]]
+    # the Chunk, built when first read: ranking reads the payload, and validating a payload
+    # into a Chunk (~15 us) is worth it only for the hits the policy keeps
+    built: list[Chunk] = field(default_factory=list, compare=False)
+
+    @property
+    def chunk(self) -> Chunk:
+        """The candidate's memory as a Chunk."""
+        if not self.built:
+            self.built.append(Chunk.from_payload(self.payload))
+        return self.built[0]
 
     @property
     def components(self) -> dict[str, float]:
@@ -361,7 +371,6 @@ class _Ranking:
         self._recipe = recipe
         self._found = found
         self._floor = floor
-        self._moment = moment
         self._now = to_epoch(moment)
         self.signals = Signals(req, found, terms, moment)
         self._model = shipped_model() if learned(req, recipe, found) else None
@@ -445,8 +454,9 @@ class _Ranking:
         if not req.explain and self._below_floor(signal):
             self.below += 1  # only window ids get here; building its chunk would be wasted
             return
-        chunk = Chunk.from_payload(payload)
-        factors = self._factors(chunk, signal, graph)
+        read = payload_vitals(payload)
+        built = [] if read is not None else [Chunk.from_payload(payload)]
+        factors = self._factors(payload, read or vitals(built[0]), signal, graph)
         if req.explain:
             self.factors[ident] = {
                 'decay_multiplier': round(factors.lift, 6),
@@ -465,7 +475,13 @@ class _Ranking:
         item = self._fused_by_id[ident]
         explained = partial(_components, item, learned, self._pure, base, factors, signal)
         factor = 1.0 if self._pure else factors.product()
-        hit = Scored(id=chunk.id, score=base * factor, chunk=chunk, explained=explained)
+        hit = Scored(
+            id=str(payload.get('id', ident)),
+            score=base * factor,
+            payload=payload,
+            explained=explained,
+            built=built,
+        )
         self._keep(hit, factors.trusted != 1.0)
 
     def _expired(self, ident: str) -> bool:
@@ -496,28 +512,32 @@ class _Ranking:
             return signal['confidence'] <= 0.0
         return signal['confidence'] < self._floor
 
-    def _factors(self, chunk: Chunk, signal: dict[str, float], graph: float) -> _Factors:
-        req, recipe, moment = self._req, self._recipe, self._moment
+    def _factors(
+        self, payload: Mapping[str, Any], life: Vitals, signal: dict[str, float], graph: float
+    ) -> _Factors:
+        req, recipe, now = self._req, self._recipe, self._now
         # the fused rank stays dominant: decay, importance and pinning move a hit by at
         # most ~10%, enough to reorder near-ties (recall.decay.multiplier)
-        rel = relevance(chunk, moment)
+        rel = relevance(life, now)
         # the learned model has already weighed speaker and date
         plain = self._model is None
+        own = req.user_id is not None and payload.get('user_id') == req.user_id
+        trusted = payload.get('trust', Trust.TRUSTED) == Trust.TRUSTED
         return _Factors(
             rel=rel,
-            lift=multiplier(chunk, moment, rel=rel),
+            lift=multiplier(life, now, rel=rel),
             spoke=1.0 + recipe.speaker_boost * signal['speaker_named'] if plain else 1.0,
             when=1.0 + recipe.date_boost * signal['date_match'] if plain else 1.0,
-            user=USER_BOOST if req.user_id is not None and chunk.user_id == req.user_id else 1.0,
+            user=USER_BOOST if own else 1.0,
             graph=graph,
-            trusted=UNTRUSTED_FACTOR if chunk.trust != Trust.TRUSTED else 1.0,
+            trusted=1.0 if trusted else UNTRUSTED_FACTOR,
         )
 
     def _keep(self, hit: Scored, untrusted: bool) -> None:
         # the user's own copy of a text wins over a shared twin of it
         if untrusted:
             self._less_trusted.add(hit.id)
-        key = hit.chunk.content_hash
+        key = str(hit.payload.get('content_hash', hit.id))
         twin = self._best_by_text.get(key)
         if twin is None or (hit.score, twin.id in self._less_trusted) > (twin.score, False):
             self._best_by_text[key] = hit

@@ -1,0 +1,94 @@
+"""Decay read off a stored payload (recall.decay.payload_vitals) scores as the Chunk it holds,
+and a ranked candidate builds its Chunk only when read (recall.read.ranking.Scored)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from core.clock import to_epoch
+from recall.decay import multiplier, payload_vitals, relevance, vitals
+from recall.models import Chunk
+from recall.read.ranking import Scored
+from recall.tiers import Tier
+
+NOW = datetime(2026, 6, 1, 12, 30, tzinfo=UTC)
+
+
+def _payload(**fields: Any) -> dict[str, Any]:
+    created = NOW - timedelta(days=40, seconds=7.25)
+    chunk = Chunk(
+        id='c1',
+        scope='agent:a',
+        text='I moved to Leeds.',
+        created_at=created,
+        updated_at=created,
+        content_hash='h1',
+        **fields,
+    )
+    return chunk.to_payload()
+
+
+@pytest.mark.parametrize(
+    'fields',
+    [
+        {},
+        {'pinned': True},
+        {'importance': 0.9, 'tier': Tier.CORE, 'access_count': 12},
+        {'importance': 0.0, 'tier': Tier.PERIPHERAL},
+        {'accessed_at': NOW - timedelta(days=2)},
+        # a recall stamped before its creation (clock skew) counts from the creation
+        {'accessed_at': NOW - timedelta(days=90)},
+    ],
+)
+def test_payload_vitals_score_as_the_chunk(fields: dict[str, Any]) -> None:
+    payload = _payload(**fields)
+    read = payload_vitals(payload)
+    assert read is not None
+    chunk = Chunk.from_payload(payload)
+    assert read == vitals(chunk)
+    assert relevance(read, to_epoch(NOW)) == pytest.approx(relevance(chunk, NOW), abs=1e-12)
+    assert multiplier(read, to_epoch(NOW)) == pytest.approx(multiplier(chunk, NOW), abs=1e-12)
+
+
+def test_absent_keys_take_the_chunk_defaults() -> None:
+    payload = {'created_at': to_epoch(NOW - timedelta(days=3))}
+    read = payload_vitals(payload)
+    assert read is not None
+    assert (read.pinned, read.importance, read.tier, read.access_count) == (
+        False,
+        0.5,
+        Tier.WORKING,
+        0,
+    )
+
+
+@pytest.mark.parametrize(
+    'broken',
+    [
+        {'created_at': None},
+        {'created_at': '2026-05-01'},
+        {'created_at': True},
+        {'importance': 1.5},
+        {'importance': '0.5'},
+        {'access_count': 2.0},
+        {'pinned': 1},
+        {'tier': 'archive'},
+        {'tier': ['core']},
+        {'accessed_at': 'yesterday'},
+    ],
+)
+def test_a_payload_chunk_validation_would_judge_is_left_to_it(broken: dict[str, Any]) -> None:
+    payload = {**_payload(), **broken}
+    assert payload_vitals(payload) is None
+
+
+def test_scored_builds_its_chunk_when_first_read() -> None:
+    payload = _payload()
+    scored = Scored(id='c1', score=0.5, payload=payload, explained=dict)
+    assert scored.built == []
+    chunk = scored.chunk
+    assert chunk == Chunk.from_payload(payload)
+    assert scored.chunk is chunk  # built once
