@@ -13,6 +13,7 @@ from api.common import (
     check_storable,
     json_body,
     memory_path_id,
+    model_json,
     parse_args,
     parse_json,
     principal,
@@ -280,7 +281,7 @@ def memory_search() -> Response:
     req = parse_json(SearchRequest)
     result = services().recall.search(req, principal())
     observe_receipt(result.receipt)
-    return jsonify(result.model_dump(mode='json'))
+    return model_json(result)
 
 
 class StatsArgs(BaseModel):
