@@ -80,10 +80,6 @@ class TierTransition(BaseModel):
     reason: str
 
 
-def _days(later: datetime, earlier: datetime) -> float:
-    return max(0.0, (to_epoch(later) - to_epoch(earlier)) / _DAY)
-
-
 def half_life_days(importance: float) -> float:
     """Importance-scaled half-life: 30 days * min(exp(1.5 * importance), 10)."""
     factor = min(math.exp(HALF_LIFE_IMPORTANCE_RATE * importance), MAX_HALF_LIFE_FACTOR)
@@ -193,50 +189,56 @@ def relevance(chunk: Chunk | Vitals, now: datetime | float) -> float:
     return min(1.0, max(FLOOR[v.tier], _parts(v, at)[3]))
 
 
-def _promotes_to_core(chunk: Chunk, t: TierThresholds) -> str | None:
-    if chunk.access_count >= t.core_access_only:
+def _promotes_to_core(v: Vitals, t: TierThresholds) -> str | None:
+    if v.access_count >= t.core_access_only:
         return 'promote:access'
-    if chunk.importance >= t.core_importance_only:
+    if v.importance >= t.core_importance_only:
         return 'promote:importance'
-    if chunk.access_count >= t.core_both_access and chunk.importance >= t.core_both_importance:
+    if v.access_count >= t.core_both_access and v.importance >= t.core_both_importance:
         return 'promote:access+importance'
     return None
 
 
 def tier_transition(
-    chunk: Chunk, now: datetime, thresholds: TierThresholds = DEFAULT_THRESHOLDS
+    chunk: Chunk | Vitals, now: datetime | float, thresholds: TierThresholds = DEFAULT_THRESHOLDS
 ) -> TierTransition:
-    """The tier `chunk` belongs in at `now` (pinned, promotion to core, revival, demotion by
-    relevance or by age without recalls), with the rule that decided."""
+    """The tier a memory (its Chunk or its `Vitals`) belongs in at `now` (a datetime or epoch
+    seconds): pinned, promotion to core, revival, demotion by relevance or by age without
+    recalls, with the rule that decided."""
     t = thresholds
+    v = chunk if isinstance(chunk, Vitals) else vitals(chunk)
+    at = now if isinstance(now, float | int) else to_epoch(now)
 
     def to(tier: Tier, reason: str) -> TierTransition:
-        return TierTransition(tier=tier, changed=tier != chunk.tier, reason=reason)
+        return TierTransition(tier=tier, changed=tier != v.tier, reason=reason)
 
-    if chunk.pinned:
+    if v.pinned:
         return to(Tier.CORE, 'pinned')
-    promoted = _promotes_to_core(chunk, t)
+    promoted = _promotes_to_core(v, t)
     if promoted is not None:
         return to(Tier.CORE, promoted)
-    if chunk.tier == Tier.CORE:
+    if v.tier == Tier.CORE:
         return to(Tier.CORE, 'core:never_demoted')  # core is identity-level: it never decays away
-    parts = components(chunk, now)
-    if chunk.tier == Tier.PERIPHERAL:
-        if chunk.access_count >= t.revive_access and parts.relevance >= t.revive_relevance:
+    composite = _parts(v, at)[3]
+    if v.tier == Tier.PERIPHERAL:
+        clamped = min(1.0, max(FLOOR[v.tier], composite))
+        if v.access_count >= t.revive_access and clamped >= t.revive_relevance:
             return to(Tier.WORKING, 'revive:access+relevance')
         return to(Tier.PERIPHERAL, 'stay')
     # The clamped relevance of a working memory never drops below its floor (0.3), which would
     # make the "< 0.15" rule dead; the unclamped composite is what that rule can actually see.
-    if parts.composite < t.demote_relevance:
+    if composite < t.demote_relevance:
         return to(Tier.PERIPHERAL, 'demote:relevance')
-    age = _days(now, chunk.created_at)  # age for demotion is since creation, not last recall
-    if age > t.demote_age_days and chunk.access_count < t.demote_max_access:
+    age = max(0.0, (at - v.created) / _DAY)  # age for demotion is since creation, not recall
+    if age > t.demote_age_days and v.access_count < t.demote_max_access:
         return to(Tier.PERIPHERAL, 'demote:age')
     return to(Tier.WORKING, 'stay')
 
 
-def next_tier(chunk: Chunk, now: datetime, thresholds: TierThresholds = DEFAULT_THRESHOLDS) -> Tier:
-    """The tier `chunk` belongs in at `now`: pinned -> core, promotions, demotions, revival."""
+def next_tier(
+    chunk: Chunk | Vitals, now: datetime | float, thresholds: TierThresholds = DEFAULT_THRESHOLDS
+) -> Tier:
+    """The tier a memory belongs in at `now`: pinned -> core, promotions, demotions, revival."""
     return tier_transition(chunk, now, thresholds).tier
 
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from core.clock import to_epoch
-from recall.decay import next_tier
+from recall.decay import next_tier, payload_vitals, vitals
 from recall.models import MEMORIES, Chunk
 from recall.ports import AccessLog
 from vectors.ports import VectorStore
@@ -26,19 +26,19 @@ def record_recalls(
     updates: dict[str, dict[str, Any]] = {}
     found = vectors.retrieve(MEMORIES, list(counts))
     for point in found:
-        chunk = Chunk.from_payload(point.payload)
-        touched = chunk.model_copy(
-            update={'access_count': chunk.access_count + counts[point.id], 'accessed_at': moment}
-        )
+        # read off the payload (a Chunk is built only for one that does not hold them as
+        # written): this runs after every search, beside the next one
+        life = payload_vitals(point.payload) or vitals(Chunk.from_payload(point.payload))
+        touched = life._replace(access_count=life.access_count + counts[point.id], accessed=at)
         # a recall may promote: tier transitions are evaluated on every search-hit touch
-        tier = next_tier(touched, moment)
+        tier = next_tier(touched, at)
         if access is None:
             updates[point.id] = {
                 'access_count': touched.access_count,
                 'accessed_at': at,
                 'tier': tier.value,
             }
-        elif tier != chunk.tier:
+        elif tier != life.tier:
             updates[point.id] = {'tier': tier.value}  # rare: the payload moves only then
     if access is not None:
         access.add({p.id: (counts[p.id], at) for p in found})

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from core.clock import to_epoch
-from recall.decay import multiplier, payload_vitals, relevance, vitals
+from recall.decay import multiplier, payload_vitals, relevance, tier_transition, vitals
 from recall.models import Chunk
 from recall.read.ranking import Scored
 from recall.tiers import Tier
@@ -17,8 +17,8 @@ from recall.tiers import Tier
 NOW = datetime(2026, 6, 1, 12, 30, tzinfo=UTC)
 
 
-def _payload(**fields: Any) -> dict[str, Any]:
-    created = NOW - timedelta(days=40, seconds=7.25)
+def _payload(age_days: float = 40, **fields: Any) -> dict[str, Any]:
+    created = NOW - timedelta(days=age_days, seconds=7.25)
     chunk = Chunk(
         id='c1',
         scope='agent:a',
@@ -92,3 +92,30 @@ def test_scored_builds_its_chunk_when_first_read() -> None:
     chunk = scored.chunk
     assert chunk == Chunk.from_payload(payload)
     assert scored.chunk is chunk  # built once
+
+
+@pytest.mark.parametrize(
+    ('fields', 'rule'),
+    [
+        ({'pinned': True}, 'pinned'),
+        ({'access_count': 10}, 'promote:access'),
+        ({'importance': 0.95}, 'promote:importance'),
+        ({'tier': Tier.CORE}, 'core:never_demoted'),
+        (
+            {'tier': Tier.PERIPHERAL, 'access_count': 3, 'importance': 0.8},
+            'revive:access+relevance',
+        ),
+        ({'tier': Tier.PERIPHERAL}, 'stay'),
+        ({'importance': 0.5, 'age_days': 90}, 'demote:age'),
+        ({'importance': 0.0, 'age_days': 90}, 'demote:relevance'),
+        ({'importance': 0.5, 'access_count': 4}, 'stay'),
+    ],
+)
+def test_tier_moves_read_off_a_payload_as_off_its_chunk(fields: dict[str, Any], rule: str) -> None:
+    payload = _payload(**fields)
+    read = payload_vitals(payload)
+    assert read is not None
+    chunk = Chunk.from_payload(payload)
+    by_payload = tier_transition(read, to_epoch(NOW))
+    assert by_payload == tier_transition(chunk, NOW)
+    assert by_payload.reason == rule
