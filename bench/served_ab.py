@@ -14,7 +14,12 @@ server's own total, and stage medians. Output: bench/results/served_ab.json.
 
 A kept store must have been made by this code's schema (service_bench --keep-data). To compare
 code versions, give an arm `PYTHONPATH=<another checkout>`: its modules shadow this checkout's
-(the venv installs the project in editable mode, found after PYTHONPATH).
+(the venv installs the project in editable mode, found after PYTHONPATH). A version whose store
+schema differs serves a store of its own, kept by its own service_bench: `STORE=<dir>` on an
+arm replaces `--store` for that arm (both grown alike: the same turns, the same batches):
+
+python bench/served_ab.py --store /tmp/kept_new --no-graph --rounds 4 \\
+    --arm old PYTHONPATH=/tmp/old STORE=/tmp/kept_old --arm new
 """
 
 from __future__ import annotations
@@ -47,8 +52,12 @@ def _arm(spec: list[str]) -> tuple[str, dict[str, str]]:
     env: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition('=')
-        if not sep or not (key.startswith('KG_') or key == 'PYTHONPATH'):
-            raise SystemExit(f'--arm {name}: {pair!r} is not KG_NAME=value or PYTHONPATH=dir')
+        if not sep or not (key.startswith('KG_') or key in ('PYTHONPATH', 'STORE')):
+            raise SystemExit(
+                f'--arm {name}: {pair!r} is not KG_NAME=value, PYTHONPATH=dir or STORE=dir'
+            )
+        if key == 'STORE' and not (Path(value) / 'vectors').is_dir():
+            raise SystemExit(f'--arm {name}: STORE={value} has no vectors/ folder')
         env[key] = value
     return name, env
 
@@ -67,8 +76,11 @@ def run(
         for name, env in order:
             work = Path(tempfile.mkdtemp(prefix='mnemos-ab-'))
             try:
-                shutil.copytree(store, work / 'data')
-                service = start_service(graph=graph, env={**env, 'KG_DATA_DIR': str(work / 'data')})
+                served = {k: v for k, v in env.items() if k != 'STORE'}
+                shutil.copytree(Path(env.get('STORE', store)), work / 'data')
+                service = start_service(
+                    graph=graph, env={**served, 'KG_DATA_DIR': str(work / 'data')}
+                )
                 try:
                     times, stages, _ = search_latency(service, asked, graph)
                 finally:
