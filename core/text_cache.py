@@ -55,35 +55,40 @@ class TextCache(Protocol[T_co]):
 
 
 def long_size(maxsize: int) -> int:
-    """How many texts longer than SHORT_TEXT a cache of `maxsize` keeps."""
+    """How many texts longer than SHORT_TEXT a cache of `maxsize` keeps by default."""
     return min(maxsize, max(LONG_LEAST, maxsize // LONG_SHARE))
 
 
-def text_cache(maxsize: int) -> Callable[[Callable[[str], T]], TextCache[T]]:
-    """Decorate a function of one text with a cache of `maxsize` short texts and `long_size`
-    longer ones (TextCache).
+def text_cache(
+    maxsize: int, long: int | None = None
+) -> Callable[[Callable[[str], T]], TextCache[T]]:
+    """Decorate a function of one text with a cache of `maxsize` short texts and `long` longer
+    ones (None: `long_size(maxsize)`; TextCache). A reading that is costly on a long text and
+    asked of many (a search's terms of each candidate) keeps more of them.
 
     Plain functions around two `lru_cache`s, not a class with `__call__` nor an LRU of our own
     weighing each text: these are asked thousands of times a search, and an instance call costs
     ~120 ns more than a function call. A short text costs what it did with one cache (one length
     test, then the C cache); a longer one a second length test."""
 
+    longer = long_size(maxsize) if long is None else long
+
     def wrap(read: Callable[[str], T]) -> TextCache[T]:
         short = lru_cache(maxsize=maxsize)(read)
-        long = lru_cache(maxsize=long_size(maxsize))(read)
+        kept_long = lru_cache(maxsize=longer)(read)
 
         def cached(text: str) -> T:
             if len(text) <= SHORT_TEXT:
                 return short(text)
-            return long(text) if len(text) <= CACHED_TEXT else read(text)
+            return kept_long(text) if len(text) <= CACHED_TEXT else read(text)
 
         def cache_clear() -> None:
             short.cache_clear()
-            long.cache_clear()
+            kept_long.cache_clear()
 
         def cache_info() -> CacheInfo:
-            a, b = short.cache_info(), long.cache_info()
-            size = maxsize + long_size(maxsize)
+            a, b = short.cache_info(), kept_long.cache_info()
+            size = maxsize + longer
             return CacheInfo(a.hits + b.hits, a.misses + b.misses, size, a.currsize + b.currsize)
 
         update_wrapper(cached, read)  # its name, docstring, and `__wrapped__` = read

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from core.clock import to_epoch
+from core.clock import EARLIEST, LATEST, to_epoch
 from recall.models import Chunk
 from recall.tiers import Tier
 
@@ -124,8 +124,17 @@ def vitals(chunk: Chunk) -> Vitals:
 _TIERS = {t.value: t for t in Tier}
 
 
+# an instant a Chunk reads back as a datetime (core.clock storable): NaN, infinities and epochs
+# past year 9999 make Chunk.from_payload fail, so they are left to it
+_FIRST, _LAST = to_epoch(EARLIEST), to_epoch(LATEST)
+
+
 def _number(value: Any) -> bool:
     return type(value) is float or type(value) is int
+
+
+def _instant(value: Any) -> bool:
+    return _number(value) and _FIRST <= value <= _LAST
 
 
 def payload_vitals(payload: Mapping[str, Any]) -> Vitals | None:
@@ -139,8 +148,8 @@ def payload_vitals(payload: Mapping[str, Any]) -> Vitals | None:
     pinned, named = payload.get('pinned', False), payload.get('tier', 'working')
     tier = _TIERS.get(named) if type(named) is str else None
     if (
-        not _number(created)
-        or not (accessed is None or _number(accessed))
+        not _instant(created)
+        or not (accessed is None or _instant(accessed))
         or not (_number(importance) and 0.0 <= importance <= 1.0)
         or type(count) is not int
         or type(pinned) is not bool

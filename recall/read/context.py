@@ -144,14 +144,17 @@ def query_terms(query: str) -> list[str]:
     ]
 
 
-@text_cache(20_000)
+@text_cache(20_000, long=4_096)
 def _terms_of(text: str) -> tuple[frozenset[str], str]:
     # the same memories come back for many queries: tokenising them once saves most of the
     # ranking stage's time, and coverage looks in each for Chinese once (slots.mixed_text).
-    # Bounded in characters (core.text_cache): 20,000 texts of up to 512 characters, 1,250 up
-    # to 4,096. Texts of distinct words hold the most terms: ~13 KB a 512-char one, ~76 KB a
-    # 4,096-char one, ~350 MB both tiers full (one cache of 20,000 held ~1.5 GB); LoCoMo turns
-    # ~1.5 KB each (~30 MB), 4,000-char chunks of prose ~15 KB (bench/text_cache_rss.py)
+    # Bounded in characters (core.text_cache): 20,000 texts of up to 512 characters, 4,096 up
+    # to 4,096 characters: tokenising a 2.3 KB document chunk takes ~350 us, and a search reads
+    # the terms of ~55-130 candidates, so a store of document chunks keeps its working set
+    # here. Texts of distinct words hold the most terms: ~13 KB a 512-char one, ~76 KB a
+    # 4,096-char one, ~570 MB both tiers full (one cache of 20,000 held ~1.5 GB); LoCoMo turns
+    # ~1.5 KB each (~30 MB), 4,000-char chunks of prose ~15 KB (~60 MB for 4,096 of them;
+    # bench/text_cache_rss.py)
     return frozenset(tokenize(text)), mixed_text(text)
 
 

@@ -78,6 +78,10 @@ def test_absent_keys_take_the_chunk_defaults() -> None:
         {'tier': 'archive'},
         {'tier': ['core']},
         {'accessed_at': 'yesterday'},
+        {'created_at': float('nan')},
+        {'created_at': float('inf')},
+        {'created_at': 1e13},
+        {'accessed_at': -1e13},
     ],
 )
 def test_a_payload_chunk_validation_would_judge_is_left_to_it(broken: dict[str, Any]) -> None:
@@ -119,3 +123,37 @@ def test_tier_moves_read_off_a_payload_as_off_its_chunk(fields: dict[str, Any], 
     by_payload = tier_transition(read, to_epoch(NOW))
     assert by_payload == tier_transition(chunk, NOW)
     assert by_payload.reason == rule
+
+
+def test_a_search_builds_chunks_only_for_the_hits_it_returns() -> None:
+    from core.auth import Principal
+    from core.clock import ManualClock
+    from recall.schemas import MemoryIn, SearchRequest
+    from recall.service import RecallService
+    from recall.write.writer import MemoryWriter
+    from tests.fakes import InMemoryVectorStore
+    from vectors.bm25 import Bm25Encoder
+    from vectors.embedders import HashEmbedder
+
+    store, clock = InMemoryVectorStore(), ManualClock(NOW)
+    writer = MemoryWriter(store, HashEmbedder(), Bm25Encoder(), clock)
+    recall = RecallService(store, HashEmbedder(), Bm25Encoder(), clock, writer)
+    writer.remember(
+        [
+            MemoryIn(scope='agent:lazy', text=f'Note {i}: I keep bees number {i}.', created_at=NOW)
+            for i in range(12)
+        ]
+    )
+    built: list[int] = []
+    real = Chunk.from_payload
+
+    def counted(payload: dict[str, Any]) -> Chunk:
+        built.append(1)
+        return real(payload)
+
+    request = SearchRequest(query='bees', scope='agent:lazy', top_k=3, touch=False, min_score=0)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Chunk, 'from_payload', staticmethod(counted))
+        hits = recall.search(request, Principal(name='t', admin=True)).hits
+    assert len(hits) == 3
+    assert len(built) == 3  # twelve candidates ranked, three Chunks built

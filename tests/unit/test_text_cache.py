@@ -100,3 +100,25 @@ def test_cache_clear_clears_both_tiers() -> None:
     length(short)
     length(long)
     assert reads == [short, long, short, long]
+
+
+def test_a_cache_may_keep_more_long_texts_than_its_default() -> None:
+    reads: list[str] = []
+
+    @text_cache(64, long=600)
+    def length(text: str) -> int:
+        reads.append(text)
+        return len(text)
+
+    for i in range(600):
+        length(_long(i))
+    length(_long(0))  # 600 long texts kept, where the default (long_size(64) = 64) keeps 64
+    assert reads.count(_long(0)) == 1
+    assert length.cache_info().maxsize == 64 + 600
+
+
+def test_the_search_terms_keep_a_document_store_s_working_set() -> None:
+    from recall.read.context import _terms_of
+
+    # a search reads the terms of ~55-130 candidates; tokenising a 2 KB chunk takes ~350 us
+    assert _terms_of.cache_info().maxsize == 20_000 + 4_096
