@@ -17,7 +17,6 @@ and mean microseconds per call of each tree, and how many calls' hits (id, score
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -29,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # imported from this tree before the trees compared are (each tree's imports are its own)
 sys.path.insert(0, str(ROOT))
 from bench._common import locomo_questions  # noqa: E402
-from bench.search_interleave import ours, tree_imports  # noqa: E402
+from bench.search_interleave import ours, pair_parser, tree_imports  # noqa: E402
 
 sys.path.remove(str(ROOT))
 
@@ -76,15 +75,7 @@ class Tree:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('tree_a')
-    parser.add_argument('data_a')
-    parser.add_argument('tree_b')
-    parser.add_argument('data_b')
-    parser.add_argument('--passes', type=int, default=5)
-    parser.add_argument('--offset', type=int, default=400)
-    parser.add_argument('--queries', type=int, default=400)
-    args = parser.parse_args()
+    args = pair_parser(__doc__ or '', passes=5).parse_args()
     questions = locomo_questions()[args.offset : args.offset + args.queries]
     for name in ours():
         del sys.modules[name]

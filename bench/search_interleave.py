@@ -119,16 +119,22 @@ def interleave(a: Tree, b: Tree, questions: list[str], passes: int) -> dict[str,
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+def pair_parser(doc: str, passes: int) -> argparse.ArgumentParser:
+    """The flags of a bench over two trees, each with its store (this one and
+    bench/rank_interleave.py): the trees, the stores, how many passes and which questions."""
+    parser = argparse.ArgumentParser(description=doc.split('\n')[0])
     parser.add_argument('tree_a')
     parser.add_argument('data_a')
     parser.add_argument('tree_b')
     parser.add_argument('data_b')
-    parser.add_argument('--passes', type=int, default=3)
+    parser.add_argument('--passes', type=int, default=passes)
     parser.add_argument('--offset', type=int, default=400)
     parser.add_argument('--queries', type=int, default=400)
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> int:
+    args = pair_parser(__doc__ or '', passes=3).parse_args()
     sys.path.insert(0, args.tree_a)
     from bench._common import locomo_questions
 
